@@ -1,0 +1,1 @@
+"""Core value types shared by every stage: spans, segments, categories, errors, resolution."""

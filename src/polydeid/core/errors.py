@@ -1,0 +1,132 @@
+"""Errors raised by polydeid. None of them carries identifier text.
+
+Hierarchy (stable codes in brackets)::
+
+    PolydeidError                      [PD000]
+    ├── ConfigError                    [PD100]
+    │   ├── PolicyError                [PD101]  malformed or invalid policy file
+    │   ├── UnknownCategoryError       [PD102]
+    │   ├── UnknownSchemeError         [PD103]
+    │   ├── UnknownLanguageError       [PD104]
+    │   ├── UnknownOperatorError       [PD105]
+    │   └── KeyMaterialError           [PD106]  missing or malformed secret key
+    ├── InputError                     [PD200]
+    │   ├── DecodingError              [PD201]  invalid UTF-8
+    │   └── RecordError                [PD202]  malformed record (e.g. a JSONL line)
+    ├── DetectionError                 [PD300]
+    │   ├── RuleTimeoutError           [PD301]  a rule's regex ran past its time limit
+    │   └── DetectorUnavailableError   [PD302]  a detector or model could not load
+    └── TransformError                 [PD400]
+        └── DecryptionError            [PD401]  wrong key or tampered ciphertext
+
+Messages refer to input by file, line, field path, offsets, category and detector id — never by
+the text itself. ``location`` is a short string such as ``notes.jsonl:12`` or ``entry[3].name``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+
+class PolydeidError(Exception):
+    """Base of every polydeid error; ``code`` is stable across releases."""
+
+    code = "PD000"
+
+    def __init__(self, message: str, *, location: str | None = None) -> None:
+        self.message = message
+        self.location = location
+        super().__init__(self.__str__())
+
+    def __str__(self) -> str:
+        where = f"{self.location}: " if self.location else ""
+        return f"[{self.code}] {where}{self.message}"
+
+    def at(self, location: str) -> PolydeidError:
+        """The same error, located (keeps a more specific location already set)."""
+        if self.location:
+            self.location = f"{location}:{self.location}" if ":" not in self.location else self.location
+        else:
+            self.location = location
+        self.args = (self.__str__(),)
+        return self
+
+
+class ConfigError(PolydeidError):
+    code = "PD100"
+
+
+class PolicyError(ConfigError):
+    code = "PD101"
+
+
+def _known(known: Iterable[str]) -> str:
+    items = list(known)
+    shown = ", ".join(items[:40])
+    return shown + (", …" if len(items) > 40 else "")
+
+
+class UnknownCategoryError(ConfigError):
+    code = "PD102"
+
+    def __init__(self, name: str, *, known: Iterable[str], scheme: str | None = None) -> None:
+        # Category names come from configs and annotation schemes, not from clinical text.
+        where = f" in scheme {scheme!r}" if scheme else ""
+        super().__init__(f"unknown category {name[:60]!r}{where}; known: {_known(known)}")
+
+
+class UnknownSchemeError(ConfigError):
+    code = "PD103"
+
+    def __init__(self, name: str, *, known: Iterable[str]) -> None:
+        super().__init__(f"unknown label scheme {name[:60]!r}; known: {_known(known)}")
+
+
+class UnknownLanguageError(ConfigError):
+    code = "PD104"
+
+    def __init__(self, name: str, *, known: Iterable[str]) -> None:
+        super().__init__(f"unknown or unsupported language {name[:20]!r}; known: {_known(known)}")
+
+
+class UnknownOperatorError(ConfigError):
+    code = "PD105"
+
+    def __init__(self, name: str, *, known: Iterable[str]) -> None:
+        super().__init__(f"unknown operator {name[:40]!r}; known: {_known(known)}")
+
+
+class KeyMaterialError(ConfigError):
+    code = "PD106"
+
+
+class InputError(PolydeidError):
+    code = "PD200"
+
+
+class DecodingError(InputError):
+    code = "PD201"
+
+
+class RecordError(InputError):
+    code = "PD202"
+
+
+class DetectionError(PolydeidError):
+    code = "PD300"
+
+
+class RuleTimeoutError(DetectionError):
+    code = "PD301"
+
+
+class DetectorUnavailableError(DetectionError):
+    code = "PD302"
+
+
+class TransformError(PolydeidError):
+    code = "PD400"
+
+
+class DecryptionError(TransformError):
+    code = "PD401"

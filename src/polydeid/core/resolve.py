@@ -1,0 +1,107 @@
+"""Span resolution: one documented policy turning overlapping candidates into one answer.
+
+The policy, used by de-identification and evaluation alike:
+
+1. **Facts protect.** A candidate identifier that overlaps a protected clinical-fact span
+   (dose, lab value, vital, duration, quantity) is dropped — unless its source is listed in
+   ``ResolvePolicy.overrides_facts`` (validated, self-delimiting formats such as e-mail).
+2. **Greedy by rank.** Remaining candidates are ranked by source priority (higher first),
+   then score (higher first), then length (longer first), then start (leftmost first), then
+   label name (for determinism). Each is accepted if it overlaps no accepted span.
+   A nested span therefore loses to its container unless its source has a higher priority.
+3. **Adjacent merge.** Two accepted spans with the same label that are separated only by
+   spaces or tabs (no newline, no punctuation) are merged into one span; the merged span keeps
+   the higher-priority source and the lower score (conservative for thresholds).
+
+Source priority is matched by the longest prefix of ``Span.source`` in
+``ResolvePolicy.priorities``; sources with no matching prefix get priority 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from polydeid.core.spans import Span
+
+DEFAULT_PRIORITIES: Mapping[str, int] = {
+    "rule.": 20,
+    "rule.checksum.": 30,
+    "rule.contact.email": 30,
+    "rule.contact.url": 30,
+    "hint.": 40,
+    "tagger.": 10,
+    "backend.": 10,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvePolicy:
+    """Knobs of the resolution policy (see module docstring)."""
+
+    priorities: Mapping[str, int] = field(default_factory=lambda: dict(DEFAULT_PRIORITIES))
+    overrides_facts: tuple[str, ...] = ("rule.contact.", "rule.checksum.", "hint.")
+    merge_adjacent: bool = True
+
+    def priority(self, source: str) -> int:
+        best_len, best = -1, 0
+        for prefix, value in self.priorities.items():
+            if source.startswith(prefix) and len(prefix) > best_len:
+                best_len, best = len(prefix), value
+        return best
+
+
+DEFAULT_POLICY = ResolvePolicy()
+
+
+def resolve(
+    spans: Iterable[Span], text: str = "", policy: ResolvePolicy = DEFAULT_POLICY
+) -> tuple[Span, ...]:
+    """Resolve candidate spans to non-overlapping identifier spans sorted by start.
+
+    ``text`` is needed only for the adjacent merge (to check the gap); without it no merge
+    happens. Fact spans are consumed as protections and are not returned.
+    """
+    facts: list[Span] = []
+    candidates: list[Span] = []
+    for span in spans:
+        (facts if span.is_fact else candidates).append(span)
+    if facts:
+        candidates = [
+            s
+            for s in candidates
+            if s.source.startswith(policy.overrides_facts) or not any(s.overlaps(f) for f in facts)
+        ]
+    ranked = sorted(
+        set(candidates),
+        key=lambda s: (-policy.priority(s.source), -s.score, -s.length, s.start, s.label.name),
+    )
+    accepted: list[Span] = []
+    for span in ranked:
+        if not any(span.overlaps(a) for a in accepted):
+            accepted.append(span)
+    accepted.sort(key=lambda s: s.start)
+    if policy.merge_adjacent and text:
+        accepted = _merge_adjacent(accepted, text, policy)
+    return tuple(accepted)
+
+
+def _merge_adjacent(spans: list[Span], text: str, policy: ResolvePolicy) -> list[Span]:
+    merged: list[Span] = []
+    for span in spans:
+        if merged:
+            prev = merged[-1]
+            gap = text[prev.end : span.start]
+            if prev.label == span.label and gap.strip(" \t") == "" and len(gap) <= 3:
+                keep = prev if policy.priority(prev.source) >= policy.priority(span.source) else span
+                merged[-1] = Span(
+                    prev.start, span.end, prev.label, keep.source, min(prev.score, span.score)
+                )
+                continue
+        merged.append(span)
+    return merged
+
+
+def facts_only(spans: Iterable[Span]) -> tuple[Span, ...]:
+    """The fact spans among ``spans``, sorted by start."""
+    return tuple(sorted((s for s in spans if s.is_fact), key=lambda s: (s.start, s.end)))

@@ -1,0 +1,142 @@
+"""Canonical categories, clinical-fact kinds, and mappings from external annotation schemes.
+
+The mapping tables are data: ``core/schemes/*.toml``, one file per external scheme, each
+mapping the scheme's labels onto canonical category names (or ``"O"`` for labels that are
+deliberately not identifiers in polydeid's sense). Unknown labels raise, never pass silently.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from enum import StrEnum
+from functools import cache
+from importlib import resources
+
+from polydeid.core.errors import UnknownCategoryError, UnknownSchemeError
+
+
+class Category(StrEnum):
+    """A canonical identifier category (see README, "Categories")."""
+
+    PERSON = "PERSON"
+    PERSON_THIRD_PARTY = "PERSON_THIRD_PARTY"
+    PERSON_CLAN = "PERSON_CLAN"
+    ID_NATIONAL = "ID_NATIONAL"
+    ID_RECORD = "ID_RECORD"
+    ID_OTHER = "ID_OTHER"
+    CONTACT_PHONE = "CONTACT_PHONE"
+    CONTACT_OTHER = "CONTACT_OTHER"
+    LOCATION_ADDRESS = "LOCATION_ADDRESS"
+    LOCATION_VILLAGE = "LOCATION_VILLAGE"
+    LOCATION_FACILITY = "LOCATION_FACILITY"
+    ORGANIZATION = "ORGANIZATION"
+    DATE = "DATE"
+    AGE = "AGE"
+    PROFESSION = "PROFESSION"
+    TRIBE = "TRIBE"
+    RELIGION = "RELIGION"
+    SEX = "SEX"
+
+    @classmethod
+    def parse(cls, name: str) -> Category:
+        """The category called ``name`` (case-insensitive); raises with the known names."""
+        try:
+            return cls[name.strip().upper()]
+        except KeyError:
+            raise UnknownCategoryError(name, known=[c.name for c in cls]) from None
+
+
+class Fact(StrEnum):
+    """A clinical fact that de-identification must leave exactly as written."""
+
+    DOSE = "DOSE"
+    LAB_VALUE = "LAB_VALUE"
+    VITAL = "VITAL"
+    DURATION = "DURATION"
+    QUANTITY = "QUANTITY"
+
+
+Label = Category | Fact
+
+#: Coarse groups used for coarse-category evaluation and by the tagger.
+COARSE_GROUP: dict[Category, str] = {
+    Category.PERSON: "NAME",
+    Category.PERSON_THIRD_PARTY: "NAME",
+    Category.PERSON_CLAN: "NAME",
+    Category.ID_NATIONAL: "ID",
+    Category.ID_RECORD: "ID",
+    Category.ID_OTHER: "ID",
+    Category.CONTACT_PHONE: "CONTACT",
+    Category.CONTACT_OTHER: "CONTACT",
+    Category.LOCATION_ADDRESS: "LOCATION",
+    Category.LOCATION_VILLAGE: "LOCATION",
+    Category.LOCATION_FACILITY: "LOCATION",
+    Category.ORGANIZATION: "ORGANIZATION",
+    Category.DATE: "DATE",
+    Category.AGE: "AGE",
+    Category.PROFESSION: "PROFESSION",
+    Category.TRIBE: "DEMOGRAPHIC",
+    Category.RELIGION: "DEMOGRAPHIC",
+    Category.SEX: "DEMOGRAPHIC",
+}
+
+OUTSIDE = "O"
+
+
+@dataclass(frozen=True, slots=True)
+class Scheme:
+    """An external label scheme and its mapping onto canonical categories."""
+
+    name: str
+    description: str
+    source: str
+    mapping: dict[str, Category | None]
+
+    def map(self, label: str) -> Category | None:
+        """Canonical category for ``label``; ``None`` when the scheme marks it as not PHI."""
+        key = label.strip()
+        if key in self.mapping:
+            return self.mapping[key]
+        upper = key.upper()
+        for k, v in self.mapping.items():
+            if k.upper() == upper:
+                return v
+        raise UnknownCategoryError(label, known=sorted(self.mapping), scheme=self.name)
+
+    def map_bio(self, tag: str) -> tuple[str, Category | None]:
+        """Split a BIO/BILOU tag into its prefix and mapped category (``O`` maps to None)."""
+        if tag == OUTSIDE:
+            return OUTSIDE, None
+        prefix, sep, rest = tag.partition("-")
+        if sep and prefix in {"B", "I", "E", "S", "L", "U"}:
+            return prefix, self.map(rest)
+        return "B", self.map(tag)
+
+
+@cache
+def scheme_names() -> tuple[str, ...]:
+    """Names of every scheme shipped in ``core/schemes``."""
+    folder = resources.files("polydeid.core") / "schemes"
+    return tuple(
+        sorted(p.name.removesuffix(".toml") for p in folder.iterdir() if p.name.endswith(".toml"))
+    )
+
+
+@cache
+def scheme(name: str) -> Scheme:
+    """Load the external scheme ``name`` (e.g. ``"meddocan"``, ``"masakhaner"``)."""
+    if name not in scheme_names():
+        raise UnknownSchemeError(name, known=list(scheme_names()))
+    raw = tomllib.loads(
+        (resources.files("polydeid.core") / "schemes" / f"{name}.toml").read_text("utf-8")
+    )
+    mapping: dict[str, Category | None] = {}
+    for label, target in raw["labels"].items():
+        mapping[label] = None if target == OUTSIDE else Category.parse(target)
+    return Scheme(
+        name=name,
+        description=raw.get("description", ""),
+        source=raw.get("source", ""),
+        mapping=mapping,
+    )

@@ -1,0 +1,1 @@
+"""Detection: rules, taggers and external backends behind one Detector protocol."""

@@ -1,0 +1,1 @@
+"""The rule layer: fixed-format identifiers with validators and whole-word context."""

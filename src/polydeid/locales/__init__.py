@@ -1,0 +1,115 @@
+"""Language and country packs: data files only, read by rules, surrogates and the generator.
+
+Layout::
+
+    locales/languages/<code>/language.toml   name, ISO codes, aliases, script, countries (required)
+    locales/languages/<code>/<kind>.toml     dates, ages, context, facts, names, … (optional)
+    locales/countries/<CC>/<kind>.toml       ids, phones, places, facilities, … (optional)
+
+Every data file starts with a ``[meta]`` table naming its sources and licence.
+Canonical language codes are ISO 639-1 where one exists (``lg``, ``sw``, ``rw``) and
+ISO 639-3 otherwise (``luo``); ISO 639-3 and common names are accepted as aliases.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from importlib.abc import Traversable
+from typing import Any
+
+from polydeid.core.errors import ConfigError, UnknownLanguageError
+
+_ROOT = resources.files("polydeid.locales")
+
+
+@dataclass(frozen=True, slots=True)
+class LanguageInfo:
+    code: str
+    name: str
+    iso639_1: str | None
+    iso639_3: str
+    script: str
+    countries: tuple[str, ...]
+    aliases: tuple[str, ...]
+
+
+def _read_toml(path: Traversable) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text("utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"malformed locale data file: {exc}", location=str(path)) from None
+
+
+@cache
+def languages() -> tuple[str, ...]:
+    """Canonical codes of every language with a pack."""
+    folder = _ROOT / "languages"
+    return tuple(sorted(p.name for p in folder.iterdir() if (p / "language.toml").is_file()))
+
+
+@cache
+def _alias_table() -> dict[str, str]:
+    table: dict[str, str] = {}
+    for code in languages():
+        info = language_info(code)
+        for alias in (code, info.iso639_3, info.iso639_1, info.name, *info.aliases):
+            if alias:
+                table[alias.lower()] = code
+    return table
+
+
+def canonical_language(code: str) -> str:
+    """The canonical code for ``code`` (``"lug"`` → ``"lg"``); raises for unknown languages."""
+    key = code.strip().lower().replace("_", "-")
+    table = _alias_table()
+    if key in table:
+        return table[key]
+    base = key.split("-")[0]
+    if base in table:
+        return table[base]
+    raise UnknownLanguageError(code, known=languages())
+
+
+@cache
+def language_info(code: str) -> LanguageInfo:
+    folder = _ROOT / "languages" / code
+    if not (folder / "language.toml").is_file():
+        raise UnknownLanguageError(code, known=languages())
+    raw = _read_toml(folder / "language.toml")
+    return LanguageInfo(
+        code=code,
+        name=raw["name"],
+        iso639_1=raw.get("iso639_1") or None,
+        iso639_3=raw["iso639_3"],
+        script=raw["script"],
+        countries=tuple(raw.get("countries", ())),
+        aliases=tuple(raw.get("aliases", ())),
+    )
+
+
+@cache
+def language_data(code: str, kind: str) -> dict[str, Any]:
+    """The ``<kind>.toml`` table of language ``code``; empty when the pack has none."""
+    path = _ROOT / "languages" / code / f"{kind}.toml"
+    return _read_toml(path) if path.is_file() else {}
+
+
+@cache
+def countries() -> tuple[str, ...]:
+    folder = _ROOT / "countries"
+    return tuple(sorted(p.name for p in folder.iterdir() if p.is_dir()))
+
+
+@cache
+def country_data(country: str, kind: str) -> dict[str, Any]:
+    """The ``<kind>.toml`` table of country ``country`` (ISO alpha-2); empty when absent."""
+    path = _ROOT / "countries" / country.upper() / f"{kind}.toml"
+    return _read_toml(path) if path.is_file() else {}
+
+
+def default_countries(lang: str) -> tuple[str, ...]:
+    """Countries whose conventions apply to text in ``lang`` by default."""
+    return language_info(canonical_language(lang)).countries
