@@ -1,0 +1,343 @@
+"""Command-line interface: ``polydeid detect|redact|languages|categories|policies|keygen|decrypt``.
+
+Exit codes: 0 success; 1 some records or files failed (each reported on stderr with its
+location, the rest processed); 2 usage or configuration error (nothing processed).
+Only this module and the service read environment variables (``POLYDEID_KEY_FILE``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from polydeid.api import Deidentifier
+from polydeid.core.errors import ConfigError, InputError, PolydeidError
+from polydeid.core.segments import Origin, Segment
+from polydeid.core.taxonomy import Category
+from polydeid.formats.jsonl import JsonlFailure, looks_like_jsonl, read_jsonl
+from polydeid.formats.text import decode_utf8
+from polydeid.locales import canonical_language, language_info, languages
+
+TEXT_SUFFIXES = {".txt", ".text", ".md", ".note"}
+JSONL_SUFFIXES = {".jsonl", ".ndjson"}
+
+
+@dataclass
+class RunReport:
+    """Counts for the closing summary; never holds identifier text."""
+
+    records: int = 0
+    failures: list[str] = field(default_factory=list)
+    spans: dict[str, int] = field(default_factory=dict)
+
+    def count(self, labels: Sequence[str]) -> None:
+        for label in labels:
+            self.spans[label] = self.spans.get(label, 0) + 1
+
+    def fail(self, error: PolydeidError) -> None:
+        self.failures.append(str(error))
+        print(f"polydeid: error: {error}", file=sys.stderr)
+
+
+def _add_common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("input", help="file, directory, or - for standard input")
+    p.add_argument("-o", "--output", default="-", help="file, directory, or - (default)")
+    p.add_argument("--lang", default=None, help="language code (default: per record, else en)")
+    p.add_argument("--country", action="append", default=[], help="ISO country code (repeatable)")
+    p.add_argument("--profile", default="rules", help="detector profile (default: rules)")
+    p.add_argument(
+        "--format", choices=("auto", "text", "jsonl"), default="auto", help="input format"
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="polydeid", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("detect", help="find identifiers; write spans as JSON/JSONL")
+    _add_common(p)
+    p.set_defaults(func=cmd_detect)
+
+    p = sub.add_parser("redact", help="replace identifiers according to a policy")
+    _add_common(p)
+    p.add_argument("--policy", default="tag", help="policy name or TOML file (default: tag)")
+    p.add_argument("--key-file", default=None, help="secret key file (or POLYDEID_KEY_FILE)")
+    p.add_argument("--patient-id", default=None, help="patient id for date shifting")
+    p.set_defaults(func=cmd_redact)
+
+    p = sub.add_parser("languages", help="list supported languages")
+    p.set_defaults(func=cmd_languages)
+    p = sub.add_parser("categories", help="list canonical categories")
+    p.set_defaults(func=cmd_categories)
+    p = sub.add_parser("policies", help="list shipped policies")
+    p.set_defaults(func=cmd_policies)
+    p = sub.add_parser("keygen", help="write a new random secret key")
+    p.add_argument("output", help="key file to create (refuses to overwrite)")
+    p.set_defaults(func=cmd_keygen)
+    p = sub.add_parser("decrypt", help="decrypt tokens written by the encrypt operator")
+    p.add_argument("input", help="file with encrypted tokens, or - for standard input")
+    p.add_argument("-o", "--output", default="-")
+    p.add_argument("--key-file", default=None)
+    p.set_defaults(func=cmd_decrypt)
+    return parser
+
+
+# --- input and output -------------------------------------------------------------------
+
+
+def _read_bytes(path: str) -> bytes:
+    if path == "-":
+        return sys.stdin.buffer.read()
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read input ({exc.strerror})", location=path) from None
+
+
+def _write_atomic(path: str, data: bytes) -> None:
+    """Write ``data`` to ``path`` via a temporary file, so nothing partial replaces a file."""
+    if path == "-":
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+        return
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _input_format(path: str, data: bytes, requested: str) -> str:
+    if requested != "auto":
+        return requested
+    suffix = Path(path).suffix.lower() if path != "-" else ""
+    if suffix in JSONL_SUFFIXES:
+        return "jsonl"
+    if suffix in TEXT_SUFFIXES:
+        return "text"
+    return "jsonl" if looks_like_jsonl(data) else "text"
+
+
+def _iter_inputs(path: str) -> Iterator[tuple[str, Path | None]]:
+    """(source name, relative path under a directory or None) for every input file."""
+    if path != "-" and Path(path).is_dir():
+        root = Path(path)
+        files = sorted(
+            p for p in root.rglob("*") if p.is_file() and p.suffix.lower() in TEXT_SUFFIXES | JSONL_SUFFIXES
+        )
+        if not files:
+            raise InputError("no .txt or .jsonl files found", location=path)
+        for f in files:
+            yield str(f), f.relative_to(root)
+    else:
+        yield path, None
+
+
+# --- processing ---------------------------------------------------------------------------
+
+Handler = Callable[[Segment, dict[str, Any]], dict[str, Any]]
+
+
+def _process_file(
+    source: str,
+    fmt_requested: str,
+    default_lang: str | None,
+    handle: Handler,
+    render_text: Callable[[dict[str, Any]], bytes],
+    report: RunReport,
+    countries: tuple[str, ...],
+) -> bytes | None:
+    """Process one input into output bytes; errors are reported, records keep their order."""
+    try:
+        data = _read_bytes(source)
+    except PolydeidError as exc:
+        report.fail(exc)
+        return None
+    fmt = _input_format(source, data, fmt_requested)
+    if fmt == "text":
+        try:
+            text = decode_utf8(data, source=source)
+            segment = Segment(text, lang=default_lang or "en", origin=Origin(file=source), countries=countries)
+            result = handle(segment, {})
+        except PolydeidError as exc:
+            report.fail(exc.at(source) if exc.location is None else exc)
+            return None
+        report.records += 1
+        return render_text(result)
+    lines: list[bytes] = []
+    for item in read_jsonl(data, source=source):
+        if isinstance(item, JsonlFailure):
+            report.fail(item.error)
+            lines.append(_error_line(item.line, item.error))
+            continue
+        try:
+            lang = canonical_language(item.lang) if item.lang else (default_lang or "en")
+            segment = Segment(
+                item.text, lang=lang, origin=Origin(file=source, line=item.line), countries=countries
+            )
+            out = handle(segment, item.data)
+        except PolydeidError as exc:
+            err = exc if exc.location else exc.at(f"{source}:{item.line}")
+            report.fail(err)
+            lines.append(_error_line(item.line, err, record_id=item.id))
+            continue
+        report.records += 1
+        lines.append(json.dumps(out, ensure_ascii=False).encode("utf-8"))
+    return b"".join(line + b"\n" for line in lines)
+
+
+def _error_line(line: int, error: PolydeidError, record_id: Any = None) -> bytes:
+    record: dict[str, Any] = {"line": line, "error": {"code": error.code, "message": str(error)}}
+    if record_id is not None:
+        record = {"id": record_id, **record}
+    return json.dumps(record, ensure_ascii=False).encode("utf-8")
+
+
+def _run(
+    args: argparse.Namespace,
+    handle: Handler,
+    render_text: Callable[[dict[str, Any]], bytes],
+    text_suffix: str,
+    report: RunReport,
+) -> int:
+    default_lang = canonical_language(args.lang) if args.lang else None
+    countries = tuple(c.upper() for c in args.country)
+    inputs = list(_iter_inputs(args.input))
+    is_dir = inputs[0][1] is not None
+    if is_dir and args.output == "-":
+        raise ConfigError("a directory input needs --output DIR")
+    for source, rel in inputs:
+        out = _process_file(source, args.format, default_lang, handle, render_text, report, countries)
+        if out is None:
+            continue
+        if rel is None:
+            _write_atomic(args.output, out)
+        else:
+            name = rel if rel.suffix.lower() in JSONL_SUFFIXES else rel.with_name(rel.name + text_suffix)
+            _write_atomic(str(Path(args.output) / name), out)
+    summary = ", ".join(f"{k}={v}" for k, v in sorted(report.spans.items())) or "none"
+    print(
+        f"polydeid: {report.records} record(s) processed, {len(report.failures)} failed; spans: {summary}",
+        file=sys.stderr,
+    )
+    return 1 if report.failures else 0
+
+
+def cmd_detect(args: argparse.Namespace) -> int:
+    deid = Deidentifier(profile=args.profile)
+    report = RunReport()
+
+    def handle(segment: Segment, record: dict[str, Any]) -> dict[str, Any]:
+        spans = deid.detect_segment(segment)
+        report.count([s.label.value for s in spans])
+        return {**record, "spans": [s.to_dict() for s in spans]}
+
+    def render(result: dict[str, Any]) -> bytes:
+        return (json.dumps(result, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+
+    return _run(args, handle, render, ".spans.json", report)
+
+
+def _key_file(args: argparse.Namespace) -> str | None:
+    return args.key_file or os.environ.get("POLYDEID_KEY_FILE") or None
+
+
+def cmd_redact(args: argparse.Namespace) -> int:
+    deid = Deidentifier(profile=args.profile, policy=args.policy, key_file=_key_file(args))
+    report = RunReport()
+
+    def handle(segment: Segment, record: dict[str, Any]) -> dict[str, Any]:
+        patient = record.get("patient_id", args.patient_id)
+        result = deid.redact_segment(
+            segment,
+            document_id=None if record.get("id") is None else str(record["id"]),
+            patient_id=None if patient is None else str(patient),
+        )
+        report.count([r.label.value for r in result.replacements])
+        out: dict[str, Any] = {}
+        for key in ("id", "lang"):
+            if key in record:
+                out[key] = record[key]
+        out["text"] = result.text
+        return out
+
+    def render(result: dict[str, Any]) -> bytes:
+        return str(result["text"]).encode("utf-8")
+
+    return _run(args, handle, render, "", report)
+
+
+def cmd_languages(args: argparse.Namespace) -> int:
+    for code in languages():
+        info = language_info(code)
+        print(f"{code}\t{info.iso639_3}\t{info.name}\t{info.script}\t{','.join(info.countries)}")
+    return 0
+
+
+def cmd_categories(args: argparse.Namespace) -> int:
+    for category in Category:
+        print(category.value)
+    return 0
+
+
+def cmd_policies(args: argparse.Namespace) -> int:
+    from polydeid.transform.policy import shipped_policies
+
+    for name in shipped_policies():
+        print(name)
+    return 0
+
+
+def cmd_keygen(args: argparse.Namespace) -> int:
+    from polydeid.transform.crypto import generate_key
+
+    target = Path(args.output)
+    if target.exists():
+        raise ConfigError("refusing to overwrite an existing key file", location=str(target))
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(generate_key() + "\n")
+    print(f"polydeid: wrote a new key to {target}", file=sys.stderr)
+    return 0
+
+
+def cmd_decrypt(args: argparse.Namespace) -> int:
+    from polydeid.transform.crypto import load_key
+    from polydeid.transform.operators import decrypt_tokens
+
+    key_file = _key_file(args)
+    if not key_file:
+        raise ConfigError("decrypt needs --key-file (or POLYDEID_KEY_FILE)")
+    key = load_key(key_file)
+    text = decode_utf8(_read_bytes(args.input), source=args.input)
+    _write_atomic(args.output, decrypt_tokens(text, key).encode("utf-8"))
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except ConfigError as exc:
+        print(f"polydeid: error: {exc}", file=sys.stderr)
+        return 2
+    except PolydeidError as exc:
+        print(f"polydeid: error: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

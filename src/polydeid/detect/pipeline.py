@@ -1,0 +1,51 @@
+"""The detection pipeline: run detectors over a segment, then resolve to one answer."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from polydeid.core.resolve import DEFAULT_POLICY, ResolvePolicy, facts_only, resolve
+from polydeid.core.segments import Segment
+from polydeid.core.spans import Span
+from polydeid.detect.base import Detector
+from polydeid.locales import canonical_language
+
+
+class Pipeline:
+    """Detectors plus the resolution policy; ``detect`` returns resolved identifier spans.
+
+    A segment whose language is unknown raises :class:`UnknownLanguageError` (fail closed):
+    no text is passed on as "nothing found" because the language could not be handled.
+    """
+
+    def __init__(
+        self, detectors: Sequence[Detector], *, resolve_policy: ResolvePolicy = DEFAULT_POLICY
+    ) -> None:
+        if not detectors:
+            raise ValueError("a pipeline needs at least one detector")
+        self.detectors = tuple(detectors)
+        self.resolve_policy = resolve_policy
+
+    def __repr__(self) -> str:
+        return f"Pipeline({', '.join(d.id for d in self.detectors)})"
+
+    def _applicable(self, lang: str) -> tuple[Detector, ...]:
+        return tuple(d for d in self.detectors if not d.languages or lang in d.languages)
+
+    def candidates(self, segment: Segment) -> list[Span]:
+        """Every detector's raw spans (identifiers and protected facts), unresolved."""
+        lang = canonical_language(segment.lang)
+        if lang != segment.lang:
+            segment = Segment(segment.text, lang, segment.origin, segment.countries, segment.hints)
+        spans: list[Span] = []
+        for detector in self._applicable(lang):
+            spans.extend(detector.detect(segment))
+        return spans
+
+    def detect(self, segment: Segment) -> tuple[Span, ...]:
+        """Resolved, non-overlapping identifier spans, sorted by start."""
+        return resolve(self.candidates(segment), segment.text, self.resolve_policy)
+
+    def facts(self, segment: Segment) -> tuple[Span, ...]:
+        """The protected clinical-fact spans found in ``segment``."""
+        return facts_only(self.candidates(segment))

@@ -1,0 +1,54 @@
+"""Built-in detectors and profiles, registered explicitly (no import-time magic)."""
+
+from __future__ import annotations
+
+from functools import cache
+
+from polydeid.core.errors import ConfigError
+from polydeid.detect.base import Detector, create, register
+
+#: Named detector sets. ``rules`` is the rule layer with the clinical-fact protection.
+PROFILES: dict[str, tuple[str, ...]] = {
+    "rules": (
+        "facts.clinical.v1",
+        "rules.ids.v1",
+        "rules.records.v1",
+        "rules.phones.v1",
+        "rules.contacts.v1",
+        "rules.dates.v1",
+        "rules.ages.v1",
+    ),
+}
+
+
+@cache
+def register_builtins() -> None:
+    """Register every built-in detector under its versioned name (idempotent)."""
+    from polydeid.detect.rules import (
+        ages,
+        clinical_facts,
+        contacts,
+        dates,
+        ids,
+        phones,
+        records,
+    )
+
+    register("facts.clinical.v1", clinical_facts.ClinicalFactRule)
+    register("rules.ids.v1", ids.IdentifierRule)
+    register("rules.records.v1", records.RecordNumberRule)
+    register("rules.phones.v1", phones.PhoneRule)
+    register("rules.contacts.v1", contacts.ContactRule)
+    register("rules.dates.v1", dates.DateRule)
+    register("rules.ages.v1", ages.AgeRule)
+
+
+def profile_detectors(profile: str) -> list[Detector]:
+    """Fresh detector instances of the named profile; the error lists the known profiles."""
+    try:
+        names = PROFILES[profile]
+    except KeyError:
+        raise ConfigError(
+            f"unknown profile {profile!r}; known: {', '.join(sorted(PROFILES))}"
+        ) from None
+    return [create(name) for name in names]

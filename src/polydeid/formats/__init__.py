@@ -1,0 +1,1 @@
+"""Formats: readers that produce segments and writers that put results back."""

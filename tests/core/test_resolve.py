@@ -1,0 +1,67 @@
+from polydeid import Category, Fact, ResolvePolicy, Span, resolve
+
+P, D, A = Category.PERSON, Category.DATE, Category.AGE
+
+
+def test_empty():
+    assert resolve([]) == ()
+
+
+def test_disjoint_spans_kept_sorted():
+    spans = [Span(10, 12, D, "rule.d"), Span(0, 3, P, "tagger.x", 0.8)]
+    assert [s.start for s in resolve(spans)] == [0, 10]
+
+
+def test_priority_beats_length():
+    rule = Span(5, 10, D, "rule.dates.v1")
+    tagger = Span(0, 12, P, "tagger.x", 0.99)
+    assert resolve([tagger, rule]) == (rule,)
+
+
+def test_checksum_beats_plain_rule():
+    checksum = Span(0, 9, Category.ID_NATIONAL, "rule.checksum.nl_bsn.v1")
+    plain = Span(0, 12, Category.CONTACT_PHONE, "rule.phone.v1")
+    assert resolve([plain, checksum]) == (checksum,)
+
+
+def test_same_priority_score_then_length_then_leftmost():
+    hi = Span(0, 4, P, "tagger.a", 0.9)
+    lo_long = Span(2, 10, D, "tagger.a", 0.5)
+    assert resolve([lo_long, hi]) == (hi,)
+    long_ = Span(0, 8, P, "tagger.a", 0.7)
+    short = Span(0, 4, D, "tagger.a", 0.7)
+    assert resolve([short, long_]) == (long_,)
+    left = Span(0, 4, P, "tagger.a", 0.7)
+    right = Span(2, 6, D, "tagger.a", 0.7)
+    assert resolve([right, left]) == (left,)
+
+
+def test_nested_span_loses_to_container():
+    outer = Span(0, 20, Category.LOCATION_FACILITY, "tagger.a", 0.9)
+    inner = Span(5, 10, Category.LOCATION_VILLAGE, "tagger.a", 0.9)
+    assert resolve([inner, outer]) == (outer,)
+
+
+def test_facts_protect_but_checksums_and_contacts_override():
+    fact = Span(3, 10, Fact.LAB_VALUE, "fact.lab.v1")
+    date = Span(3, 7, D, "rule.dates.v1")
+    email = Span(0, 12, Category.CONTACT_OTHER, "rule.contact.email.v1")
+    assert resolve([fact, date]) == ()
+    assert resolve([fact, email]) == (email,)
+
+
+def test_adjacent_same_label_merge_only_across_spaces():
+    text = "Anna  Maria, Bob\nKay"
+    a = Span(0, 4, P, "tagger.x", 0.9)
+    b = Span(6, 11, P, "tagger.x", 0.6)
+    c = Span(13, 16, P, "tagger.x", 0.9)
+    d = Span(17, 20, P, "tagger.x", 0.9)
+    out = resolve([a, b, c, d], text)
+    assert out == (Span(0, 11, P, "tagger.x", 0.6), c, d)
+    assert resolve([a, b], text, ResolvePolicy(merge_adjacent=False)) == (a, b)
+
+
+def test_duplicates_collapse_and_is_deterministic():
+    a = Span(0, 4, P, "tagger.x", 0.9)
+    b = Span(0, 4, D, "tagger.x", 0.9)
+    assert resolve([a, a, b]) == resolve([b, a, a]) == (b,)  # label name breaks the tie

@@ -1,0 +1,153 @@
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from polydeid.cli import main
+
+NOTE_SW = "Mgonjwa alipiga simu +254 712 345 678 tarehe 5 Machi 2024; barua pepe wanjiru.k@example.org."
+CANARY = "wanjiru.k@example.org"
+
+
+def run(argv, stdin: bytes | None = None, monkeypatch=None):
+    if stdin is not None:
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin)))
+    return main(argv)
+
+
+def test_detect_jsonl_file(tmp_path, capsys):
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps({"id": "a1", "lang": "sw", "text": NOTE_SW}) + "\n", "utf-8")
+    out = tmp_path / "out.jsonl"
+    assert main(["detect", str(src), "--output", str(out)]) == 0
+    record = json.loads(out.read_text("utf-8"))
+    assert record["id"] == "a1"
+    labels = {s["label"] for s in record["spans"]}
+    assert {"CONTACT_PHONE", "DATE", "CONTACT_OTHER"} <= labels
+    for s in record["spans"]:
+        assert set(s) == {"start", "end", "label", "score", "source"}
+        assert 0 <= s["start"] < s["end"] <= len(NOTE_SW)
+    assert CANARY not in capsys.readouterr().err
+
+
+def test_redact_stdin_to_stdout(monkeypatch, capsysbinary):
+    line = json.dumps({"id": 7, "lang": "sw", "text": NOTE_SW}).encode() + b"\n"
+    assert run(["redact", "-", "--policy", "tag"], stdin=line, monkeypatch=monkeypatch) == 0
+    captured = capsysbinary.readouterr()
+    record = json.loads(captured.out)
+    assert record["id"] == 7 and record["lang"] == "sw"
+    assert "[CONTACT_PHONE]" in record["text"] and "[CONTACT_OTHER]" in record["text"]
+    assert "712" not in record["text"] and CANARY.encode() not in captured.err
+
+
+def test_plain_text_file_roundtrip(tmp_path):
+    src = tmp_path / "note.txt"
+    src.write_text(NOTE_SW, "utf-8")
+    out = tmp_path / "note.out.txt"
+    assert main(["redact", str(src), "--lang", "swa", "-o", str(out)]) == 0
+    text = out.read_text("utf-8")
+    assert text.startswith("Mgonjwa alipiga simu [CONTACT_PHONE] tarehe [DATE]")
+
+
+def test_bad_records_reported_and_others_processed(tmp_path, capsys):
+    src = tmp_path / "mixed.jsonl"
+    src.write_bytes(
+        json.dumps({"id": 1, "text": NOTE_SW, "lang": "sw"}).encode() + b"\n"
+        + b'{"id": 2, "text": "Secret Person' + b"\n"
+        + b'{"id": 3, "text": "\xff\xfe"}\n'
+        + json.dumps({"id": 4, "text": NOTE_SW, "lang": "xx"}).encode() + b"\n"
+        + json.dumps({"id": 5, "text": NOTE_SW, "lang": "sw"}).encode() + b"\n"
+    )
+    out = tmp_path / "out.jsonl"
+    assert main(["redact", str(src), "-o", str(out)]) == 1
+    records = [json.loads(x) for x in out.read_text("utf-8").splitlines()]
+    assert len(records) == 5
+    assert [r.get("id") for r in records] == [1, None, None, 4, 5]
+    assert "text" in records[0] and "text" in records[4]
+    assert records[1]["error"]["code"] == "PD202" and records[1]["line"] == 2
+    assert records[2]["error"]["code"] == "PD201" and records[2]["line"] == 3
+    assert records[3]["error"]["code"] == "PD104"
+    err = capsys.readouterr().err
+    assert f"{src}:2" in err and f"{src}:3" in err and f"{src}:4" in err
+    assert "Secret" not in err and CANARY not in err
+    assert "3 failed" in err
+
+
+def test_invalid_utf8_text_file_names_file_and_line(tmp_path, capsys):
+    src = tmp_path / "broken.txt"
+    src.write_bytes(b"first line\nsecond \xc3( line\n")
+    out = tmp_path / "broken.out.txt"
+    out.write_text("previous content", "utf-8")
+    assert main(["redact", str(src), "-o", str(out)]) == 1
+    assert f"{src}:2" in capsys.readouterr().err
+    assert out.read_text("utf-8") == "previous content"  # nothing partial replaced it
+
+
+def test_unknown_language_is_a_usage_error(tmp_path, capsys):
+    src = tmp_path / "n.txt"
+    src.write_text("x", "utf-8")
+    assert main(["detect", str(src), "--lang", "klingon"]) == 2
+    assert "PD104" in capsys.readouterr().err
+
+
+def test_malformed_policy_names_the_file(tmp_path, capsys):
+    policy = tmp_path / "bad.toml"
+    policy.write_text("[default\noperator = 'tag'", "utf-8")
+    src = tmp_path / "n.txt"
+    src.write_text("x", "utf-8")
+    assert main(["redact", str(src), "--policy", str(policy)]) == 2
+    assert "bad.toml" in capsys.readouterr().err
+
+
+def test_directory_in_directory_out(tmp_path):
+    indir, outdir = tmp_path / "in", tmp_path / "out"
+    (indir / "sub").mkdir(parents=True)
+    (indir / "a.txt").write_text(NOTE_SW, "utf-8")
+    (indir / "sub" / "b.jsonl").write_text(json.dumps({"text": NOTE_SW, "lang": "sw"}) + "\n", "utf-8")
+    assert main(["detect", str(indir), "-o", str(outdir), "--lang", "sw"]) == 0
+    assert json.loads((outdir / "a.txt.spans.json").read_text("utf-8"))["spans"]
+    assert json.loads((outdir / "sub" / "b.jsonl").read_text("utf-8"))["spans"]
+    assert main(["redact", str(indir), "-o", str(tmp_path / "red"), "--lang", "sw"]) == 0
+    assert "[DATE]" in (tmp_path / "red" / "a.txt").read_text("utf-8")
+
+
+def test_directory_needs_output(tmp_path, capsys):
+    (tmp_path / "a.txt").write_text("x", "utf-8")
+    assert main(["detect", str(tmp_path)]) == 2
+
+
+def test_keygen_hash_and_encrypt_roundtrip(tmp_path):
+    key = tmp_path / "k.key"
+    assert main(["keygen", str(key)]) == 0
+    assert main(["keygen", str(key)]) == 2  # never overwrites
+    src = tmp_path / "n.txt"
+    src.write_text(NOTE_SW, "utf-8")
+    enc = tmp_path / "n.enc.txt"
+    assert main(["redact", str(src), "--lang", "sw", "--policy", "encrypt", "--key-file", str(key), "-o", str(enc)]) == 0
+    assert CANARY not in enc.read_text("utf-8")
+    dec = tmp_path / "n.dec.txt"
+    assert main(["decrypt", str(enc), "--key-file", str(key), "-o", str(dec)]) == 0
+    assert dec.read_text("utf-8") == NOTE_SW
+    assert main(["redact", str(src), "--lang", "sw", "--policy", "hash", "-o", str(tmp_path / "h.txt")]) == 2
+
+
+def test_listing_commands(capsys):
+    assert main(["languages"]) == 0
+    assert "lg\tlug\tLuganda" in capsys.readouterr().out
+    assert main(["categories"]) == 0
+    assert "PERSON_THIRD_PARTY" in capsys.readouterr().out
+    assert main(["policies"]) == 0
+    assert "surrogate" in capsys.readouterr().out
+
+
+def test_console_script_entry_point():
+    exe = Path(sys.executable).parent / "polydeid"
+    if not exe.exists():
+        pytest.skip("console script not installed in this environment")
+    proc = subprocess.run([str(exe), "detect", "-", "--lang", "sw"], input=NOTE_SW.encode(),
+                          capture_output=True, check=False)
+    assert proc.returncode == 0
+    assert json.loads(proc.stdout)["spans"]
