@@ -106,11 +106,11 @@ class Scheme:
 
     def map_bio(self, tag: str) -> tuple[str, Category | None]:
         """Split a BIO/BILOU tag into its prefix and mapped category (``O`` maps to None)."""
-        if tag == OUTSIDE:
+        if tag.strip().upper() == OUTSIDE:
             return OUTSIDE, None
-        prefix, sep, rest = tag.partition("-")
-        if sep and prefix in {"B", "I", "E", "S", "L", "U"}:
-            return prefix, self.map(rest)
+        prefix, sep, rest = tag.strip().partition("-")
+        if sep and prefix.upper() in {"B", "I", "E", "S", "L", "U"}:
+            return prefix.upper(), self.map(rest)
         return "B", self.map(tag)
 
 
@@ -125,7 +125,7 @@ def scheme_names() -> tuple[str, ...]:
 
 @cache
 def scheme(name: str) -> Scheme:
-    """Load the external scheme ``name`` (e.g. ``"meddocan"``, ``"masakhaner"``)."""
+    """Load the external scheme ``name`` (e.g. ``"meddocan"``, ``"conll"`` for MasakhaNER)."""
     if name not in scheme_names():
         raise UnknownSchemeError(name, known=list(scheme_names()))
     raw = tomllib.loads(
