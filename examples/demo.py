@@ -12,7 +12,11 @@ HERE = Path(__file__).parent
 
 
 def main() -> None:
-    records = [json.loads(line) for line in (HERE / "notes.jsonl").read_text("utf-8").splitlines() if line.strip()]
+    records = [
+        json.loads(line)
+        for line in (HERE / "notes.jsonl").read_text("utf-8").splitlines()
+        if line.strip()
+    ]
     tagger = Deidentifier(policy="tag")
     # A fresh demo key each run: surrogates and date shifts are consistent within the run.
     surrogates = Deidentifier(policy="surrogate", key=secrets.token_bytes(32))

@@ -8,7 +8,9 @@ import pytest
 
 from polydeid.cli import main
 
-NOTE_SW = "Mgonjwa alipiga simu +254 712 345 678 tarehe 5 Machi 2024; barua pepe wanjiru.k@example.org."
+NOTE_SW = (
+    "Mgonjwa alipiga simu +254 712 345 678 tarehe 5 Machi 2024; barua pepe wanjiru.k@example.org."
+)
 CANARY = "wanjiru.k@example.org"
 
 
@@ -55,11 +57,15 @@ def test_plain_text_file_roundtrip(tmp_path):
 def test_bad_records_reported_and_others_processed(tmp_path, capsys):
     src = tmp_path / "mixed.jsonl"
     src.write_bytes(
-        json.dumps({"id": 1, "text": NOTE_SW, "lang": "sw"}).encode() + b"\n"
-        + b'{"id": 2, "text": "Secret Person' + b"\n"
+        json.dumps({"id": 1, "text": NOTE_SW, "lang": "sw"}).encode()
+        + b"\n"
+        + b'{"id": 2, "text": "Secret Person'
+        + b"\n"
         + b'{"id": 3, "text": "\xff\xfe"}\n'
-        + json.dumps({"id": 4, "text": NOTE_SW, "lang": "xx"}).encode() + b"\n"
-        + json.dumps({"id": 5, "text": NOTE_SW, "lang": "sw"}).encode() + b"\n"
+        + json.dumps({"id": 4, "text": NOTE_SW, "lang": "xx"}).encode()
+        + b"\n"
+        + json.dumps({"id": 5, "text": NOTE_SW, "lang": "sw"}).encode()
+        + b"\n"
     )
     out = tmp_path / "out.jsonl"
     assert main(["redact", str(src), "-o", str(out)]) == 1
@@ -106,7 +112,9 @@ def test_directory_in_directory_out(tmp_path):
     indir, outdir = tmp_path / "in", tmp_path / "out"
     (indir / "sub").mkdir(parents=True)
     (indir / "a.txt").write_text(NOTE_SW, "utf-8")
-    (indir / "sub" / "b.jsonl").write_text(json.dumps({"text": NOTE_SW, "lang": "sw"}) + "\n", "utf-8")
+    (indir / "sub" / "b.jsonl").write_text(
+        json.dumps({"text": NOTE_SW, "lang": "sw"}) + "\n", "utf-8"
+    )
     assert main(["detect", str(indir), "-o", str(outdir), "--lang", "sw"]) == 0
     assert json.loads((outdir / "a.txt.spans.json").read_text("utf-8"))["spans"]
     assert json.loads((outdir / "sub" / "b.jsonl").read_text("utf-8"))["spans"]
@@ -126,12 +134,33 @@ def test_keygen_hash_and_encrypt_roundtrip(tmp_path):
     src = tmp_path / "n.txt"
     src.write_text(NOTE_SW, "utf-8")
     enc = tmp_path / "n.enc.txt"
-    assert main(["redact", str(src), "--lang", "sw", "--policy", "encrypt", "--key-file", str(key), "-o", str(enc)]) == 0
+    assert (
+        main(
+            [
+                "redact",
+                str(src),
+                "--lang",
+                "sw",
+                "--policy",
+                "encrypt",
+                "--key-file",
+                str(key),
+                "-o",
+                str(enc),
+            ]
+        )
+        == 0
+    )
     assert CANARY not in enc.read_text("utf-8")
     dec = tmp_path / "n.dec.txt"
     assert main(["decrypt", str(enc), "--key-file", str(key), "-o", str(dec)]) == 0
     assert dec.read_text("utf-8") == NOTE_SW
-    assert main(["redact", str(src), "--lang", "sw", "--policy", "hash", "-o", str(tmp_path / "h.txt")]) == 2
+    assert (
+        main(
+            ["redact", str(src), "--lang", "sw", "--policy", "hash", "-o", str(tmp_path / "h.txt")]
+        )
+        == 2
+    )
 
 
 def test_listing_commands(capsys):
@@ -147,7 +176,11 @@ def test_console_script_entry_point():
     exe = Path(sys.executable).parent / "polydeid"
     if not exe.exists():
         pytest.skip("console script not installed in this environment")
-    proc = subprocess.run([str(exe), "detect", "-", "--lang", "sw"], input=NOTE_SW.encode(),
-                          capture_output=True, check=False)
+    proc = subprocess.run(
+        [str(exe), "detect", "-", "--lang", "sw"],
+        input=NOTE_SW.encode(),
+        capture_output=True,
+        check=False,
+    )
     assert proc.returncode == 0
     assert json.loads(proc.stdout)["spans"]

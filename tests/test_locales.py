@@ -13,8 +13,17 @@ def test_at_least_17_languages_with_three_non_latin_scripts():
 
 @pytest.mark.parametrize(
     "alias,code",
-    [("lug", "lg"), ("swa", "sw"), ("Swahili", "sw"), ("kin", "rw"), ("luo", "luo"),
-     ("DE", "de"), ("en-US", "en"), ("vie", "vi"), ("zh_CN", "zh")],
+    [
+        ("lug", "lg"),
+        ("swa", "sw"),
+        ("Swahili", "sw"),
+        ("kin", "rw"),
+        ("luo", "luo"),
+        ("DE", "de"),
+        ("en-US", "en"),
+        ("vie", "vi"),
+        ("zh_CN", "zh"),
+    ],
 )
 def test_aliases(alias, code):
     assert canonical_language(alias) == code

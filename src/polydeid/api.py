@@ -94,9 +94,7 @@ class Deidentifier:
         spans: Sequence[Span] | None = None,
     ) -> RedactionResult:
         found = self.pipeline.detect(segment) if spans is None else spans
-        return self.redactor.redact(
-            segment, found, document_id=document_id, patient_id=patient_id
-        )
+        return self.redactor.redact(segment, found, document_id=document_id, patient_id=patient_id)
 
     def _accepts_surrogate(self, candidate: str, category: Category, segment: Segment) -> bool:
         """Whether the rule layer recognises ``candidate`` as a whole ``category`` value."""

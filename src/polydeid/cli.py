@@ -135,7 +135,9 @@ def _iter_inputs(path: str) -> Iterator[tuple[str, Path | None]]:
     if path != "-" and Path(path).is_dir():
         root = Path(path)
         files = sorted(
-            p for p in root.rglob("*") if p.is_file() and p.suffix.lower() in TEXT_SUFFIXES | JSONL_SUFFIXES
+            p
+            for p in root.rglob("*")
+            if p.is_file() and p.suffix.lower() in TEXT_SUFFIXES | JSONL_SUFFIXES
         )
         if not files:
             raise InputError("no .txt or .jsonl files found", location=path)
@@ -169,7 +171,9 @@ def _process_file(
     if fmt == "text":
         try:
             text = decode_utf8(data, source=source)
-            segment = Segment(text, lang=default_lang or "en", origin=Origin(file=source), countries=countries)
+            segment = Segment(
+                text, lang=default_lang or "en", origin=Origin(file=source), countries=countries
+            )
             result = handle(segment, {})
         except PolydeidError as exc:
             report.fail(exc.at(source) if exc.location is None else exc)
@@ -185,7 +189,10 @@ def _process_file(
         try:
             lang = canonical_language(item.lang) if item.lang else (default_lang or "en")
             segment = Segment(
-                item.text, lang=lang, origin=Origin(file=source, line=item.line), countries=countries
+                item.text,
+                lang=lang,
+                origin=Origin(file=source, line=item.line),
+                countries=countries,
             )
             out = handle(segment, item.data)
         except PolydeidError as exc:
@@ -219,17 +226,24 @@ def _run(
     if is_dir and args.output == "-":
         raise ConfigError("a directory input needs --output DIR")
     for source, rel in inputs:
-        out = _process_file(source, args.format, default_lang, handle, render_text, report, countries)
+        out = _process_file(
+            source, args.format, default_lang, handle, render_text, report, countries
+        )
         if out is None:
             continue
         if rel is None:
             _write_atomic(args.output, out)
         else:
-            name = rel if rel.suffix.lower() in JSONL_SUFFIXES else rel.with_name(rel.name + text_suffix)
+            name = (
+                rel
+                if rel.suffix.lower() in JSONL_SUFFIXES
+                else rel.with_name(rel.name + text_suffix)
+            )
             _write_atomic(str(Path(args.output) / name), out)
     summary = ", ".join(f"{k}={v}" for k, v in sorted(report.spans.items())) or "none"
     print(
-        f"polydeid: {report.records} record(s) processed, {len(report.failures)} failed; spans: {summary}",
+        f"polydeid: {report.records} record(s) processed, {len(report.failures)} failed; "
+        f"spans: {summary}",
         file=sys.stderr,
     )
     return 1 if report.failures else 0

@@ -5,7 +5,8 @@ from polydeid.core import errors
 
 def test_codes_are_unique_and_stable():
     classes = [
-        c for c in vars(errors).values()
+        c
+        for c in vars(errors).values()
         if isinstance(c, type) and issubclass(c, errors.PolydeidError)
     ]
     codes = [c.code for c in classes]

@@ -30,7 +30,11 @@ def test_frozen_and_hashable():
 
 
 def test_overlap_contains_and_fact_flag():
-    a, b, c = Span(0, 5, Category.DATE, "x"), Span(4, 8, Category.AGE, "x"), Span(5, 8, Fact.DOSE, "f")
+    a, b, c = (
+        Span(0, 5, Category.DATE, "x"),
+        Span(4, 8, Category.AGE, "x"),
+        Span(5, 8, Fact.DOSE, "f"),
+    )
     assert a.overlaps(b) and not a.overlaps(c)
     assert Span(0, 8, Category.DATE, "x").contains(c)
     assert c.is_fact and not a.is_fact

@@ -8,7 +8,13 @@ from polydeid.formats.text import decode_utf8
 def test_records_and_failures_keep_order_and_lines():
     data = b'{"text": "a", "id": 1}\n\n{oops\n[1]\n{"id": 2}\n{"text": "b", "lang": "sw"}\n'
     items = list(read_jsonl(data, source="in.jsonl"))
-    assert [type(i) for i in items] == [JsonlRecord, JsonlFailure, JsonlFailure, JsonlFailure, JsonlRecord]
+    assert [type(i) for i in items] == [
+        JsonlRecord,
+        JsonlFailure,
+        JsonlFailure,
+        JsonlFailure,
+        JsonlRecord,
+    ]
     assert [i.line for i in items] == [1, 3, 4, 5, 6]
     assert str(items[1].error).startswith("[PD202] in.jsonl:3: malformed JSON")
     assert "object" in str(items[2].error) and '"text"' in str(items[3].error)

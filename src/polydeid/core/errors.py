@@ -45,7 +45,8 @@ class PolydeidError(Exception):
     def at(self, location: str) -> PolydeidError:
         """The same error, located (keeps a more specific location already set)."""
         if self.location:
-            self.location = f"{location}:{self.location}" if ":" not in self.location else self.location
+            if ":" not in self.location:
+                self.location = f"{location}:{self.location}"
         else:
             self.location = location
         self.args = (self.__str__(),)

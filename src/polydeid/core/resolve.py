@@ -40,7 +40,12 @@ class ResolvePolicy:
     """Knobs of the resolution policy (see module docstring)."""
 
     priorities: Mapping[str, int] = field(default_factory=lambda: dict(DEFAULT_PRIORITIES))
-    overrides_facts: tuple[str, ...] = ("rule.contact.", "rule.checksum.", "hint.")
+    overrides_facts: tuple[str, ...] = (
+        "rule.contact.email",
+        "rule.contact.url",
+        "rule.checksum.",
+        "hint.",
+    )
     merge_adjacent: bool = True
 
     def priority(self, source: str) -> int:
@@ -93,7 +98,8 @@ def _merge_adjacent(spans: list[Span], text: str, policy: ResolvePolicy) -> list
             prev = merged[-1]
             gap = text[prev.end : span.start]
             if prev.label == span.label and gap.strip(" \t") == "" and len(gap) <= 3:
-                keep = prev if policy.priority(prev.source) >= policy.priority(span.source) else span
+                prev_first = policy.priority(prev.source) >= policy.priority(span.source)
+                keep = prev if prev_first else span
                 merged[-1] = Span(
                     prev.start, span.end, prev.label, keep.source, min(prev.score, span.score)
                 )

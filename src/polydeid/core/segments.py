@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True, slots=True)
 class Origin:
-    """Where a segment came from: a file, a line, a field path (JSON path, CSV column, HL7 field)."""
+    """Where a segment came from: file, line, field path (JSON path, CSV column, HL7 field)."""
 
     file: str | None = None
     line: int | None = None

@@ -28,7 +28,8 @@ class Span:
             raise ValueError(f"span score {self.score} outside [0, 1]")
 
     def __repr__(self) -> str:
-        return f"Span({self.start}:{self.end} {self.label.name} via {self.source} @{self.score:.2f})"
+        where = f"{self.start}:{self.end}"
+        return f"Span({where} {self.label.name} via {self.source} @{self.score:.2f})"
 
     __str__ = __repr__
 

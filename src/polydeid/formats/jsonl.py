@@ -51,7 +51,9 @@ def parse_record(raw: bytes, *, source: str, line: int) -> JsonlRecord:
             f"malformed JSON ({exc.msg} at column {exc.colno})", location=location
         ) from None
     if not isinstance(data, dict):
-        raise RecordError(f"a record must be a JSON object, not {type(data).__name__}", location=location)
+        raise RecordError(
+            f"a record must be a JSON object, not {type(data).__name__}", location=location
+        )
     if not isinstance(data.get("text"), str):
         raise RecordError('a record needs a string field "text"', location=location)
     if "lang" in data and not isinstance(data["lang"], str):

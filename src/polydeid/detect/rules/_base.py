@@ -24,6 +24,9 @@ PATTERN_TIMEOUT_S = 2.0
 Pattern = regex.Pattern[str]
 Match = regex.Match[str]
 
+#: Scripts written without spaces between words: context phrases there have no word boundaries.
+_UNSPACED = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}]")
+
 
 def compile_pattern(pattern: str, flags: int = 0) -> Pattern:
     """Compile with the project's defaults (Unicode, VERSION0 semantics)."""
@@ -36,7 +39,8 @@ def guarded_finditer(pattern: Pattern, segment: Segment, rule_id: str) -> Iterat
         yield from pattern.finditer(segment.text, timeout=PATTERN_TIMEOUT_S)
     except TimeoutError:
         raise RuleTimeoutError(
-            f"rule {rule_id} exceeded {PATTERN_TIMEOUT_S}s on a segment of {len(segment.text)} chars",
+            f"rule {rule_id} exceeded {PATTERN_TIMEOUT_S}s on a segment of "
+            f"{len(segment.text)} chars",
             location=str(segment.origin),
         ) from None
 
@@ -50,22 +54,24 @@ class ContextLexicon:
     """
 
     def __init__(self, phrases: Iterable[str]) -> None:
-        self.phrases = tuple(sorted({p.strip().lower() for p in phrases if p.strip()}, key=len, reverse=True))
+        unique = {p.strip().lower() for p in phrases if p.strip()}
+        self.phrases = tuple(sorted(unique, key=len, reverse=True))
         if self.phrases:
             alts = "|".join(self._phrase_pattern(p) for p in self.phrases)
-            self._pattern: Pattern | None = compile_pattern(
-                rf"(?<![\p{{L}}\p{{N}}])(?:{alts})(?![\p{{L}}\p{{N}}])", regex.IGNORECASE
-            )
+            self._pattern: Pattern | None = compile_pattern(f"(?:{alts})", regex.IGNORECASE)
         else:
             self._pattern = None
 
     @staticmethod
     def _phrase_pattern(phrase: str) -> str:
+        """Pattern of one phrase, with word boundaries except next to unspaced scripts."""
         parts = [regex.escape(w) for w in phrase.split()]
         body = r"[\s\-_]*".join(parts)
         if body.endswith(r"\."):
             body = body[:-2] + r"\.?"
-        return body
+        left = "" if _UNSPACED.match(phrase[0]) else r"(?<![\p{L}\p{N}])"
+        right = "" if _UNSPACED.match(phrase[-1]) else r"(?![\p{L}\p{N}])"
+        return f"{left}{body}{right}"
 
     def __bool__(self) -> bool:
         return self._pattern is not None
@@ -75,10 +81,13 @@ class ContextLexicon:
         if self._pattern is None:
             return False
         end = len(text) if end is None else end
-        return self._pattern.search(text, max(0, start), min(len(text), end), timeout=PATTERN_TIMEOUT_S) is not None
+        found = self._pattern.search(
+            text, max(0, start), min(len(text), end), timeout=PATTERN_TIMEOUT_S
+        )
+        return found is not None
 
     def near(self, text: str, start: int, end: int, *, before: int = 40, after: int = 0) -> bool:
-        """Whether a phrase occurs within ``before`` chars left of ``start`` or ``after`` right of ``end``."""
+        """Whether a phrase ends up to ``before`` chars left of ``start`` (or ``after`` right)."""
         if self.search(text, start - before, start):
             return True
         return after > 0 and self.search(text, end, end + after)

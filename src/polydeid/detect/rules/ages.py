@@ -1,0 +1,472 @@
+"""Ages: a number with its unit word, in either word order, told apart from durations.
+
+What the span covers: the number and its unit word — ``46 years``, ``46 emyaka``, ``emyaka 46``,
+``46-year-old`` and ``46-jährige`` (the whole token), ``46 yo``, ``46岁``. Words that only announce
+or qualify the age stay outside: ``aged [46]``, ``Age: [46]``, ``[46 years] old``,
+``[46 años] de edad``. Ages written in words are found for the languages whose ``ages.toml`` has a
+``[numbers]`` table (``forty-six years``, ``sechsundvierzig Jahre``, ``miaka arobaini na sita``).
+
+How "N years" is told apart from a duration (each candidate gets a score; those under
+``min_score``, 0.5 by default, are dropped):
+
+=====================================================================  =====
+evidence                                                               score
+=====================================================================  =====
+a form that only states an age (``46-year-old``, ``46 yo``, ``46 tuổi``,  1.00
+``46岁``) or an age word after the unit (``old``, ``de edad``, ``alt``)
+an age label right before (``aged``, ``Age:``, ``umri wa``, ``Edad:``)   0.95
+an age-at-event word right before a year unit (``at``, ``a los``, ``mit``) 0.85
+a person word shortly before, in the same clause (``woman``, ``mtoto``)  0.80
+nothing: year unit / month unit / week or day unit                      0.60 / 0.40 / 0.30
+=====================================================================  =====
+
+A candidate is rejected outright — unless it has one of the first two kinds of evidence — when
+a duration marker of ``facts.toml`` ("for", "since", "x", "kwa", "seit", "desde", "trong") or a
+time word of ``ages.toml`` ("in", "after", "every") comes right before it, or a time word right
+after it ("ago", "later", "history", "de evolución"). The duration markers are the ones
+:class:`~polydeid.detect.rules.clinical_facts.ClinicalFactRule` uses, so text it protects as a
+duration is never an age. Values above 120 years (or the same in months, weeks, days) are not ages.
+
+Remaining ambiguity, by design: a bare "N years" with no evidence either way ("smoker 30 years",
+"emyaka 3") is still emitted at 0.6, because a missed age is a leak and a redacted duration is not;
+raise ``min_score`` to 0.65 to drop them. Bare months, weeks and days are not emitted by default
+("6 months" is far more often a time span than an infant's age).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+
+import regex
+
+from polydeid.core.errors import ConfigError
+from polydeid.core.segments import Segment
+from polydeid.core.spans import Span
+from polydeid.core.taxonomy import Category
+from polydeid.detect.rules._base import (
+    PATTERN_TIMEOUT_S,
+    ContextLexicon,
+    Match,
+    Pattern,
+    RuleDetector,
+    compile_pattern,
+    guarded_finditer,
+    segment_languages,
+)
+from polydeid.detect.rules.clinical_facts import (
+    SP,
+    duration_lead_pattern,
+    fact_vocabulary,
+    normalise_word,
+    parse_number,
+    word_alternation,
+)
+from polydeid.locales import language_data, languages
+
+SOURCE_UNIT = "rule.age.unit.v1"
+SOURCE_LABEL = "rule.age.label.v1"
+SOURCE_WORDS = "rule.age.words.v1"
+
+#: Oldest plausible age, in years.
+MAX_AGE_YEARS = 120.0
+
+#: How many of each unit make a year.
+UNITS_PER_YEAR: Mapping[str, float] = {"year": 1.0, "month": 12.0, "week": 52.0, "day": 365.0}
+
+SCORE_AGE_FORM = 1.0
+SCORE_LABEL = 0.95
+SCORE_AT_EVENT = 0.85
+SCORE_NEARBY = 0.8
+#: Score of a unit with no evidence either way.
+SCORE_BARE: Mapping[str, float] = {"year": 0.6, "month": 0.4, "week": 0.3, "day": 0.3}
+
+#: How far before the number person words are looked for.
+NEARBY_CHARS = 32
+
+_START = r"\d(?<=(?<![\p{N}\p{Latin}\p{Cyrillic}\p{Greek}_#№])(?<!\p{N}[.,٫/:\-–])\d)"
+_TAIL = r"(?>\d*(?:[.,٫]\d+)?)"
+_NO_MORE_DIGITS = r"(?!\d)(?![.,٫/:]\d)"
+_SEP_UNIT = rf"(?:{SP}{{0,2}}|{SP}?[-–]{SP}?)"
+_SEP_BEFORE = rf"(?:{SP}*[:：=]?{SP}*)"
+_SEP_LABEL = rf"(?:{SP}*(?:[:：=\-–]{SP}*)?)"
+_CLAUSE_END = regex.compile(r"[\n;!?]")
+
+
+@dataclass(frozen=True, slots=True)
+class UnitWord:
+    """What a unit word means: its unit, and whether the form by itself states an age."""
+
+    unit: str
+    age_only: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class NumberWords:
+    """Number words of one language and how they combine (``[numbers]`` of ``ages.toml``)."""
+
+    lang: str
+    tens_first: bool
+    joiners: tuple[str, ...]
+    words: Mapping[str, int]
+    tens: Mapping[str, int]
+    hundreds: Mapping[str, int]
+    units: tuple[str, ...] = ()
+
+    def pattern(self, *, groups: bool = False, backward: bool = False) -> str:
+        """Regex for a number written in words (groups ``h``, ``t``, ``w``, ``s`` when asked).
+
+        Without word boundaries (compounds such as "sechsundvierzig"); ``backward`` builds the
+        tries for use inside a look-behind.
+        """
+
+        def grp(name: str, table: Mapping[str, int]) -> str:
+            body = word_alternation(table, backward=backward, bounded=False)
+            return f"(?P<{name}>{body})" if groups else f"(?:{body})"
+
+        joins = [j for j in self.joiners if j]
+        join = "(?:" + "|".join(_joiner(j) for j in joins) + ")" if joins else ""
+        if "" in self.joiners:
+            join = f"{join}?" if join else ""
+        hundreds = grp("h", self.hundreds)
+        tens = grp("t", self.tens)
+        words = grp("w", self.words)
+        single = grp("s", self.words)
+        compound = f"{tens}(?:{join}{words})?" if self.tens_first else f"(?:{words}{join})?{tens}"
+        return f"(?:{hundreds}{join})?(?:{compound}|{single})" if self.hundreds else f"(?:{compound}|{single})"
+
+    def value(self, text: str) -> int | None:
+        """Value of ``text`` written in words, or None when it does not parse."""
+        m = _number_parser(self.pattern(groups=True)).fullmatch(text)
+        if m is None:
+            return None
+        total = 0
+        for name, table in (("h", self.hundreds), ("t", self.tens), ("w", self.words), ("s", self.words)):
+            if m.group(name):
+                total += table[normalise_word(m.group(name))]
+        return total
+
+
+def _joiner(joiner: str) -> str:
+    parts = [regex.escape(p) for p in joiner.split(" ")]
+    return f"{SP}+".join(parts) if joiner.strip() else f"{SP}+"
+
+
+@cache
+def _number_parser(pattern: str) -> Pattern:
+    return compile_pattern(pattern)
+
+
+def _int_table(raw: object, where: str, key: str) -> dict[str, int]:
+    if not isinstance(raw, dict) or not all(isinstance(v, int) for v in raw.values()):
+        raise ConfigError(f"ages data: [numbers] {key!r} must map words to integers", location=where)
+    return {normalise_word(k): v for k, v in raw.items()}
+
+
+def _number_words(lang: str, raw: Mapping[str, object], where: str) -> NumberWords:
+    order = raw.get("order", "tens_first")
+    if order not in ("tens_first", "ones_first"):
+        raise ConfigError("ages data: [numbers] order must be tens_first or ones_first", location=where)
+    joiners = raw.get("joiners", [" "])
+    if not isinstance(joiners, list):
+        raise ConfigError("ages data: [numbers] joiners must be a list", location=where)
+    return NumberWords(
+        lang=lang,
+        tens_first=order == "tens_first",
+        joiners=tuple(str(j) for j in joiners),
+        words=_int_table(raw.get("words", {}), where, "words"),
+        tens=_int_table(raw.get("tens", {}), where, "tens"),
+        hundreds=_int_table(raw.get("hundreds", {}), where, "hundreds"),
+        units=tuple(_strings(raw, "units", where)),
+    )
+
+
+def _strings(table: Mapping[str, object], key: str, where: str) -> list[str]:
+    value = table.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"ages data: {key!r} must be a list of strings", location=where)
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class AgeVocabulary:
+    """Merged ``ages.toml`` tables of a set of languages."""
+
+    after_words: tuple[str, ...]
+    before_words: tuple[str, ...]
+    units: Mapping[str, UnitWord]
+    labels: tuple[str, ...]
+    at_event: tuple[str, ...]
+    after: tuple[str, ...]
+    nearby: tuple[str, ...]
+    not_before: tuple[str, ...]
+    not_after: tuple[str, ...]
+    numbers: tuple[NumberWords, ...] = field(default=())
+
+
+@cache
+def age_vocabulary(langs: tuple[str, ...]) -> AgeVocabulary:
+    """Merged age vocabulary of ``langs`` (canonical codes); raises on malformed data."""
+    units: dict[str, UnitWord] = {}
+    lists: dict[str, list[str]] = {}
+    numbers: list[NumberWords] = []
+    for lang in langs:
+        data = language_data(lang, "ages")
+        where = f"languages/{lang}/ages.toml"
+        for unit, table in data.get("units", {}).items():
+            if unit not in UNITS_PER_YEAR:
+                raise ConfigError(f"ages data: unknown unit {unit!r}", location=where)
+            for key, age_only in (("after", False), ("age_only", True), ("before", False)):
+                for word in _strings(table, key, where):
+                    units.setdefault(normalise_word(word), UnitWord(unit, age_only))
+                    lists.setdefault(f"unit_{'before' if key == 'before' else 'after'}", []).append(word)
+        for key in ("labels", "at_event", "after", "nearby"):
+            lists.setdefault(f"context_{key}", []).extend(_strings(data.get("context", {}), key, where))
+        for key in ("before", "after"):
+            lists.setdefault(f"not_{key}", []).extend(_strings(data.get("not_age", {}), key, where))
+        if "numbers" in data:
+            numbers.append(_number_words(lang, data["numbers"], where))
+    return AgeVocabulary(
+        after_words=tuple(lists.get("unit_after", [])),
+        before_words=tuple(lists.get("unit_before", [])),
+        units=units,
+        labels=tuple(lists.get("context_labels", [])),
+        at_event=tuple(lists.get("context_at_event", [])),
+        after=tuple(lists.get("context_after", [])),
+        nearby=tuple(lists.get("context_nearby", [])),
+        not_before=tuple(lists.get("not_before", [])),
+        not_after=tuple(lists.get("not_after", [])),
+        numbers=tuple(numbers),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Patterns
+
+
+@dataclass(frozen=True, slots=True)
+class _AgePatterns:
+    """Compiled patterns of one set of languages."""
+
+    digits: Pattern
+    label_before: Pattern
+    at_event_before: Pattern
+    time_before: Pattern
+    age_after: Pattern
+    time_after: Pattern
+    words_before: Pattern | None
+    words_after: Pattern | None
+    unit_at: Pattern
+    nearby: ContextLexicon
+    stems: tuple[str, ...]
+
+
+def _lookbehind(body: str) -> Pattern:
+    return compile_pattern(f"(?<={body})")
+
+
+@cache
+def _patterns(langs: tuple[str, ...]) -> _AgePatterns:
+    vocab = age_vocabulary(langs)
+    after_units = word_alternation(vocab.after_words)
+    before_units = word_alternation(vocab.before_words, backward=True)
+    labels = word_alternation(vocab.labels, backward=True)
+    digits = (
+        rf"{_START}(?:"
+        rf"(?<=(?P<ub>{before_units}){_SEP_BEFORE}\d)(?P<b_ub>){_TAIL}{_NO_MORE_DIGITS}"
+        rf"|(?<=(?P<lab>{labels}){_SEP_LABEL}\d)(?P<b_lab>)(?P<lt>{_TAIL})"
+        rf"(?:{_SEP_UNIT}(?P<lu>{after_units})|{_NO_MORE_DIGITS})"
+        rf"|(?P<b_unit>)(?P<nt>{_TAIL}){_SEP_UNIT}(?P<u>{after_units})"
+        ")"
+    )
+    not_before = word_alternation(vocab.not_before, backward=True)
+    lead = duration_lead_pattern(fact_vocabulary(langs))
+    backward_grammars = [g.pattern(backward=True) for g in vocab.numbers]
+    grammars = [g.pattern() for g in vocab.numbers]
+    number_words = "(?:" + "|".join(grammars) + ")" if grammars else None
+    number_words_lb = "(?:" + "|".join(backward_grammars) + ")" if grammars else None
+    stems = _stems(vocab)
+    number_units = [w for g in vocab.numbers for w in g.units if w in vocab.after_words]
+    return _AgePatterns(
+        digits=compile_pattern(digits),
+        label_before=_lookbehind(f"{labels}{_SEP_LABEL}"),
+        at_event_before=_lookbehind(f"{word_alternation(vocab.at_event, backward=True)}{SP}*"),
+        time_before=_lookbehind(f"(?:{lead}|(?:{not_before}){SP}*)"),
+        age_after=compile_pattern(rf"{SP}*[-–]?{SP}*(?:{word_alternation(vocab.after)})"),
+        time_after=compile_pattern(rf"{SP}*[-–]?{SP}*(?:{word_alternation(vocab.not_after)})"),
+        words_before=(
+            _lookbehind(rf"(?<![\p{{L}}\p{{N}}\p{{M}}\-])(?P<nw>{number_words_lb}){_SEP_UNIT}")
+            if number_words
+            else None
+        ),
+        words_after=(
+            compile_pattern(rf"{_SEP_BEFORE}(?P<nw>{number_words})(?![\p{{L}}\p{{N}}\p{{M}}])")
+            if number_words
+            else None
+        ),
+        unit_at=compile_pattern(
+            rf"(?P<after>{word_alternation(number_units)})"
+            rf"|(?<![\p{{L}}\p{{N}}\p{{M}}])(?P<before>{word_alternation(vocab.before_words)})"
+        ),
+        nearby=ContextLexicon(vocab.nearby),
+        stems=stems,
+    )
+
+
+def _stems(vocab: AgeVocabulary) -> tuple[str, ...]:
+    """Lower-cased unit words next to which ages written in words are looked for."""
+    words = {w.lower() for g in vocab.numbers for w in g.units}
+    return tuple(sorted(w for w in words if not any(o != w and o in w for o in words)))
+
+
+# --------------------------------------------------------------------------------------------
+# The rule
+
+
+@dataclass(frozen=True, slots=True)
+class _Candidate:
+    start: int
+    end: int
+    value: float
+    unit: UnitWord | None
+    label: bool
+    source: str
+
+
+class AgeRule(RuleDetector):
+    """Finds ages with their unit word, in either word order, and not durations."""
+
+    id = "rules.ages.v1"
+    labels = frozenset({Category.AGE})
+
+    def __init__(self, *, min_score: float = 0.5) -> None:
+        if not 0.0 <= min_score <= 1.0:
+            raise ConfigError(f"min_score {min_score} outside [0, 1]")
+        self.min_score = min_score
+        self.languages = frozenset(c for c in languages() if language_data(c, "ages"))
+
+    def find(self, segment: Segment) -> Iterable[Span]:
+        langs = tuple(segment_languages(segment))
+        pats = _patterns(langs)
+        vocab = age_vocabulary(langs)
+        text = segment.text
+        spans: list[Span] = []
+        for cand in self._candidates(segment, pats, vocab):
+            score = _score(cand, text, pats)
+            if score is not None and score >= self.min_score:
+                spans.append(Span(cand.start, cand.end, Category.AGE, cand.source, score))
+        spans.sort(key=lambda s: (s.start, -s.end))
+        return _without_overlaps(spans)
+
+    def _candidates(
+        self, segment: Segment, pats: _AgePatterns, vocab: AgeVocabulary
+    ) -> Iterator[_Candidate]:
+        for m in guarded_finditer(pats.digits, segment, self.id):
+            cand = _digit_candidate(m, segment.text, vocab)
+            if cand is not None:
+                yield cand
+        if pats.stems:
+            yield from _word_candidates(segment.text, pats, vocab)
+
+
+def _without_overlaps(spans: Sequence[Span]) -> list[Span]:
+    kept: list[Span] = []
+    for span in spans:
+        if not kept or span.start >= kept[-1].end:
+            kept.append(span)
+    return kept
+
+
+def _digit_candidate(m: Match, text: str, vocab: AgeVocabulary) -> _Candidate | None:
+    if m.start("b_unit") != -1:
+        unit = vocab.units[normalise_word(m.group("u"))]
+        number = m.group("nt")
+        return _make(m.start(), m.end(), text[m.start() : m.end("nt")], unit, False, SOURCE_UNIT)
+    if m.start("b_lab") != -1:
+        number = text[m.start() : m.end("lt")]
+        unit = vocab.units[normalise_word(m.group("lu"))] if m.group("lu") else None
+        return _make(m.start(), m.end(), number, unit, True, SOURCE_UNIT if unit else SOURCE_LABEL)
+    if m.start("b_ub") != -1:
+        unit = vocab.units[normalise_word(m.group("ub"))]
+        return _make(m.start("ub"), m.end(), text[m.start() : m.end()], unit, False, SOURCE_UNIT)
+    return None
+
+
+def _make(
+    start: int, end: int, number: str, unit: UnitWord | None, label: bool, source: str
+) -> _Candidate | None:
+    value = parse_number(number)
+    if value is None:
+        return None
+    per_year = UNITS_PER_YEAR[unit.unit] if unit else 1.0
+    if value / per_year > MAX_AGE_YEARS:
+        return None
+    return _Candidate(start, end, value, unit, label, source)
+
+
+def _word_candidates(text: str, pats: _AgePatterns, vocab: AgeVocabulary) -> Iterator[_Candidate]:
+    """Ages written in words, found from the unit words next to them."""
+    low = text.lower()
+    if len(low) != len(text):  # a rare character changed length when lower-cased
+        hits: Iterable[int] = (m.start() for m in pats.unit_at.finditer(text, timeout=PATTERN_TIMEOUT_S))
+    else:
+        hits = sorted({i for stem in pats.stems for i in _find_all(low, stem)})
+    for i in hits:
+        m = pats.unit_at.match(text, i)
+        if m is None:
+            continue
+        word = m.group("after") or m.group("before")
+        unit = vocab.units[normalise_word(word)]
+        if m.group("after"):
+            nw = pats.words_before.match(text, i) if pats.words_before else None
+            span = (nw.start("nw"), m.end()) if nw else None
+        else:
+            nw = pats.words_after.match(text, m.end()) if pats.words_after else None
+            span = (i, nw.end("nw")) if nw else None
+        if nw is None or span is None:
+            continue
+        value = _words_value(nw.group("nw"), vocab)
+        if value is not None and value / UNITS_PER_YEAR[unit.unit] <= MAX_AGE_YEARS:
+            yield _Candidate(span[0], span[1], float(value), unit, False, SOURCE_WORDS)
+
+
+def _find_all(text: str, needle: str) -> Iterator[int]:
+    i = text.find(needle)
+    while i != -1:
+        yield i
+        i = text.find(needle, i + 1)
+
+
+def _words_value(words: str, vocab: AgeVocabulary) -> int | None:
+    for grammar in vocab.numbers:
+        value = grammar.value(words)
+        if value is not None:
+            return value
+    return None
+
+
+def _score(cand: _Candidate, text: str, pats: _AgePatterns) -> float | None:
+    """Confidence that the candidate is an age; None when it is a point or span of time."""
+    unit = cand.unit
+    if unit is not None and (unit.age_only or pats.age_after.match(text, cand.end)):
+        return SCORE_AGE_FORM
+    if cand.label or pats.label_before.match(text, cand.start):
+        return SCORE_LABEL
+    if unit is None:
+        return None
+    if pats.time_before.match(text, cand.start) or pats.time_after.match(text, cand.end):
+        return None
+    if unit.unit == "year" and pats.at_event_before.match(text, cand.start):
+        return SCORE_AT_EVENT
+    if _person_nearby(cand.start, text, pats):
+        return SCORE_NEARBY
+    return SCORE_BARE[unit.unit]
+
+
+def _person_nearby(start: int, text: str, pats: _AgePatterns) -> bool:
+    window_start = max(0, start - NEARBY_CHARS)
+    ends = list(_CLAUSE_END.finditer(text, window_start, start))
+    if ends:
+        window_start = ends[-1].end()
+    return pats.nearby.search(text, window_start, start)

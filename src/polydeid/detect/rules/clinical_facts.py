@@ -1,0 +1,619 @@
+"""Protected clinical facts: doses, lab values, vitals, durations and quantities.
+
+The resolver drops every identifier candidate that overlaps a fact span, so a fact span covers
+exactly the fact and nothing that could be an identifier:
+
+* a dose: number, unit, route and frequency (``2 x 500 mg PO tds``, ``1 g IV``, ``0.5 mL``),
+  a dosing scheme (``1-0-1``), a frequency (``q8h``, ``3 times a day``, ``mara 3 kwa siku``);
+* a lab value: test name, comparator, number and unit (``creatinine 86 µmol/L``,
+  ``viral load <40 copies/mL``), or a value with a lab unit alone (``12.5 g/dL``);
+* a vital: label, reading and unit (``BP: 120/80 mmHg``, ``HR 88``, ``SpO2 97%``, ``GCS 15/15``),
+  the reading checked against the vital's plausible range;
+* a duration: marker, number and time unit (``for 5 days``, ``x 7/7``, ``kwa siku 3``,
+  ``seit 3 Tagen``, ``3 दिन से``) — never a bare "N years", which may be an age;
+* a quantity: counts with a count word (``3 tablets``), obstetric counts (``G2P1``), percentages.
+
+A number with neither a unit nor a fact label is never a fact, so ``Tel 0772 123456`` and
+``DOB 12/03/1980`` stay free for the identifier rules. A label's value must also be a plain
+number (no leading zero, at most 7 digits, not followed by another digit group).
+
+Every number is found by one digit-anchored pattern; labels, markers and words before a number are
+checked by look-behinds built as suffix tries, units after it by prefix tries, so the pattern only
+does real work where a digit is. Words come from ``locales/languages/<code>/facts.toml`` for the
+segment's language and English.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+
+import regex
+
+from polydeid.core.errors import ConfigError
+from polydeid.core.segments import Segment
+from polydeid.core.spans import Span
+from polydeid.core.taxonomy import Fact
+from polydeid.detect.rules._base import (
+    Match,
+    Pattern,
+    RuleDetector,
+    compile_pattern,
+    guarded_finditer,
+    segment_languages,
+)
+from polydeid.locales import language_data, languages
+
+#: Horizontal whitespace, including no-break spaces.
+SP = r"[ \t\u00a0\u202f]"
+
+#: Letters or digits of scripts written without spaces between words (no word boundaries).
+_UNSPACED = regex.compile(
+    r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}]"
+)
+_WORDCHAR = regex.compile(r"[\p{L}\p{N}\p{M}]")
+
+#: Comparators that belong to a lab value ("<40 copies/mL").
+_COMPARATORS = "<>≤≥~≈"
+
+_KIND_SOURCES: Mapping[Fact, str] = {kind: f"fact.{kind.value.lower()}.v1" for kind in Fact}
+
+
+# --------------------------------------------------------------------------------------------
+# Word alternations as tries
+
+
+def _bounded(ch: str) -> bool:
+    """Whether a word starting or ending with ``ch`` needs a word boundary there."""
+    return bool(_WORDCHAR.match(ch)) and not _UNSPACED.match(ch)
+
+
+def _case_sensitive(word: str) -> bool:
+    """Short words with a capital (``BP``, ``Na``, ``T``) match case-sensitively."""
+    return len(word.replace(".", "")) <= 2 and any(c.isupper() for c in word)
+
+
+def _atoms(word: str) -> list[str]:
+    """A word as regex atoms: characters, with whitespace runs as one flexible atom."""
+    atoms: list[str] = []
+    for ch in word:
+        if ch.isspace():
+            if atoms and atoms[-1] != f"{SP}+":
+                atoms.append(f"{SP}+")
+        else:
+            atoms.append(regex.escape(ch))
+    return atoms
+
+
+_LEFT = r"(?<![\p{L}\p{N}\p{M}])"
+_RIGHT = r"(?![\p{L}\p{N}\p{M}])"
+
+
+def _trie_pattern(sequences: Iterable[list[str]], *, backward: bool) -> str:
+    """Regex for a set of atom sequences, factored as a trie (suffix trie when ``backward``)."""
+    root: dict[str, dict] = {}
+    for seq in sequences:
+        node = root
+        for atom in reversed(seq) if backward else seq:
+            node = node.setdefault(atom, {})
+        node[""] = {}  # end of a sequence
+    return _emit(root, backward=backward)
+
+
+def _emit(node: dict[str, dict], *, backward: bool) -> str:
+    optional = "" in node
+    branches = []
+    # Longer continuations first, word boundaries last: the longest word wins.
+    for atom in sorted((k for k in node if k), key=lambda a: (a in (_LEFT, _RIGHT), a)):
+        rest = _emit(node[atom], backward=backward)
+        branches.append(rest + atom if backward else atom + rest)
+    if not branches:
+        return ""
+    body = branches[0] if len(branches) == 1 and not optional else "(?:" + "|".join(branches) + ")"
+    return body + "?" if optional else body
+
+
+def word_alternation(words: Iterable[str], *, backward: bool = False, bounded: bool = True) -> str:
+    """A regex matching any of ``words`` as a whole word, as a trie (suffix trie when ``backward``).
+
+    Words of one or two characters with a capital letter match case-sensitively, all others
+    case-insensitively; whitespace inside a word matches runs of spaces. When ``bounded``, words
+    starting (for ``backward``, used in look-behinds) or ending (otherwise) with a letter or digit
+    of a spaced script get a word boundary on that side; the longest word wins. Returns a
+    never-matching pattern when ``words`` is empty.
+    """
+    groups: dict[bool, list[list[str]]] = {True: [], False: []}
+    for word in {w.strip() for w in words if w.strip()}:
+        cs = _case_sensitive(word)
+        atoms = _atoms(word if cs else word.lower())
+        if bounded and _bounded(word[0] if backward else word[-1]):
+            atoms = [_LEFT, *atoms] if backward else [*atoms, _RIGHT]
+        groups[cs].append(atoms)
+    ci_trie = _trie_pattern(groups[False], backward=backward)
+    cs_trie = _trie_pattern(groups[True], backward=backward)
+    alts = [p for p in (f"(?i:{ci_trie})" if ci_trie else "", cs_trie) if p]
+    if not alts:
+        return "(?!)"
+    return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+
+
+def normalise_word(text: str) -> str:
+    """Lookup key of a matched word: lower case, whitespace collapsed."""
+    return " ".join(text.lower().split())
+
+
+# --------------------------------------------------------------------------------------------
+# Vocabulary
+
+
+@dataclass(frozen=True, slots=True)
+class VitalSpec:
+    """A vital sign: its plausible range, and whether "a/b" readings are allowed."""
+
+    name: str
+    low: float
+    high: float
+    ratio: bool = False
+    denominators: tuple[float, ...] = ()
+
+    def accepts(self, value: float, denominator: float | None) -> bool:
+        """Whether ``value`` (over ``denominator``, if given) is a plausible reading."""
+        if not self.low <= value <= self.high:
+            return False
+        if denominator is None:
+            return True
+        if not self.ratio:
+            return False
+        if self.denominators:
+            return denominator in self.denominators and value <= denominator
+        return self.low <= denominator <= self.high and value >= denominator
+
+
+@dataclass(frozen=True, slots=True)
+class LabelSense:
+    """One meaning of a label: a vital (with its range), a lab test or a count label."""
+
+    kind: Fact
+    vital: VitalSpec | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FactVocabulary:
+    """The facts vocabulary of a set of languages (merged ``facts.toml`` tables)."""
+
+    unit_words: tuple[str, ...]
+    units: Mapping[str, Fact]
+    per: tuple[str, ...]
+    before_words: tuple[str, ...]
+    before: Mapping[str, Fact]
+    routes: tuple[str, ...]
+    frequencies: tuple[str, ...]
+    duration_markers: tuple[str, ...]
+    duration_fillers: tuple[str, ...]
+    time_units: tuple[str, ...]
+    time_units_before: tuple[str, ...]
+    duration_after: tuple[str, ...]
+    label_words: tuple[str, ...]
+    labels: Mapping[str, tuple[LabelSense, ...]]
+    links: tuple[str, ...]
+
+
+_UNIT_KINDS: Mapping[str, Fact] = {
+    "lab": Fact.LAB_VALUE,
+    "dose": Fact.DOSE,
+    "frequency": Fact.DOSE,
+    "vital": Fact.VITAL,
+    "quantity": Fact.QUANTITY,
+}
+
+
+def _strings(table: Mapping[str, object], key: str, where: str) -> list[str]:
+    value = table.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"facts data: {key!r} must be a list of strings", location=where)
+    return value
+
+
+def _vital_specs(langs: Sequence[str]) -> dict[str, VitalSpec]:
+    """Vital ranges by name: from English, overridden by a language that gives its own."""
+    specs: dict[str, VitalSpec] = {}
+    for lang in ("en", *langs):
+        for name, table in language_data(lang, "facts").get("vital", {}).items():
+            if "min" in table or "max" in table:
+                specs[name] = VitalSpec(
+                    name=name,
+                    low=float(table["min"]),
+                    high=float(table["max"]),
+                    ratio=bool(table.get("ratio", False)),
+                    denominators=tuple(float(d) for d in table.get("denominators", ())),
+                )
+    return specs
+
+
+@cache
+def fact_vocabulary(langs: tuple[str, ...]) -> FactVocabulary:
+    """Merged facts vocabulary of ``langs`` (canonical codes); raises on malformed data."""
+    units: dict[str, Fact] = {}
+    before: dict[str, Fact] = {}
+    labels: dict[str, list[LabelSense]] = {}
+    lists: dict[str, list[str]] = {}
+    specs = _vital_specs(langs)
+
+    def extend(name: str, values: list[str]) -> None:
+        lists.setdefault(name, []).extend(values)
+
+    for lang in langs:
+        data = language_data(lang, "facts")
+        where = f"languages/{lang}/facts.toml"
+        for group, kind in _UNIT_KINDS.items():
+            for unit in _strings(data.get("units", {}), group, where):
+                units.setdefault(normalise_word(unit), kind)
+                extend("unit_words", [unit])
+        extend("per", _strings(data.get("units", {}), "per", where))
+        for group, kind in (("quantity", Fact.QUANTITY), ("frequency", Fact.DOSE)):
+            for word in _strings(data.get("before", {}), group, where):
+                before.setdefault(normalise_word(word), kind)
+                extend("before_words", [word])
+        dose = data.get("dose", {})
+        extend("routes", _strings(dose, "routes", where))
+        extend("frequencies", _strings(dose, "frequencies", where))
+        duration = data.get("duration", {})
+        for key in ("markers", "fillers", "units", "units_before", "after_markers"):
+            extend(f"duration.{key}", _strings(duration, key, where))
+        for name, table in data.get("vital", {}).items():
+            if name not in specs:
+                raise ConfigError(f"facts data: vital {name!r} has no range", location=where)
+            for label in _strings(table, "labels", where):
+                extend("label_words", [label])
+                labels.setdefault(normalise_word(label), []).append(LabelSense(Fact.VITAL, specs[name]))
+        for label in _strings(data.get("lab", {}), "names", where):
+            extend("label_words", [label])
+            labels.setdefault(normalise_word(label), []).append(LabelSense(Fact.LAB_VALUE))
+        for label in _strings(data.get("quantity", {}), "labels", where):
+            extend("label_words", [label])
+            labels.setdefault(normalise_word(label), []).append(LabelSense(Fact.QUANTITY))
+        extend("links", _strings(data.get("link", {}), "words", where))
+    return FactVocabulary(
+        unit_words=tuple(lists.get("unit_words", [])),
+        units=units,
+        per=tuple(lists.get("per", [])),
+        before_words=tuple(lists.get("before_words", [])),
+        before=before,
+        routes=tuple(lists.get("routes", [])),
+        frequencies=tuple(lists.get("frequencies", [])),
+        duration_markers=tuple(lists.get("duration.markers", [])),
+        duration_fillers=tuple(lists.get("duration.fillers", [])),
+        time_units=tuple(lists.get("duration.units", [])),
+        time_units_before=tuple(lists.get("duration.units_before", [])),
+        duration_after=tuple(lists.get("duration.after_markers", [])),
+        label_words=tuple(lists.get("label_words", [])),
+        labels={k: tuple(v) for k, v in labels.items()},
+        links=tuple(lists.get("links", [])),
+    )
+
+
+def duration_lead_pattern(vocab: FactVocabulary) -> str:
+    """Look-behind body: a duration marker (and fillers) right before a position.
+
+    Shared with the age rule, so that text this rule claims as a duration is never an age.
+    """
+    markers = word_alternation(vocab.duration_markers, backward=True)
+    fillers = word_alternation(vocab.duration_fillers, backward=True)
+    return rf"(?P<dm>{markers})(?:{SP}*(?:{fillers}))*{SP}*"
+
+
+# --------------------------------------------------------------------------------------------
+# The pattern
+
+#: Rest of a number after its first digit; atomic so that it never stops inside a number.
+_TAIL = r"(?>\d*(?:[.,٫]\d+)*)"
+_NUMBER = rf"\d{_TAIL}"
+#: After a number's first digit: not inside a number, not glued to a Latin, Cyrillic or Greek word.
+_START = r"(?<=(?<![\p{N}\p{Latin}\p{Cyrillic}\p{Greek}_])(?<!\p{N}[.,٫/:])\d)"
+#: After a first digit glued to a letter that starts a notation (G2P1, q8h, x7/7, E4V5M6).
+_GLUED = r"(?<=(?<![\p{L}\p{N}\p{M}])[GgQqXx×E]\d)"
+#: Fractions used as durations: days/7, weeks/52, months/12.
+_FRACTION = r"/(?:7|52|12)(?![\d/])"
+_NO_MORE_DIGITS = r"(?![\d])(?![.,٫/:]\d)"
+
+
+_ROLES = ("label", "marker", "filler", "link", "before", "time_before")
+
+
+def _context_roles(vocab: FactVocabulary) -> dict[str, frozenset[str]]:
+    """What each word that may stand before a number is: label, duration marker, filler…"""
+    roles: dict[str, set[str]] = {}
+    for role, words in zip(
+        _ROLES,
+        (
+            vocab.label_words,
+            vocab.duration_markers,
+            vocab.duration_fillers,
+            vocab.links,
+            vocab.before_words,
+            vocab.time_units_before,
+        ),
+        strict=True,
+    ):
+        for word in words:
+            roles.setdefault(normalise_word(word), set()).add(role)
+    return {k: frozenset(v) for k, v in roles.items()}
+
+
+def _build_pattern(vocab: FactVocabulary) -> str:
+    context = word_alternation(
+        (
+            *vocab.label_words,
+            *vocab.duration_markers,
+            *vocab.duration_fillers,
+            *vocab.links,
+            *vocab.before_words,
+            *vocab.time_units_before,
+        ),
+        backward=True,
+    )
+    units = word_alternation((*vocab.unit_words, *vocab.time_units))
+    per = word_alternation(vocab.per)
+    routes = word_alternation(vocab.routes)
+    freqs = word_alternation(vocab.frequencies)
+    glued = (
+        rf"{_GLUED}(?:"
+        rf"(?<=(?P<gp>[Gg])\d)(?P<b_gp>)\d?{SP}?[Pp]\d{{1,2}}(?:\+\d{{1,2}})?"
+        rf"(?:{SP}?[Aa]\d{{1,2}})?(?![\p{{L}}\p{{N}}])"
+        rf"|(?<=(?P<q>[qQ])\d)(?P<b_q>)\d?(?:[-–]\d{{1,2}})?{SP}?(?:hrly|hr|h|H)(?![\p{{L}}\p{{N}}])"
+        rf"|(?<=(?P<evm>E)\d)(?P<b_evm>){SP}?[Vv](?:\d|T){SP}?[Mm]\d(?![\p{{L}}\p{{N}}])"
+        rf"|(?<=(?P<x>[Xx×])\d)(?P<b_x>)\d?{_NO_MORE_DIGITS}"
+        rf"(?:(?P<xf>{_FRACTION})|{SP}?(?P<xu>{units}))?"
+        ")"
+    )
+    plain = (
+        rf"{_START}(?:"
+        # dosing scheme 1-0-1, 1-1-1-1
+        rf"(?P<b_scheme>)(?:[-–][0-4½¼](?:[.,]5)?){{2,3}}(?![\p{{N}}/\-–]|[.,]\d)"
+        # [word before] number [x number] [-/ number] [unit [route] [frequency]]
+        rf"|(?:(?<=(?P<ctx>{context})(?>{SP}*(?:[:：=\-–]{SP}*)?(?:[{_COMPARATORS}]{SP}?)?)\d))?"
+        rf"(?P<nt>{_TAIL})"
+        rf"(?:{SP}*+[x×*]{SP}*+(?P<mult>{_NUMBER})(?={SP}?+(?:{units})))?"
+        rf"(?:{SP}*+(?P<rsep>[-–/]){SP}*+(?P<n2>{_NUMBER}))?"
+        rf"(?:{SP}?+(?P<u>{units})(?:/(?:{per}))*)?"
+        r"(?(ctx)|(?(u)|(?!)))"
+        rf"(?(u)(?:{SP}++(?:{routes}))?(?:{SP}++(?:{freqs}))?)"
+        ")"
+    )
+    return rf"\d(?:{glued}|{plain})"
+
+
+@dataclass(frozen=True, slots=True)
+class _Matcher:
+    """Compiled patterns and word roles of one set of languages."""
+
+    vocab: FactVocabulary
+    pattern: Pattern
+    roles: Mapping[str, frozenset[str]]
+    time_units: frozenset[str]
+    lead: Pattern
+    label_before: Pattern
+    after_marker: Pattern
+
+
+@cache
+def _matcher(langs: tuple[str, ...]) -> _Matcher:
+    vocab = fact_vocabulary(langs)
+    labels = word_alternation(vocab.label_words, backward=True)
+    return _Matcher(
+        vocab=vocab,
+        pattern=compile_pattern(_build_pattern(vocab)),
+        roles=_context_roles(vocab),
+        time_units=frozenset(normalise_word(u) for u in vocab.time_units),
+        lead=compile_pattern(f"(?<={duration_lead_pattern(vocab)})"),
+        label_before=compile_pattern(rf"(?<=(?P<lab>{labels}){SP}*(?:[:：=\-–]{SP}*)?)"),
+        after_marker=compile_pattern(rf"{SP}*(?:{word_alternation(vocab.duration_after)})"),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Validation
+
+
+def parse_number(text: str) -> float | None:
+    """Value of a written number: ``12.5``, ``12,5``, ``1,250,000``, ``1.250.000``; else None."""
+    digits = text.replace("٫", ".")
+    seps = [c for c in digits if c in ".,"]
+    if not seps:
+        return float(int(digits))
+    groups = regex.split(r"[.,]", digits)
+    if len(seps) == 1:
+        if seps[0] == "," and len(groups[1]) == 3 and groups[0] != "0":
+            return float(int(groups[0] + groups[1]))  # 1,250 (thousands)
+        return float(f"{groups[0]}.{groups[1]}")
+    if len(set(seps)) == 1 and all(len(g) == 3 for g in groups[1:]) and len(groups[0]) <= 3:
+        return float(int("".join(groups)))
+    return None
+
+
+def plain_value(text: str) -> float | None:
+    """Value of a label's number, or None when it looks like an identifier fragment."""
+    if len(text) > 1 and text[0] == "0" and text[1].isdigit():
+        return None  # leading zero: a phone or record number, not a reading
+    if sum(c.isdigit() for c in text) > 7:
+        return None
+    return parse_number(text)
+
+
+def _continues_with_digits(text: str, end: int) -> bool:
+    """Whether another digit group follows (a split phone or ID number)."""
+    return bool(regex.match(r"[ \t\u00a0]?[-–]?[ \t]?\d", text[end : end + 4]))
+
+
+def _with_comparator(text: str, start: int) -> int:
+    """Start moved left over a comparator right before the number ("<40", "< 40")."""
+    i = start - 1
+    if i >= 0 and text[i] in " \t":
+        i -= 1
+    return i if i >= 0 and text[i] in _COMPARATORS else start
+
+
+def _label_kind(
+    senses: Sequence[LabelSense], value: float, denominator: float | None
+) -> Fact | None:
+    """The fact a label makes of its value, or None when no sense accepts the value."""
+    for sense in senses:
+        if sense.vital is not None and sense.vital.accepts(value, denominator):
+            return Fact.VITAL
+    if denominator is not None:
+        return None
+    kinds = {s.kind for s in senses}
+    if Fact.LAB_VALUE in kinds:
+        return Fact.LAB_VALUE
+    if Fact.QUANTITY in kinds and value == int(value) and value <= 30:
+        return Fact.QUANTITY
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class _Found:
+    start: int
+    end: int
+    kind: Fact
+
+
+def _has(m: Match, group: str) -> bool:
+    return m.start(group) != -1
+
+
+def _judge(m: Match, text: str, mt: _Matcher) -> _Found | None:
+    """Turn one candidate into a fact, or reject it."""
+    if _has(m, "nt"):
+        return _judge_number(m, text, mt)
+    end = m.end()
+    if _has(m, "b_scheme"):
+        return _Found(m.start(), end, Fact.DOSE) if text[m.start()] in "01234" else None
+    if _has(m, "b_x"):
+        if _has(m, "xf") or (_has(m, "xu") and normalise_word(m.group("xu")) in mt.time_units):
+            return _Found(m.start("x"), end, Fact.DURATION)
+        if _has(m, "xu") or _continues_with_digits(text, end):
+            return None
+        return _Found(m.start("x"), end, Fact.QUANTITY)
+    if _has(m, "b_gp"):
+        return _Found(m.start("gp"), end, Fact.QUANTITY)
+    if _has(m, "b_q"):
+        return _Found(m.start("q"), end, Fact.DOSE)
+    if _has(m, "b_evm"):
+        return _Found(m.start("evm"), end, Fact.VITAL)
+    return None
+
+
+def _judge_number(m: Match, text: str, mt: _Matcher) -> _Found | None:
+    """A number with a word before it, a unit after it, or both."""
+    unit = normalise_word(m.group("u")) if _has(m, "u") else None
+    ctx = normalise_word(m.group("ctx")) if _has(m, "ctx") else None
+    roles = mt.roles.get(ctx, frozenset()) if ctx else frozenset()
+    label = _label_of(m, text, mt, roles)
+    if label is not None and (unit is None or unit in mt.vocab.units):
+        found = _judge_label(m, text, mt, label)
+        if found is not None or unit is None:
+            return found
+    if unit in mt.vocab.units:
+        if parse_number(text[m.start() : m.end("nt")]) is None:
+            return None  # 12.03.1980 is a date, whatever follows it
+        start = m.start("ctx") if "before" in roles else _with_comparator(text, m.start())
+        return _Found(start, m.end(), mt.vocab.units[unit])
+    if unit is not None or roles & {"marker", "filler", "time_before"}:
+        found = _judge_duration(m, text, mt, roles)
+        if found is not None or unit is not None:
+            return found
+    before = mt.vocab.before.get(ctx or "")
+    if before is Fact.QUANTITY and not _continues_with_digits(text, m.end()):
+        return _Found(m.start("ctx"), m.end(), before)
+    return None
+
+
+def _label_of(m: Match, text: str, mt: _Matcher, roles: frozenset[str]) -> tuple[str, int] | None:
+    """The label of the number and where it starts ("BP", or "BP" in "BP was 120/80")."""
+    if "label" in roles:
+        return m.group("ctx"), m.start("ctx")
+    if "link" in roles:
+        lm = mt.label_before.match(text, m.start("ctx"))
+        if lm is not None:
+            return lm.group("lab"), lm.start("lab")
+    return None
+
+
+def _judge_label(m: Match, text: str, mt: _Matcher, label: tuple[str, int]) -> _Found | None:
+    unit = m.group("u")
+    number = text[m.start() : m.end("nt")]
+    value = parse_number(number) if unit else plain_value(number)
+    denominator = None
+    if _has(m, "rsep"):
+        if m.group("rsep") != "/":
+            return None  # a range after a label: "Hb 10-12" is left to the reader
+        denominator = parse_number(m.group("n2"))
+        if denominator is None:
+            return None
+    if value is None or _has(m, "mult"):
+        return None
+    if unit is None and _continues_with_digits(text, m.end()):
+        return None
+    senses = mt.vocab.labels.get(normalise_word(label[0]), ())
+    kind = _label_kind(senses, value, denominator)
+    if kind is None and unit is not None:
+        kind = mt.vocab.units.get(normalise_word(unit))
+    return None if kind is None else _Found(label[1], m.end(), kind)
+
+
+def _judge_duration(m: Match, text: str, mt: _Matcher, roles: frozenset[str]) -> _Found | None:
+    """Marker + number + time unit, marker + time unit + number, or number + unit + marker."""
+    has_unit = _has(m, "u")
+    fraction = m.group("rsep") == "/" and m.group("n2") in ("7", "52", "12")
+    if "time_before" in roles:
+        if has_unit or _has(m, "rsep"):
+            return None
+        anchor = m.start("ctx")
+    elif has_unit or fraction:
+        if _has(m, "rsep") and not fraction and m.group("rsep") == "/":
+            return None
+        anchor = m.start()
+    else:
+        return None
+    lead = mt.lead.match(text, anchor)
+    if lead is not None:
+        return _Found(lead.start("dm"), m.end(), Fact.DURATION)
+    if has_unit:
+        after = mt.after_marker.match(text, m.end())
+        if after is not None:
+            return _Found(m.start(), after.end(), Fact.DURATION)
+    return None
+
+
+def find_facts(
+    text: str, langs: tuple[str, ...], segment: Segment, rule_id: str
+) -> Iterator[_Found]:
+    """Facts in ``text`` for the canonical languages ``langs``, left to right, not overlapping."""
+    mt = _matcher(langs)
+    last_end = 0
+    for m in guarded_finditer(mt.pattern, segment, rule_id):
+        found = _judge(m, text, mt)
+        if found is None:
+            continue
+        start = max(found.start, last_end)
+        if start < found.end:
+            last_end = found.end
+            yield _Found(start, found.end, found.kind)
+
+
+class ClinicalFactRule(RuleDetector):
+    """Finds doses, lab values, vitals, durations and quantities to protect from redaction."""
+
+    id = "facts.clinical.v1"
+    labels = frozenset(Fact)
+
+    def __init__(self) -> None:
+        self.languages = frozenset(languages())
+
+    def find(self, segment: Segment) -> Iterable[Span]:
+        langs = tuple(segment_languages(segment))
+        return [
+            Span(f.start, f.end, f.kind, _KIND_SOURCES[f.kind])
+            for f in find_facts(segment.text, langs, segment, self.id)
+        ]

@@ -1,0 +1,658 @@
+"""National and other identity numbers: fast shape scans, validators from python-stdnum, labels.
+
+Three ways an identifier is found, all over the same segment text:
+
+1. **Formats** (``[[format]]`` in ``locales/countries/<CC>/ids.toml``): a pattern per format,
+   validated by a named validator (python-stdnum's ``is_valid`` where a module exists, see
+   :data:`VALIDATORS`). Formats whose shape is common in clinical text (7-8, 9, 10 or 12 bare
+   digits) have ``context = "required"``: they count only right after an ID label (the segment
+   language's ``[national_id]`` words in ``identifiers.toml`` plus the format's own ``labels``).
+   All formats run on every segment: identifiers do not depend on the text's language.
+2. **Labelled values** (``[[labelled]]`` in ``countries/XX/ids.toml``): a passport, insurance,
+   licence or national-ID label followed by a value token (letters, digits and ``- / .``, or digit
+   groups joined by single spaces), e.g. ``Passport No: B1234567``.
+3. Record numbers use the same label machinery in :mod:`polydeid.detect.rules.records`.
+
+A label counts when it ends right before the value: only separators (``: # - . ( )``, spaces)
+and at most two filler words (``[fillers]``: "No.", "namba", "ni", "is") may stand between.
+
+What each national format accepts is written beside it in its data file; in short: UG NIN
+``CM``/``CF`` + 6 digits + 6 digits-or-capitals with at least one letter; KE ID 7-8 digits after
+a label; RW NID 16 digits, status 1-3, birth year, sex digit 7/8, compact or spaced
+``1 1990 8 0012345 0 12``; TZ NIDA 20 digits beginning with a real date ``YYYYMMDD``; DE IdNr,
+ES DNI/NIE, FR NIR, IT codice fiscale, CN RIC, PT CC, BR CPF by their stdnum checks; NL BSN,
+GB NHS, IN Aadhaar by their checks and after a label; US SSN 3-2-4 issuable, or any 3-2-4/9
+digits after an SSN label; VN CCCD 12 digits with a province code, after a label; IBAN and
+payment cards (known issuer prefix and length, Luhn) as ``ID_OTHER``.
+
+Sources: ``rule.checksum.<name>.v1`` for formats validated by a check digit (they outrank other
+rules and may override clinical-fact protection), ``rule.id.<name>.v1`` for the rest.
+
+Speed: each scan begins with a plain character class (``[0-9]`` or ``[A-Z]``), which the regex
+engine skips to quickly; the patterns of all formats are tried, anchored, only where a scan
+stops. Digits of other scripts (Arabic-Indic, Devanagari, full-width) are read as ASCII digits
+through a same-length copy of the text, so offsets are unchanged.
+
+Schema of a ``[[format]]`` table: ``name``, ``label`` (a category), ``starts`` (``"digit"`` or
+``"letter"``: the first character of every match), ``pattern`` (no capturing groups),
+``validator`` (a key of :data:`VALIDATORS` or ``"stdnum:<module>"``), ``checksum`` (bool),
+``context`` (``"none"`` or ``"required"``), optional ``labels`` and ``score``, and whatever
+parameters its validator reads. Schema of a ``[[labelled]]`` table: ``name``, ``kind`` (a table
+of ``identifiers.toml``), ``label``, ``value`` (matched in full, case-insensitively),
+``min_digits``, ``score``.
+"""
+
+from __future__ import annotations
+
+import datetime
+import importlib
+import unicodedata
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from functools import cache
+from typing import Any
+
+import regex
+from stdnum import luhn
+
+from polydeid.core.errors import ConfigError, RuleTimeoutError
+from polydeid.core.segments import Segment
+from polydeid.core.spans import Span
+from polydeid.core.taxonomy import Category, Fact
+from polydeid.detect.rules._base import (
+    PATTERN_TIMEOUT_S,
+    ContextLexicon,
+    Match,
+    Pattern,
+    RuleDetector,
+    compile_pattern,
+    guarded_finditer,
+    segment_languages,
+)
+from polydeid.locales import countries, country_data, language_data
+
+RULE_ID = "rules.ids.v1"
+
+#: Country folder holding the international formats, labelled kinds and record settings.
+INTERNATIONAL = "XX"
+
+#: Tables of ``identifiers.toml`` that label a value.
+LABEL_KINDS = ("national_id", "record", "passport", "insurance", "licence")
+
+# --------------------------------------------------------------------------- text helpers
+
+_NATIVE_DIGITS = "\u0660-\u0669\u06f0-\u06f9\u0966-\u096f\u09e6-\u09ef\uff10-\uff19"
+_HAS_NATIVE_DIGIT = compile_pattern(f"[{_NATIVE_DIGITS}]")
+#: Any character at or above the first native digit block (a one-range class scans fast).
+_BEYOND_LATIN = compile_pattern("[^\\x00-\u065f]")
+_TO_ASCII_DIGIT = {
+    cp: ord("0") + unicodedata.digit(chr(cp))
+    for lo, hi in ((0x0660, 0x0669), (0x06F0, 0x06F9), (0x0966, 0x096F), (0x09E6, 0x09EF), (0xFF10, 0xFF19))
+    for cp in range(lo, hi + 1)
+}
+
+
+def ascii_digits(text: str) -> str:
+    """``text`` with Arabic-Indic, Devanagari, Bengali and full-width digits as ASCII (same length)."""
+    if text.isascii() or _BEYOND_LATIN.search(text, timeout=PATTERN_TIMEOUT_S) is None:
+        return text
+    if _HAS_NATIVE_DIGIT.search(text, timeout=PATTERN_TIMEOUT_S) is None:
+        return text
+    return text.translate(_TO_ASCII_DIGIT)
+
+
+def ascii_view(segment: Segment) -> Segment:
+    """The segment with :func:`ascii_digits` applied (offsets unchanged)."""
+    view = ascii_digits(segment.text)
+    return segment if view is segment.text else replace(segment, text=view)
+
+
+@contextmanager
+def fail_closed(segment: Segment, rule_id: str) -> Iterator[None]:
+    """Turn a regex timeout inside the block into :class:`RuleTimeoutError` (no text in it)."""
+    try:
+        yield
+    except TimeoutError:
+        raise RuleTimeoutError(
+            f"rule {rule_id} exceeded {PATTERN_TIMEOUT_S}s on a segment of {len(segment.text)} chars",
+            location=str(segment.origin),
+        ) from None
+
+
+def digits_of(value: str) -> str:
+    """The ASCII digits of ``value``, in order."""
+    return "".join(c for c in value if "0" <= c <= "9")
+
+
+# --------------------------------------------------------------------------- labels
+
+#: Separators allowed between a label, its fillers and the value.
+_GAP_CHARS = r"\s:：#№=.\-–—()\[\]/|,"
+_GAP = f"[{_GAP_CHARS}]{{0,6}}"
+_GAP_SPLIT = compile_pattern(f"[{_GAP_CHARS}]+")
+#: The last word before a value (after separators): a cheap test before the full label match.
+_LAST_WORD = compile_pattern(f"(?r)([^{_GAP_CHARS}]{{1,40}})[{_GAP_CHARS}]{{0,6}}")
+#: How far left of a value a label may begin.
+_LABEL_REACH = 80
+#: Scripts written without spaces between words: their phrases match without word boundaries.
+_UNSPACED = compile_pattern(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}]")
+
+
+def _bounded(body: str, phrase: str) -> str:
+    """``body`` with whole-word boundaries on the sides where ``phrase`` has a letter or digit."""
+    if _UNSPACED.search(phrase):
+        return body
+    core = phrase.rstrip(".")
+    left = r"(?<![\p{L}\p{N}])" if phrase[:1].isalnum() else ""
+    right = r"(?![\p{L}\p{N}])" if core[-1:].isalnum() else ""
+    return f"{left}{body}{right}"
+
+
+def _last_word(phrase: str) -> str:
+    """The last run of a phrase between separators ("hosp. no." -> "no")."""
+    pieces = [p for p in _GAP_SPLIT.split(phrase) if p]
+    return pieces[-1] if pieces else ""
+
+
+class LabelLexicon(ContextLexicon):
+    """Label phrases of several kinds, found where they end right before a value.
+
+    Phrases follow :class:`ContextLexicon` rules (whole words, case-insensitive, flexible inner
+    spaces, optional trailing "."), except that phrases in scripts written without spaces (Han)
+    match without word boundaries. ``fillers`` are words allowed between label and value.
+    """
+
+    def __init__(self, kinds: Mapping[str, Iterable[str]], *, fillers: Iterable[str] = ()) -> None:
+        by_kind = {
+            k: sorted({p.strip().lower() for p in v if p.strip()}, key=len, reverse=True)
+            for k, v in kinds.items()
+        }
+        by_kind = {k: v for k, v in by_kind.items() if v}
+        fillers = tuple(fillers)
+        super().__init__(p for phrases in by_kind.values() for p in phrases)
+        self.kinds = tuple(by_kind)
+        self._reverse = self._compile_reverse(by_kind, fillers) if self.kinds else None
+        self._last_words = frozenset(
+            w for p in (*self.phrases, *fillers) if (w := _last_word(p.lower()))
+        )
+        self._suffix_lengths = tuple(sorted({len(w) for w in self._last_words if len(w) > 1}))
+
+    def _may_end_here(self, word: str) -> bool:
+        """Whether ``word`` (the text's last word before a value) can end a label or filler."""
+        word = word.lower()
+        if word in self._last_words:
+            return True
+        return any(n < len(word) and word[-n:] in self._last_words for n in self._suffix_lengths)
+
+    def _alternation(self, phrases: Iterable[str]) -> str:
+        return "|".join(_bounded(self._phrase_pattern(p), p) for p in phrases)
+
+    def _compile_reverse(self, by_kind: Mapping[str, list[str]], fillers: Iterable[str]) -> Pattern:
+        labels = "|".join(f"(?P<k{i}>{self._alternation(by_kind[k])})" for i, k in enumerate(self.kinds))
+        words = sorted({f.strip().lower() for f in fillers if f.strip()}, key=len, reverse=True)
+        filler = f"(?:{_GAP}(?:{self._alternation(words)})){{0,2}}" if words else ""
+        return compile_pattern(f"(?r)(?:{labels}){filler}{_GAP}", regex.IGNORECASE)
+
+    # The matches below run without a regex timeout: their windows are at most _LABEL_REACH
+    # characters and the patterns are escaped phrases, bounded separators and character runs,
+    # which cannot backtrack catastrophically; a timeout costs more than the match itself.
+
+    def may_label(self, text: str, pos: int) -> bool:
+        """Cheap test: whether the last word before ``pos`` could end a label or filler."""
+        if self._reverse is None:
+            return False
+        last = _LAST_WORD.match(text, max(0, pos - 48), pos)
+        return last is not None and self._may_end_here(last.group(1))
+
+    def label_before(self, text: str, pos: int) -> tuple[str, int] | None:
+        """``(kind, start)`` of a label ending right before ``pos``, or ``None``."""
+        if self._reverse is None or not self.may_label(text, pos):
+            return None
+        m = self._reverse.match(text, max(0, pos - _LABEL_REACH), pos)
+        if m is None:
+            return None
+        return self.kinds[int(m.lastgroup[1:])], m.start()
+
+
+def label_words(languages: Sequence[str], kind: str) -> tuple[str, ...]:
+    """The ``[kind]`` words of ``identifiers.toml`` for each of ``languages``."""
+    return tuple(w for lang in languages for w in language_data(lang, "identifiers").get(kind, {}).get("words", ()))
+
+
+@cache
+def label_lexicon(languages: tuple[str, ...], kinds: tuple[str, ...], extra: tuple[str, ...] = ()) -> LabelLexicon:
+    """A lexicon of ``kinds`` for ``languages``; ``extra`` phrases join the first kind (cached)."""
+    table = {k: label_words(languages, k) for k in kinds}
+    if extra and kinds:
+        table[kinds[0]] = (*table[kinds[0]], *extra)
+    return LabelLexicon(table, fillers=label_words(languages, "fillers"))
+
+
+# --------------------------------------------------------------------------- value tokens
+
+_RUN = compile_pattern(r"[0-9]{3,}")
+_TOKEN_LEFT = compile_pattern(r"(?r)[A-Za-z0-9#\-/._]*")
+_TOKEN_RIGHT = compile_pattern(r"[A-Za-z0-9\-/._]*")
+_GROUPS_LEFT = compile_pattern(r"(?r)(?<![A-Za-z0-9#\-/._])(?:[0-9]{1,8} ){1,4}")
+_GROUPS_RIGHT = compile_pattern(r"(?: [0-9]{2,8}(?![A-Za-z0-9])(?![\-/.,][0-9]))+")
+_DATE_LIKE = compile_pattern(
+    r"[0-9]{1,4}[./\-][0-9]{1,2}[./\-][0-9]{1,4}|(?:0?[1-9]|1[0-2])[./\-](?:19|20)[0-9]{2}"
+)
+_MAX_TOKEN = 32
+
+
+@dataclass(frozen=True, slots=True)
+class ValueToken:
+    """A candidate value: ``[start, end)``; ``run_start`` is where its first 3-digit run begins."""
+
+    start: int
+    end: int
+    run_start: int
+
+
+_TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789#-/._")
+
+
+def _expand(text: str, a: int, b: int) -> tuple[int, int]:
+    # Bounded windows over character runs: no timeout needed (see LabelLexicon).
+    start = _TOKEN_LEFT.match(text, max(0, a - _MAX_TOKEN), a).start()
+    end = _TOKEN_RIGHT.match(text, b, b + _MAX_TOKEN).end()
+    while start < a and text[start] in "#-/._":
+        start += 1
+    while end > b and text[end - 1] in "-/._":
+        end -= 1
+    if start == a and end == b:
+        left = _GROUPS_LEFT.match(text, max(0, a - 40), a)
+        right = _GROUPS_RIGHT.match(text, b, b + 40)
+        start = left.start() if left else a
+        end = right.end() if right else b
+    return start, end
+
+
+def _glued_left(text: str, a: int) -> bool:
+    """Whether the digit run at ``a`` continues a token or a spaced digit group to its left."""
+    if a == 0:
+        return False
+    before = text[a - 1]
+    return before in _TOKEN_CHARS or (before == " " and a > 1 and "0" <= text[a - 2] <= "9")
+
+
+def value_tokens(view: Segment, rule_id: str, lexicon: LabelLexicon | None = None) -> Iterator[ValueToken]:
+    """Each token holding a run of three or more digits, once (callers wrap in :func:`fail_closed`).
+
+    With ``lexicon``, a token standing on its own is skipped early when the word before it cannot
+    end one of the lexicon's labels; tokens glued to something on their left are always given.
+    """
+    text = view.text
+    last_end = -1
+    for run in guarded_finditer(_RUN, view, rule_id):
+        a, b = run.span()
+        if a < last_end:
+            continue
+        if lexicon is not None and not _glued_left(text, a) and not lexicon.may_label(text, a):
+            continue
+        start, end = _expand(text, a, b)
+        last_end = end
+        yield ValueToken(start, end, a)
+
+
+def labelled_value(lexicon: LabelLexicon, text: str, token: ValueToken) -> tuple[str, int] | None:
+    """``(kind, value start)`` when a label ends right before the token or its first digit run."""
+    found = lexicon.label_before(text, token.start)
+    if found is not None:
+        return found[0], token.start
+    if token.run_start > token.start and text[token.run_start - 1] in "-/.#":
+        found = lexicon.label_before(text, token.run_start)
+        if found is not None:
+            return found[0], token.run_start
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class ValueShape:
+    """What a labelled value must look like: ``value`` in full, at least ``min_digits`` digits."""
+
+    value: Pattern
+    min_digits: int
+
+    def accepts(self, text: str) -> bool:
+        if len(text) > _MAX_TOKEN or _DATE_LIKE.fullmatch(text):
+            return False
+        if self.value.fullmatch(text, timeout=PATTERN_TIMEOUT_S) is None:
+            return False
+        return sum("0" <= c <= "9" for c in text) >= self.min_digits
+
+
+def value_shape(table: Mapping[str, Any], where: str) -> ValueShape:
+    """Read ``value`` and ``min_digits`` from a data table."""
+    try:
+        return ValueShape(compile_pattern(table["value"], regex.IGNORECASE), int(table["min_digits"]))
+    except (KeyError, TypeError, ValueError, regex.error) as exc:
+        raise ConfigError(f"bad value shape: {type(exc).__name__}", location=where) from None
+
+
+# --------------------------------------------------------------------------- validators
+
+Predicate = Callable[[str], bool]
+ValidatorFactory = Callable[[Mapping[str, Any]], Predicate]
+
+
+def _accept_all(table: Mapping[str, Any]) -> Predicate:
+    return lambda value: True
+
+
+def _ug_nin(table: Mapping[str, Any]) -> Predicate:
+    need = int(table.get("min_tail_letters", 1))
+    return lambda value: sum(c.isalpha() for c in value[-6:]) >= need
+
+
+def _rw_nid(table: Mapping[str, Any]) -> Predicate:
+    statuses, sexes = frozenset(table["statuses"]), frozenset(table["sexes"])
+    lo, hi = int(table["min_year"]), int(table["max_year"])
+
+    def check(value: str) -> bool:
+        d = digits_of(value)
+        return len(d) == 16 and d[0] in statuses and lo <= int(d[1:5]) <= hi and d[5] in sexes
+
+    return check
+
+
+def _tz_nida(table: Mapping[str, Any]) -> Predicate:
+    lo, hi = int(table["min_year"]), int(table["max_year"])
+
+    def check(value: str) -> bool:
+        d = digits_of(value)
+        if len(d) != 20 or not lo <= int(d[:4]) <= hi:
+            return False
+        try:
+            datetime.date(int(d[:4]), int(d[4:6]), int(d[6:8]))
+        except ValueError:
+            return False
+        return True
+
+    return check
+
+
+def _vn_cccd(table: Mapping[str, Any]) -> Predicate:
+    provinces = frozenset(table["provinces"])
+    centuries = {str(k): int(v) for k, v in table["century_digits"].items()}
+    hi = int(table["max_year"])
+
+    def check(value: str) -> bool:
+        d = digits_of(value)
+        century = centuries.get(d[3:4])
+        return len(d) == 12 and d[:3] in provinces and century is not None and century + int(d[4:6]) <= hi
+
+    return check
+
+
+def _payment_card(table: Mapping[str, Any]) -> Predicate:
+    schemes = [
+        (frozenset(int(n) for n in s["lengths"]), tuple((len(lo), int(lo), int(hi)) for lo, hi in s["ranges"]))
+        for s in table["iin"]
+    ]
+
+    def known_issuer(d: str) -> bool:
+        return any(
+            len(d) in lengths and any(lo <= int(d[:w]) <= hi for w, lo, hi in ranges)
+            for lengths, ranges in schemes
+        )
+
+    def check(value: str) -> bool:
+        d = digits_of(value)
+        return known_issuer(d) and luhn.is_valid(d)
+
+    return check
+
+
+def _stdnum(module: str) -> ValidatorFactory:
+    def factory(table: Mapping[str, Any]) -> Predicate:
+        try:
+            mod = importlib.import_module(f"stdnum.{module}")
+        except ImportError:
+            raise ConfigError(f"python-stdnum has no module {module!r}") from None
+        is_valid: Predicate = mod.is_valid
+        return is_valid
+
+    return factory
+
+
+#: Named validators; ``"stdnum:<module>"`` names use ``stdnum.<module>.is_valid``.
+VALIDATORS: Mapping[str, ValidatorFactory] = {
+    "none": _accept_all,
+    "ug_nin": _ug_nin,
+    "rw_nid": _rw_nid,
+    "tz_nida": _tz_nida,
+    "vn_cccd": _vn_cccd,
+    "payment_card": _payment_card,
+}
+
+
+def make_validator(name: str, table: Mapping[str, Any]) -> Predicate:
+    """The predicate called ``name``, configured by the format's ``table``."""
+    if name.startswith("stdnum:"):
+        return _stdnum(name.removeprefix("stdnum:"))(table)
+    if name not in VALIDATORS:
+        raise ConfigError(f"unknown validator {name!r}; known: {', '.join(sorted(VALIDATORS))}, stdnum:<module>")
+    return VALIDATORS[name](table)
+
+
+# --------------------------------------------------------------------------- formats
+
+_END = r"(?![\p{L}\p{N}])(?![\-./,][0-9])"
+
+
+@dataclass(frozen=True, slots=True)
+class IdFormat:
+    """One identifier format from a country's ``ids.toml``."""
+
+    name: str
+    country: str
+    label: Category
+    starts: str
+    pattern: str
+    anchored: Pattern
+    valid: Predicate
+    checksum: bool
+    needs_context: bool
+    labels: tuple[str, ...]
+    score: float
+
+    @property
+    def source(self) -> str:
+        return f"rule.{'checksum' if self.checksum else 'id'}.{self.name}.v1"
+
+    def __repr__(self) -> str:
+        return f"IdFormat({self.country}:{self.name} -> {self.label.name})"
+
+
+def _read_format(country: str, table: Mapping[str, Any]) -> IdFormat:
+    where = f"countries/{country}/ids.toml format {table.get('name', '?')}"
+    try:
+        pattern = str(table["pattern"])
+        anchored = compile_pattern(f"(?:{pattern}){_END}")
+        if anchored.groups:
+            raise ConfigError("a format pattern must not have capturing groups", location=where)
+        context = table.get("context", "none")
+        starts = table["starts"]
+        if context not in ("none", "required") or starts not in ("digit", "letter"):
+            raise ConfigError("context must be none|required and starts digit|letter", location=where)
+        return IdFormat(
+            name=str(table["name"]),
+            country=country,
+            label=Category.parse(table["label"]),
+            starts=starts,
+            pattern=pattern,
+            anchored=anchored,
+            valid=make_validator(str(table["validator"]), table),
+            checksum=bool(table.get("checksum", False)),
+            needs_context=context == "required",
+            labels=tuple(table.get("labels", ())),
+            score=float(table.get("score", 0.9)),
+        )
+    except ConfigError as exc:
+        raise exc.at(where) from None
+    except (KeyError, TypeError, ValueError, regex.error) as exc:
+        raise ConfigError(f"malformed format: {type(exc).__name__}: {exc}", location=where) from None
+
+
+@cache
+def id_formats() -> tuple[IdFormat, ...]:
+    """Every ``[[format]]`` of every country's ``ids.toml`` (countries in name order)."""
+    return tuple(
+        _read_format(cc, table)
+        for cc in countries()
+        for table in country_data(cc, "ids").get("format", ())
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class LabelledKind:
+    """An identifier known by its label (``[[labelled]]`` in ``countries/XX/ids.toml``)."""
+
+    name: str
+    kind: str
+    label: Category
+    shape: ValueShape
+    score: float
+
+    @property
+    def source(self) -> str:
+        return f"rule.id.{self.name}.v1"
+
+
+@cache
+def labelled_kinds() -> tuple[LabelledKind, ...]:
+    """The labelled identifier kinds, in data order."""
+    kinds = []
+    for table in country_data(INTERNATIONAL, "ids").get("labelled", ()):
+        where = f"countries/{INTERNATIONAL}/ids.toml labelled {table.get('name', '?')}"
+        if table.get("kind") not in LABEL_KINDS:
+            raise ConfigError(f"labelled kind must be one of {', '.join(LABEL_KINDS)}", location=where)
+        kinds.append(
+            LabelledKind(
+                name=str(table["name"]),
+                kind=table["kind"],
+                label=Category.parse(table["label"]),
+                shape=value_shape(table, where),
+                score=float(table.get("score", 0.9)),
+            )
+        )
+    return tuple(kinds)
+
+
+# --------------------------------------------------------------------------- scanning
+
+
+#: Longest identifier a format may match (characters), which bounds each anchored match.
+_MAX_ID = 64
+
+
+class _FormatGroup:
+    """Formats sharing a first-character class: one scan, anchored alternations.
+
+    An alternation returns the first format that matches at a position, so the formats before
+    it did not match there; when that format's validator or context refuses, the search goes on
+    with the alternation of the formats after it (``tails[i]`` covers formats ``i`` onwards).
+    """
+
+    def __init__(self, scan: str, formats: Sequence[IdFormat]) -> None:
+        self.formats = tuple(formats)
+        self.scan = compile_pattern(scan)
+        self.tails = tuple(
+            compile_pattern("|".join(f"(?P<f{i}>{f.pattern}){_END}" for i, f in enumerate(self.formats) if i >= k))
+            for k in range(len(self.formats))
+        )
+
+    def matches(self, text: str, pos: int) -> Iterator[tuple[IdFormat, int]]:
+        """``(format, end)`` of each format matching at ``pos``, in data order."""
+        k, endpos = 0, min(len(text), pos + _MAX_ID)
+        while k < len(self.tails):
+            m = self.tails[k].match(text, pos, endpos, timeout=PATTERN_TIMEOUT_S)
+            if m is None:
+                return
+            index = int(m.lastgroup[1:])
+            yield self.formats[index], m.end()
+            k = index + 1
+
+
+#: Start of a digit-initial identifier: not glued to a letter, digit or "+", not inside a number
+#: such as a date or decimal, and followed by at least six more digits or capitals (joined by at
+#: most single spaces, hyphens or dots: no format uses "/", so slashed dates stop here).
+_DIGIT_SCAN = r"[0-9](?<![\p{L}\p{N}+][0-9])(?<![0-9][\-./,][0-9])(?=(?:[ \-.]?[0-9A-Z]){6})"
+#: Start of a capital-initial identifier with a digit within its first eight characters.
+_LETTER_SCAN = r"[A-Z](?<![\p{L}\p{N}][A-Z])(?=[A-Z\-]{0,6}[0-9])"
+
+
+@cache
+def _format_groups() -> tuple[_FormatGroup, _FormatGroup]:
+    formats = id_formats()
+    return (
+        _FormatGroup(_DIGIT_SCAN, [f for f in formats if f.starts == "digit"]),
+        _FormatGroup(_LETTER_SCAN, [f for f in formats if f.starts == "letter"]),
+    )
+
+
+class IdentifierRule(RuleDetector):
+    """National identity numbers and other identifying numbers (IBAN, cards, labelled IDs)."""
+
+    id = RULE_ID
+    labels: frozenset[Category | Fact] = frozenset({Category.ID_NATIONAL, Category.ID_OTHER})
+
+    def __init__(self) -> None:
+        self._groups = _format_groups()
+        self._kinds = {k.kind: k for k in labelled_kinds()}
+
+    def find(self, segment: Segment) -> list[Span]:
+        view = ascii_view(segment)
+        languages = tuple(segment_languages(segment))
+        with fail_closed(segment, self.id):
+            spans = self._formats(view, languages)
+            spans += self._labelled(view, languages, spans)
+        spans.sort(key=lambda s: (s.start, s.end))
+        return spans
+
+    def _formats(self, view: Segment, languages: tuple[str, ...]) -> list[Span]:
+        spans: list[Span] = []
+        for group in self._groups:
+            covered = -1
+            for hit in guarded_finditer(group.scan, view, self.id):
+                if hit.start() < covered:
+                    continue
+                span = self._format_at(group, view.text, hit.start(), languages)
+                if span is not None:
+                    spans.append(span)
+                    covered = span.end
+        return spans
+
+    def _format_at(self, group: _FormatGroup, text: str, pos: int, languages: tuple[str, ...]) -> Span | None:
+        for fmt, end in group.matches(text, pos):
+            if self._accepts(fmt, text, pos, end, languages):
+                return Span(pos, end, fmt.label, fmt.source, fmt.score)
+        return None
+
+    @staticmethod
+    def _accepts(fmt: IdFormat, text: str, start: int, end: int, languages: tuple[str, ...]) -> bool:
+        if fmt.needs_context:
+            lexicon = label_lexicon(languages, ("national_id",), fmt.labels)
+            if lexicon.label_before(text, start) is None:
+                return False
+        return fmt.valid(text[start:end])
+
+    def _labelled(self, view: Segment, languages: tuple[str, ...], taken: Sequence[Span]) -> list[Span]:
+        kinds = tuple(self._kinds)
+        if not kinds:
+            return []
+        lexicon = label_lexicon(languages, kinds)
+        spans: list[Span] = []
+        for token in value_tokens(view, self.id, lexicon):
+            if any(s.start < token.end and token.start < s.end for s in taken):
+                continue
+            found = labelled_value(lexicon, view.text, token)
+            if found is None:
+                continue
+            kind = self._kinds[found[0]]
+            if kind.shape.accepts(view.text[found[1] : token.end]):
+                spans.append(Span(found[1], token.end, kind.label, kind.source, kind.score))
+        return spans

@@ -1,0 +1,751 @@
+"""Telephone and fax numbers: one fast candidate pattern, candidates validated by phonenumbers.
+
+How a number is found:
+
+1. One character-class pattern finds *runs* of digits joined by spaces, dots, dashes, slashes
+   or parentheses (ASCII, or also typographic spaces and dashes and non-ASCII digits where
+   the segment may hold them). Dates such as ``12/03/2024`` are skipped at once.
+2. A run is split at separators longer than three characters and cut into digit groups. A
+   group glued to letters or signs (``MUL/2024/00871``, ``12345678Z``, ``DE89 3704 …``) is
+   blocked, as are groups forming a date, a reading (``120/80``), a decimal (``36.5``), a
+   year-led identifier (``2024-004512``) or a card/account number in blocks of four.
+3. The remaining groups are tried leftmost-longest. Inside a run a second number must start
+   the way numbers are written (``0``, ``+``, ``(``). Each candidate is read in every region
+   of the segment (``+``/``00`` numbers need none) against phonenumbers' metadata; a
+   candidate that can be a valid number in national form is confirmed with
+   ``phonenumbers.parse`` and ``is_valid_number`` before it is accepted.
+
+A valid number written in its country's national form (``0772 123456``, ``612 34 56 78``,
+``(415) 555-0134``) or in international form is accepted on its own. A number that is valid
+only when read another way (``772 123456`` lacking the trunk prefix) or only *possible*
+(right length, unallocated range) is accepted only after a phone or fax context word
+(``Tel.``, ``simu``, ``số điện thoại``…) with no other number in between. Fictional but
+well-formed numbers such as the North American 555-01xx range are tagged like any other:
+in a record they are indistinguishable from real ones. An extension written after a number
+(``ext. 204``, ``Durchwahl -12``, ``转 8``) is part of its span.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from functools import cache
+
+import phonenumbers
+import regex
+from phonenumbers import NumberParseException
+
+from polydeid.core.errors import ConfigError, RuleTimeoutError
+from polydeid.core.segments import Segment
+from polydeid.core.spans import Span
+from polydeid.core.taxonomy import Category, Fact
+from polydeid.detect.rules._base import (
+    PATTERN_TIMEOUT_S,
+    ContextLexicon,
+    Pattern,
+    RuleDetector,
+    compile_pattern,
+    guarded_finditer,
+    segment_countries,
+    segment_languages,
+)
+from polydeid.locales import canonical_language, language_data, language_info
+
+SOURCE_INTERNATIONAL = "rule.phone.intl.v1"
+SOURCE_NATIONAL = "rule.phone.national.v1"
+SOURCE_CONTEXT = "rule.phone.context.v1"
+
+#: Decimal digits of the scripts that write phone numbers with their own digits: ASCII,
+#: Arabic-Indic, Extended Arabic-Indic, Devanagari, full-width.
+_DIGITS = r"0-9\u0660-\u0669\u06f0-\u06f9\u0966-\u096f\uff10-\uff19"
+_DIGIT = f"[{_DIGITS}]"
+#: Characters allowed between digit groups (at most three in a row): ASCII ones, and the
+#: typographic spaces, hyphens and dashes (no-break space, narrow no-break space, Unicode
+#: hyphens, minus, full-width hyphen and parentheses).
+_ASCII_SEPARATORS = " \t./()\\-"
+_TYPOGRAPHIC_SEPARATORS = "\u00a0\u202f\u2010\u2011\u2012\u2013\u2212\uff0d\uff08\uff09"
+_MAX_SEPARATOR = 3
+
+#: A run: a digit, then digits and separators, then a digit, at least seven characters. One
+#: character class keeps the engine's scan fast; groups, separators and what comes before the
+#: run are checked in Python. The ASCII form (several times faster) serves segments without
+#: native digits or typographic separators.
+_RUN_ASCII = compile_pattern(rf"[0-9][0-9{_ASCII_SEPARATORS}]{{5,}}[0-9]")
+_RUN_UNICODE = compile_pattern(
+    rf"{_DIGIT}[{_DIGITS}{_ASCII_SEPARATORS}{_TYPOGRAPHIC_SEPARATORS}]{{5,}}{_DIGIT}"
+)
+#: Scripts whose texts may write phone numbers with native (non-ASCII) digits.
+_NATIVE_DIGIT_SCRIPTS = frozenset({"Arabic", "Devanagari", "Han"})
+_TYPOGRAPHIC = tuple(_TYPOGRAPHIC_SEPARATORS)
+_GROUP = compile_pattern(rf"{_DIGIT}++")
+#: A run that is exactly one date (fast path: most seven-digit runs in clinical text).
+_DATE_RUN = compile_pattern(
+    rf"{_DIGIT}{{1,2}}([./\-]){_DIGIT}{{1,2}}\1(?:{_DIGIT}{{4}}|{_DIGIT}{{2}})"
+    rf"|{_DIGIT}{{4}}([./\-]){_DIGIT}{{1,2}}\2{_DIGIT}{{1,2}}"
+)
+#: Zero in each digit set: a trunk prefix or ``00`` starts a number inside a run.
+_ZEROS = "0\u0660\u06f0\u0966\uff10"
+#: Signs that glue a run to what precedes it (``#1234567``, ``+1 2 …`` after a digit).
+_GLUE_SIGNS = "_@#%&+\uff0b"
+
+#: Digit counts a candidate may have (after ``+``/``00``: country code and number, E.164).
+_INTL_DIGITS = (8, 15)
+_NATIONAL_DIGITS = (7, 14)
+#: Runs with more digits than this are lists or long identifiers: even their first candidate
+#: must start with ``+``, ``(`` or ``0``.
+_LONG_RUN_DIGITS = 15
+#: How far before a candidate a context word may be.
+_CONTEXT_CHARS = 40
+#: Segment hints that count as phone context (a field known to hold a phone number).
+_PHONE_HINTS = frozenset({"field:phone", "field:telephone", "field:mobile", "field:fax"})
+
+
+@dataclass(frozen=True, slots=True)
+class _PhoneLocale:
+    """Context words and the extension pattern for one set of languages."""
+
+    context: ContextLexicon
+    extension: Pattern
+
+
+@dataclass(frozen=True, slots=True)
+class _Verdict:
+    """Why a candidate was accepted: its span source and score."""
+
+    source: str
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class _Shape:
+    """How a candidate is written: grouped by separators, or one digit per group."""
+
+    grouped: bool
+    spaced_out: bool
+
+
+@dataclass(slots=True)
+class _Scan:
+    """Working state of one segment's scan, with a memo of what each digit string reads as."""
+
+    # The memo is dropped with the scan: a string repeated in a table costs one reading, and
+    # no number outlives its segment.
+
+    segment: Segment
+    regions: tuple[str, ...]
+    national_lengths: frozenset[int]
+    locale: _PhoneLocale
+    hinted: bool
+    rule_id: str
+    memo: dict[tuple[bool, str], _Finding | None] = field(default_factory=dict)
+
+    def context_before(self, start: int, floor: int) -> bool:
+        """Whether a phone/fax word precedes ``start`` (not before ``floor``, the last number)."""
+        window = max(start - _CONTEXT_CHARS, floor)
+        return self.hinted or self.locale.context.search(self.segment.text, window, start)
+
+    def finding(self, international: bool, digits: str) -> _Finding | None:
+        key = (international, digits)
+        if key not in self.memo:
+            self.memo[key] = (
+                _find_international(digits)
+                if international
+                else _find_national(digits, self.regions)
+            )
+        return self.memo[key]
+
+
+@dataclass(frozen=True, slots=True)
+class _Finding:
+    """What a digit string is, before context: valid where and how, or only possible."""
+
+    valid: bool  # international: a valid number
+    canonical_prefix: str | None = None  # national: valid and in national form (trunk prefix)
+    other: str | None = None  # national: a region where it is valid read another way
+    possible: str | None = None  # a region (or "+") where it is only a possible number
+
+
+@dataclass(frozen=True, slots=True)
+class _Run:
+    """One candidate run: where it starts, its digit groups, digit counts and blocked groups."""
+
+    lead: int
+    groups: tuple[tuple[int, int], ...]
+    counts: tuple[int, ...]
+    singles: tuple[int, ...]  # prefix sums of one-digit groups
+    blocked: frozenset[int]
+
+    @classmethod
+    def split(cls, text: str, start: int, end: int) -> Iterator[_Run]:
+        """The runs of at least seven digits in ``text[start:end]``, split at long separators."""
+        piece: list[tuple[int, int]] = []
+        for match in _GROUP.finditer(text, start, end):
+            if piece and match.start() - piece[-1][1] > _MAX_SEPARATOR:
+                yield from cls._of(text, piece)
+                piece = []
+            piece.append(match.span())
+        yield from cls._of(text, piece)
+
+    @classmethod
+    def _of(cls, text: str, piece: list[tuple[int, int]]) -> Iterator[_Run]:
+        counts, singles = [0], [0]
+        for s, e in piece:
+            counts.append(counts[-1] + e - s)
+            singles.append(singles[-1] + (e - s == 1))
+        if counts[-1] < _NATIONAL_DIGITS[0]:
+            return
+        groups = tuple(piece)
+        start, end = groups[0][0], groups[-1][1]
+        lead = _lead_start(text, start)
+        blocked = set(_blocked_groups(text, groups))
+        if _glued_left(text, lead):
+            if _is_iban_head(text, start) and groups[0][1] - start == 2:
+                blocked.update(range(len(groups)))  # DE89 3704 0044 …: an IBAN
+            blocked.add(0)
+        if end < len(text) and _is_word_char(text[end]):
+            blocked.add(len(groups) - 1)
+        if _has_account_blocks(groups):
+            blocked.update(range(len(groups)))
+        yield cls(lead, groups, tuple(counts), tuple(singles), frozenset(blocked))
+
+    @property
+    def is_long(self) -> bool:
+        return self.counts[-1] > _LONG_RUN_DIGITS
+
+    def digits_between(self, i: int, j: int) -> int:
+        return self.counts[j + 1] - self.counts[i]
+
+    def last_free(self, i: int) -> int:
+        """The last group reachable from ``i`` without a blocked group or too many digits."""
+        # The digit bound keeps a huge run of digits linear.
+        last = i
+        limit = min(len(self.groups) - 1, i + _INTL_DIGITS[1] + 2)
+        while last < limit and last + 1 not in self.blocked:
+            last += 1
+        return last
+
+
+class _Reading(Enum):
+    """How a digit string reads in one region, judged from the region's metadata alone."""
+
+    NONE = "none"  # not a number of the region
+    POSSIBLE = "possible"  # right length after the trunk prefix, but no number type matches
+    OTHER = "other"  # valid only when read another way (trunk prefix or country code missing)
+    CANONICAL = "canonical"  # valid and written in the region's national form
+    UNKNOWN = "unknown"  # the region rewrites digits while parsing: ask phonenumbers
+
+
+@dataclass(frozen=True, slots=True)
+class _Desc:
+    """One phone-number description of a region: possible lengths and a pattern."""
+
+    lengths: frozenset[int]  # empty: any length allowed by the general description
+    pattern: Pattern
+
+    def matches(self, nsn: str) -> bool:
+        return (not self.lengths or len(nsn) in self.lengths) and bool(self.pattern.fullmatch(nsn))
+
+
+@dataclass(frozen=True, slots=True)
+class _Format:
+    """One national format: which numbers it applies to and the digits it writes before them."""
+
+    leading: Pattern | None
+    pattern: Pattern
+    prefix_digits: str
+
+
+@dataclass(frozen=True, slots=True)
+class _RegionShape:
+    """A region's numbering plan from phonenumbers' metadata, for a cheap check before parsing."""
+
+    # It mirrors phonenumbers' own number-type and national-format selection so that most
+    # candidates are ruled out without a parse; every accepted number is still confirmed by
+    # ``phonenumbers.parse`` and ``is_valid_number``.
+
+    prefix: str
+    country_code: str
+    strip: Pattern | None  # the region's national-prefix-for-parsing pattern
+    generals: tuple[_Desc, ...]
+    types: tuple[_Desc, ...]
+    formats: tuple[_Format, ...]
+    possible_lengths: frozenset[int]
+    rewrites: bool  # the region transforms digits while stripping its prefix
+
+    def significant_forms(self, digits: str) -> list[str]:
+        """``digits`` read as a national significant number: as is, without prefix or code."""
+        forms = [digits]
+        prefix = self.strip.match(digits) if self.strip is not None else None
+        if prefix is not None and prefix.end() > 0:
+            forms.append(digits[prefix.end() :])
+        if digits.startswith(self.country_code):
+            forms.append(digits[len(self.country_code) :])
+        return forms
+
+    def reading(self, digits: str) -> _Reading:
+        if self.rewrites:
+            return _Reading.UNKNOWN
+        forms = self.significant_forms(digits)
+        valid = [f for f in forms if self._is_valid_significant(f)]
+        if not valid:
+            possible = any(len(f) in self.possible_lengths for f in forms)
+            return (
+                _Reading.POSSIBLE if possible and digits.startswith(self.prefix) else _Reading.NONE
+            )
+        for nsn in valid:
+            if digits in {self.national_digits(nsn), self.prefix + nsn}:
+                return _Reading.CANONICAL
+        return _Reading.OTHER
+
+    def _is_valid_significant(self, nsn: str) -> bool:
+        return any(g.matches(nsn) for g in self.generals) and any(
+            t.matches(nsn) for t in self.types
+        )
+
+    def national_digits(self, nsn: str) -> str:
+        """The digits of ``nsn`` in the region's national format (with its trunk prefix or not)."""
+        for fmt in self.formats:
+            if (fmt.leading is None or fmt.leading.match(nsn)) and fmt.pattern.fullmatch(nsn):
+                return fmt.prefix_digits + nsn
+        return nsn
+
+
+def _words(langs: Sequence[str], table: str) -> list[str]:
+    words: list[str] = []
+    for lang in langs:
+        words.extend(language_data(lang, "contacts").get(table, {}).get("words", ()))
+    return words
+
+
+@cache
+def _locale(langs: tuple[str, ...]) -> _PhoneLocale:
+    """Phone/fax context and extension words of ``langs`` (read from ``contacts.toml``)."""
+    context = ContextLexicon(_words(langs, "phone") + _words(langs, "fax"))
+    ext_words = sorted({w.strip() for w in _words(langs, "extension")} - {""}, key=len)[::-1]
+    alts = "|".join(r"[ \t]+".join(regex.escape(p) for p in w.split()) for w in ext_words)
+    extension = compile_pattern(
+        rf"[ \t]*[,;]?[ \t]*(?i:{alts or 'ext'})(?!\p{{L}})[ \t]*[.:#]?[ \t]*[-\u2013]?[ \t]*"
+        rf"{_DIGIT}{{1,6}}(?![\p{{N}}\p{{L}}])"
+    )
+    return _PhoneLocale(context, extension)
+
+
+@cache
+def _regions(countries: tuple[str, ...]) -> tuple[str, ...]:
+    """Upper-cased region codes, checked against phonenumbers' metadata."""
+    regions = tuple(dict.fromkeys(c.upper() for c in countries))
+    unknown = [r for r in regions if r not in phonenumbers.SUPPORTED_REGIONS]
+    if unknown:
+        raise ConfigError(f"unknown country code(s) {', '.join(unknown)} for phone rules")
+    return regions
+
+
+_TYPE_FIELDS = (
+    "premium_rate",
+    "toll_free",
+    "shared_cost",
+    "voip",
+    "personal_number",
+    "pager",
+    "uan",
+    "voicemail",
+    "fixed_line",
+    "mobile",
+)
+
+
+def _desc(desc: phonenumbers.PhoneNumberDesc | None) -> _Desc | None:
+    if desc is None or not desc.national_number_pattern:
+        return None
+    return _Desc(frozenset(desc.possible_length), compile_pattern(desc.national_number_pattern))
+
+
+@cache
+def _national_lengths(regions: tuple[str, ...]) -> frozenset[int]:
+    """Digit counts a number written without ``+`` can have in any of ``regions``."""
+    low, high = _NATIONAL_DIGITS
+    lengths: set[int] = set()
+    for region in regions:
+        shape = _region_shape(region)
+        if shape.rewrites:
+            return frozenset(range(low, high + 1))
+        extras = (0, len(shape.prefix), len(shape.country_code))
+        lengths.update(n + extra for n in shape.possible_lengths for extra in extras)
+    return frozenset(n for n in lengths if low <= n <= high)
+
+
+@cache
+def _region_shape(region: str) -> _RegionShape:
+    """The numbering plan of ``region``, with the number types of every region sharing its code."""
+    # As in phonenumbers, a Canadian number is valid when read in the United States.
+    metadata = phonenumbers.PhoneMetadata.metadata_for_region(region)
+    general = metadata.general_desc
+    siblings = [
+        phonenumbers.PhoneMetadata.metadata_for_region(r)
+        for r in phonenumbers.COUNTRY_CODE_TO_REGION_CODE.get(metadata.country_code, (region,))
+    ]
+    types = tuple(
+        d
+        for m in siblings
+        if m is not None
+        for d in (_desc(getattr(m, f)) for f in _TYPE_FIELDS)
+        if d
+    )
+    generals = tuple(d for m in siblings if m is not None for d in [_desc(m.general_desc)] if d)
+    formats = tuple(
+        _Format(
+            compile_pattern(f.leading_digits_pattern[-1]) if f.leading_digits_pattern else None,
+            compile_pattern(f.pattern),
+            _digits((f.national_prefix_formatting_rule or "").replace("\\1", "")),
+        )
+        for f in metadata.number_format
+    )
+    rule = metadata.national_prefix_for_parsing
+    return _RegionShape(
+        prefix=metadata.national_prefix or "",
+        country_code=str(metadata.country_code),
+        strip=compile_pattern(rule) if rule else None,
+        generals=generals,
+        types=types,
+        formats=formats,
+        possible_lengths=frozenset((*general.possible_length, *general.possible_length_local_only)),
+        rewrites=metadata.national_prefix_transform_rule is not None,
+    )
+
+
+def _digits(text: str) -> str:
+    """The ASCII digits of ``text`` (other scripts' decimal digits converted)."""
+    digits = "".join(_GROUP.findall(text))
+    return digits if digits.isascii() else "".join(str(int(c)) for c in digits)
+
+
+def _parse(number: str, region: str | None) -> phonenumbers.PhoneNumber | None:
+    try:
+        return phonenumbers.parse(number, region)
+    except NumberParseException:
+        return None
+
+
+def _judge_candidate(
+    candidate: str, shape: _Shape, scan: _Scan, has_context: Callable[[], bool]
+) -> _Verdict | None:
+    """Accept or reject one candidate string (see the module docstring for the policy)."""
+    if candidate.lstrip("( \u00a0")[:1] in {"+", "\uff0b"}:
+        return _international_verdict(
+            scan.finding(True, _digits(candidate.replace("(0)", ""))), has_context
+        )
+    digits = _digits(candidate)
+    if digits.startswith("00") and not digits.startswith("000"):
+        return _international_verdict(scan.finding(True, digits[2:]), has_context)
+    finding = scan.finding(False, digits)
+    if finding is None:
+        return None
+    if finding.canonical_prefix is not None:
+        return _national_verdict(digits, finding.canonical_prefix, shape, has_context)
+    if finding.other is not None and has_context() and _confirms(digits, finding.other, valid=True):
+        return _Verdict(SOURCE_CONTEXT, 0.75)
+    if finding.possible and has_context() and _confirms(digits, finding.possible, valid=False):
+        return _Verdict(SOURCE_CONTEXT, 0.6)
+    return None
+
+
+def _find_international(digits: str) -> _Finding | None:
+    """``digits`` follow a ``+`` (or ``00``): country code and subscriber number."""
+    low, high = _INTL_DIGITS
+    number = _parse("+" + digits, None) if low <= len(digits) <= high else None
+    if number is None:
+        return None
+    if phonenumbers.is_valid_number(number):
+        return _Finding(valid=True)
+    return _Finding(valid=False, possible="+") if phonenumbers.is_possible_number(number) else None
+
+
+def _international_verdict(
+    finding: _Finding | None, has_context: Callable[[], bool]
+) -> _Verdict | None:
+    if finding is None:
+        return None
+    if finding.valid:
+        return _Verdict(SOURCE_INTERNATIONAL, 0.99 if has_context() else 0.95)
+    return _Verdict(SOURCE_CONTEXT, 0.6) if has_context() else None
+
+
+def _find_national(digits: str, regions: Sequence[str]) -> _Finding | None:
+    """``digits`` written without a country code, read in each of ``regions``."""
+    low, high = _NATIONAL_DIGITS
+    if not low <= len(digits) <= high:
+        return None
+    other: str | None = None
+    possible: str | None = None
+    for region in regions:
+        region_shape = _region_shape(region)
+        reading = region_shape.reading(digits)
+        if reading in {_Reading.CANONICAL, _Reading.UNKNOWN}:
+            if _is_canonical(digits, region, region_shape.prefix):
+                return _Finding(valid=True, canonical_prefix=region_shape.prefix)
+            reading = _Reading.OTHER
+        if reading is _Reading.OTHER:
+            other = other or region
+        elif reading is _Reading.POSSIBLE:
+            possible = possible or region
+    if other is None and possible is None:
+        return None
+    return _Finding(valid=other is not None, other=other, possible=possible)
+
+
+def _is_canonical(digits: str, region: str, prefix: str) -> bool:
+    """phonenumbers' word: valid, and read with the same national significant number."""
+    number = _parse(digits, region)
+    if number is None or not phonenumbers.is_valid_number(number):
+        return False
+    significant = phonenumbers.national_significant_number(number)
+    return digits.endswith(significant) and len(digits) - len(significant) <= len(prefix) + 2
+
+
+def _confirms(digits: str, region: str, *, valid: bool) -> bool:
+    """phonenumbers' word: ``digits`` are a valid (or only a possible) number of ``region``."""
+    number = _parse(digits, region)
+    if number is None:
+        return False
+    return (
+        phonenumbers.is_valid_number(number) if valid else phonenumbers.is_possible_number(number)
+    )
+
+
+def _national_verdict(
+    digits: str, prefix: str, shape: _Shape, has_context: Callable[[], bool]
+) -> _Verdict:
+    """Score of a valid number written in its national form (context only lifts weak ones)."""
+    if shape.spaced_out:
+        score = 0.75  # 0 7 7 2 …: plausible, but so is a list of single digits
+    elif not shape.grouped and not (prefix and digits.startswith(prefix)):
+        score = 0.7  # a bare digit string with no trunk prefix could be any number
+    else:
+        return _Verdict(SOURCE_NATIONAL, 0.9)
+    return _Verdict(SOURCE_NATIONAL, 0.9 if has_context() else score)
+
+
+def _has_account_blocks(groups: Sequence[tuple[int, int]]) -> bool:
+    """Four or more consecutive groups of exactly four digits: a card or account number."""
+    streak = 0
+    for s, e in groups:
+        streak = streak + 1 if e - s == 4 else 0
+        if streak >= 4:
+            return True
+    return False
+
+
+def _blocked_groups(text: str, groups: Sequence[tuple[int, int]]) -> frozenset[int]:
+    """Indices of digit groups that are part of a date, a reading, a decimal or a year range."""
+    blocked: set[int] = set()
+    seps = [text[groups[k][1] : groups[k + 1][0]] for k in range(len(groups) - 1)]
+    for k, sep in enumerate(seps):
+        if _is_not_phone_pair(text, sep, groups[k], groups[k + 1]):
+            blocked.update((k, k + 1))
+    for k in range(len(seps) - 1):
+        same = seps[k] == seps[k + 1] and seps[k] in {".", "/", "-"}
+        if same and _is_date(text, groups[k : k + 3]):
+            blocked.update((k, k + 1, k + 2))
+    return frozenset(blocked)
+
+
+def _is_not_phone_pair(
+    text: str, sep: str, first: tuple[int, int], second: tuple[int, int]
+) -> bool:
+    """A reading (``120/80``), a decimal (``36.5``) or a year-led range or id (``2024-004512``)."""
+    a, b = first[1] - first[0], second[1] - second[0]
+    if sep == "/" and a <= 3 and b <= 3:
+        return True
+    if sep == "." and b == 1 and a <= 3:
+        return True
+    return (
+        sep in {"-", "/", ".", "\u2013"}
+        and a == 4
+        and text[first[0] : first[0] + 2] in {"19", "20"}
+    )
+
+
+def _is_date(text: str, triple: Sequence[tuple[int, int]]) -> bool:
+    """Whether three groups read as d/m/y, m/d/y or y-m-d."""
+    a, b, c = (int(_digits(text[s:e])) for s, e in triple)
+    la, lb, lc = (e - s for s, e in triple)
+    if la == 4:
+        return lb <= 2 and lc <= 2 and 1 <= b <= 12 and 1 <= c <= 31
+    if la > 2 or lb > 2 or lc not in {2, 4}:
+        return False
+    return min(a, b) >= 1 and min(a, b) <= 12 and max(a, b) <= 31
+
+
+class PhoneRule(RuleDetector):
+    """Telephone and fax numbers, validated with the ``phonenumbers`` metadata."""
+
+    id = "rules.phones.v1"
+    labels: frozenset[Category | Fact] = frozenset({Category.CONTACT_PHONE})
+
+    def __init__(self) -> None:
+        # Keep phonenumbers' compiled metadata patterns: checking numbers of many regions
+        # otherwise overflows the ``re`` module's cache and recompiles them over and over.
+        phonenumbers.enable_pattern_cache()
+
+    def find(self, segment: Segment) -> Iterator[Span]:
+        regions = _regions(tuple(segment_countries(segment)))
+        scan = _Scan(
+            segment=segment,
+            regions=regions,
+            national_lengths=_national_lengths(regions),
+            locale=_locale(tuple(segment_languages(segment))),
+            hinted=not _PHONE_HINTS.isdisjoint(segment.hints),
+            rule_id=self.id,
+        )
+        text = segment.text
+        previous_end = 0
+        for match in guarded_finditer(_run_pattern(segment), segment, self.id):
+            start, end = match.span()
+            if _DATE_RUN.fullmatch(text, start, end):
+                continue
+            for run in _Run.split(text, start, end):
+                for span in _spans_in_run(scan, run, previous_end):
+                    previous_end = span.end
+                    yield span
+            previous_end = max(previous_end, end)
+
+
+def _run_pattern(segment: Segment) -> Pattern:
+    """The ASCII run pattern unless the segment may hold native digits or typographic spaces."""
+    text = segment.text
+    if text.isascii():
+        return _RUN_ASCII
+    script = language_info(canonical_language(segment.lang)).script
+    if script in _NATIVE_DIGIT_SCRIPTS or any(c in text for c in _TYPOGRAPHIC):
+        return _RUN_UNICODE
+    return _RUN_ASCII
+
+
+def _spans_in_run(scan: _Scan, run: _Run, previous_end: int) -> Iterator[Span]:
+    """Leftmost-longest valid candidates among the run's groups."""
+    i = 0
+    while i < len(run.groups):
+        found = None if i in run.blocked else _longest_at(scan, run, i, previous_end)
+        if found is None:
+            i += 1
+            continue
+        span, i = found
+        previous_end = span.end
+        yield span
+
+
+def _longest_at(scan: _Scan, run: _Run, i: int, previous_end: int) -> tuple[Span, int] | None:
+    """The longest valid candidate starting at group ``i``, and the next group index."""
+    text = scan.segment.text
+    start = run.lead if i == 0 else _paren_start(text, run.groups[i][0], run.groups[i - 1][1])
+    if not _may_start(text, run, i, start):
+        return None
+    context: list[bool] = []
+
+    def has_context() -> bool:
+        if not context:
+            context.append(scan.context_before(start, previous_end))
+        return context[0]
+
+    first = run.groups[i][0]
+    international = "+" in text[start:first] or "\uff0b" in text[start:first]
+    international = international or _digits(text[first : first + 2]) == "00"
+    whole = (i, run.last_free(i)) == (0, len(run.groups) - 1)
+    for j in range(run.last_free(i), i - 1, -1):
+        n_digits = run.digits_between(i, j)
+        if n_digits < _NATIONAL_DIGITS[0]:
+            break
+        if n_digits > _INTL_DIGITS[1] + 2 or not (
+            international or n_digits in scan.national_lengths
+        ):
+            continue
+        shape = _Shape(grouped=j > i, spaced_out=run.singles[j + 1] - run.singles[i] >= 5)
+        if shape.spaced_out and not (whole and j == len(run.groups) - 1):
+            continue  # 0 7 7 2 …: only a run that is exactly one number, not a slice of digits
+        end = _close_paren(text, start, run.groups[j][1])
+        verdict = _judge_candidate(text[start:end], shape, scan, has_context)
+        if verdict is not None:
+            end = _extension_end(scan, end)
+            span = Span(start, end, Category.CONTACT_PHONE, verdict.source, verdict.score)
+            return span, j + 1
+    return None
+
+
+def _is_word_char(char: str) -> bool:
+    """A character that glues a run into a word (not CJK: ``电话13812345678`` is a number)."""
+    if char.isascii():
+        return char.isalnum() or char == "_"
+    if "\u2e80" <= char <= "\u9fff" or "\uf900" <= char <= "\ufaff":
+        return False
+    return char.isalnum() or unicodedata.category(char)[0] == "M"
+
+
+def _glued_left(text: str, lead: int) -> bool:
+    """Whether a run is glued to what precedes it (``x123…``, ``MUL/2024…``, ``1.2…``)."""
+    if lead == 0:
+        return False
+    char = text[lead - 1]
+    if _is_word_char(char) or char in _GLUE_SIGNS:
+        return True
+    if lead >= 2 and char in "/.-,:":
+        before = text[lead - 2]
+        return before.isdigit() or (char in "/-" and before.isalpha())
+    return False
+
+
+def _is_iban_head(text: str, start: int) -> bool:
+    """Two capital letters right before ``start`` and nothing word-like before them (``DE89``)."""
+    head = text[max(0, start - 2) : start]
+    before = text[start - 3] if start >= 3 else " "
+    return len(head) == 2 and head.isascii() and head.isupper() and not _is_word_char(before)
+
+
+def _may_start(text: str, run: _Run, i: int, start: int) -> bool:
+    """Whether a number may begin at group ``i`` (a run's first group, or one led like a number)."""
+    if text[start] in "+\uff0b(\uff08" or text[run.groups[i][0]] in _ZEROS:
+        return True
+    if i == 0:
+        return not run.is_long
+    gap = text[run.groups[i - 1][1] : run.groups[i][0]]
+    return (i - 1) in run.blocked or (gap.strip() == "/" and gap != "/") or "  " in gap
+
+
+def _lead_start(text: str, start: int) -> int:
+    """Start of a run including a leading ``+``, ``+ ``, ``(`` or ``(+``."""
+    k = start
+    if k >= 1 and text[k - 1] in "+\uff0b":
+        k -= 1
+    elif k >= 2 and text[k - 1] in " \u00a0" and text[k - 2] in "+\uff0b":
+        k -= 2
+    if k >= 1 and text[k - 1] in "(\uff08":
+        k -= 1
+    return k
+
+
+def _paren_start(text: str, group_start: int, previous_group_end: int) -> int:
+    """Start of a candidate that begins inside a run: include an opening parenthesis before it."""
+    if group_start > previous_group_end and text[group_start - 1] == "(":
+        return group_start - 1
+    return group_start
+
+
+def _close_paren(text: str, start: int, end: int) -> int:
+    """Include a closing parenthesis that balances an opening one inside the candidate."""
+    if text.count("(", start, end) > text.count(")", start, end) and text[end : end + 1] == ")":
+        return end + 1
+    return end
+
+
+def _extension_end(scan: _Scan, end: int) -> int:
+    """End of an extension written after a number (``ext. 204``, ``Durchwahl -12``), or ``end``."""
+    text = scan.segment.text
+    try:
+        match = scan.locale.extension.match(text, end, timeout=PATTERN_TIMEOUT_S)
+    except TimeoutError:
+        raise RuleTimeoutError(
+            f"rule {scan.rule_id} exceeded {PATTERN_TIMEOUT_S}s on a segment of {len(text)} chars",
+            location=str(scan.segment.origin),
+        ) from None
+    return match.end() if match else end

@@ -1,0 +1,250 @@
+"""Phone and fax numbers: per-region positives, non-phone negatives, context, extensions.
+
+Test ids are labels, never the numbers themselves.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import phonenumbers
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from phonenumbers import PhoneNumberFormat, PhoneNumberType
+
+from polydeid.core.errors import ConfigError, RuleTimeoutError
+from polydeid.core.segments import Segment
+from polydeid.core.taxonomy import Category
+from polydeid.detect.rules import phones
+from polydeid.detect.rules.phones import (
+    SOURCE_CONTEXT,
+    SOURCE_INTERNATIONAL,
+    SOURCE_NATIONAL,
+    PhoneRule,
+)
+from polydeid.locales import default_countries, languages
+
+RULE = PhoneRule()
+
+
+def found(text: str, lang: str = "en", countries: tuple[str, ...] = ()) -> list[str]:
+    """The texts of the phone spans found (for assertions only; never printed by ids)."""
+    spans = RULE.detect(Segment(text, lang=lang, countries=countries))
+    assert all(s.label is Category.CONTACT_PHONE for s in spans)
+    return [text[s.start : s.end] for s in spans]
+
+
+_NBSP_NUMBER = "\u00a0".join(["06", "12", "34", "56", "78"])
+
+# (label, lang, text, expected span text)
+POSITIVES = [
+    ("ug-intl-spaced", "lg", "Essimu +256 772 123456 yakola.", "+256 772 123456"),
+    ("ke-intl-compact", "sw", "Simu +254712345678.", "+254712345678"),
+    ("ug-intl-00", "lg", "Ku ssimu 00256 772 123 456 oba", "00256 772 123 456"),
+    ("rw-intl", "rw", "telefone +250 788 123 456.", "+250 788 123 456"),
+    ("tz-intl", "sw", "Piga +255 754 123 456 kesho", "+255 754 123 456"),
+    ("de-intl", "de", "Rückruf unter +49 30 1234567 erbeten", "+49 30 1234567"),
+    ("es-intl", "es", "Móvil: +34 612 34 56 78", "+34 612 34 56 78"),
+    ("vn-intl", "vi", "Liên hệ +84 912 345 678.", "+84 912 345 678"),
+    ("fr-intl", "fr", "Joignable au +33 6 12 34 56 78.", "+33 6 12 34 56 78"),
+    ("us-intl-parens", "en", "Phone +1 (415) 555-0134 (fictional range).", "+1 (415) 555-0134"),
+    ("intl-paren-zero", "de", "Tel. +49 (0)30 1234567", "+49 (0)30 1234567"),
+    ("intl-in-parens", "en", "mobile (+256) 772 123456", "(+256) 772 123456"),
+    ("intl-after-colon", "en", "Tel:+256-772-123456", "+256-772-123456"),
+    ("ug-local", "lg", "Essimu: 0772 123456.", "0772 123456"),
+    ("ke-local-dashes", "sw", "namba ya simu 0712-345-678", "0712-345-678"),
+    ("rw-local-bare", "rw", "telefone 0788123456", "0788123456"),
+    ("de-local", "de", "Tel. 030 1234567", "030 1234567"),
+    ("de-local-slash", "de", "Telefon 030/1234567", "030/1234567"),
+    ("es-local-no-trunk", "es", "Teléfono 612 345 678", "612 345 678"),
+    ("vn-local", "vi", "số điện thoại 0912 345 678", "0912 345 678"),
+    ("vn-local-dots", "vi", "ĐT: 0912.345.678", "0912.345.678"),
+    ("fr-local-pairs", "fr", "Tél. : 06 12 34 56 78.", "06 12 34 56 78"),
+    ("us-local", "en", "Phone (415) 555-2671, email below", "(415) 555-2671"),
+    ("ca-local-in-us", "en", "call 416-555-0199 today", "416-555-0199"),
+    ("ug-pairs", "lg", "essimu 0772 12 34 56", "0772 12 34 56"),
+    ("ug-spaced-out", "lg", "essimu 0 7 7 2 1 2 3 4 5 6", "0 7 7 2 1 2 3 4 5 6"),
+    ("cn-mobile", "zh", "电话 13812345678", "13812345678"),
+    ("cn-mobile-fullwidth", "zh", "电话 １３８１２３４５６７８", "１３８１２３４５６７８"),
+    ("eg-arabic-indic", "ar", "هاتف +٢٠ ١٠ ٠١٢٣٤٥٦٧", "+٢٠ ١٠ ٠١٢٣٤٥٦٧"),
+    ("in-devanagari", "hi", "फोन +९१ ८१२३४ ५६७८९", "+९१ ८१२३४ ५६७८९"),
+    ("ru-trunk-8", "ru", "тел. 8 (912) 345-67-89", "8 (912) 345-67-89"),
+    ("fr-nbsp", "fr", "Tél. " + _NBSP_NUMBER, _NBSP_NUMBER),
+    ("de-ext-durchwahl", "de", "Tel. 030 1234567, Durchwahl -12", "030 1234567, Durchwahl -12"),
+    ("us-ext", "en", "call +1 415 555 0134 ext. 204 now", "+1 415 555 0134 ext. 204"),
+    ("us-ext-x", "en", "(415) 555-2671 x204", "(415) 555-2671 x204"),
+    ("cn-ext-zhuan", "zh", "电话 010-12345678转8", "010-12345678转8"),
+    ("after-record-id", "en", "ID12345678 0772123456", "0772123456"),
+]
+
+
+@pytest.mark.parametrize(
+    "lang,text,expected", [p[1:] for p in POSITIVES], ids=[p[0] for p in POSITIVES]
+)
+def test_finds_phone(lang: str, text: str, expected: str) -> None:
+    assert found(text, lang) == [expected]
+
+
+def test_two_numbers_in_a_list() -> None:
+    assert found("Tel: 0772123456 / 0712345678", "en") == ["0772123456", "0712345678"]
+
+
+def test_fax_context_counts_like_phone() -> None:
+    assert found("Fax 772 123456", "en") == ["772 123456"]
+
+
+# (label, lang, text)
+NEGATIVES = [
+    ("date-dmy-slash", "en", "Seen on 12/03/2024 in clinic."),
+    ("date-iso", "en", "Admitted 2024-03-12, discharged 2024-03-19."),
+    ("date-dots", "de", "geb. 14.02.1957, Aufnahme 19.03.2024"),
+    ("date-short", "luo", "Nobiro e osiptal chieng 3/4/2024."),
+    ("date-then-time", "en", "2024-03-12 14:30 reviewed"),
+    ("blood-pressure", "en", "BP 120/80 mmHg, HR 88, RR 18"),
+    ("bp-series", "en", "BP 120/80 130/85 140/90 over three visits"),
+    ("lab-values", "en", "Hb 11.2 g/dL, WBC 7.4, Plt 245, Na 138, K 4.1, Cr 86"),
+    ("lab-value-list", "en", "glucose 5.6 6.1 7.2 8.4 mmol/L"),
+    ("doses", "en", "amoxicillin 500 mg tds, 1 000 000 IU vitamin A"),
+    ("viral-load", "en", "viral load 1 234 567 copies/mL"),
+    ("record-slashes", "lg", "MRN: MUL/2024/00871."),
+    ("record-dashes", "vi", "mã bệnh nhân: BN-2024-00123."),
+    ("record-year-led", "en", "Numéro de dossier : 2024-004512."),
+    ("record-bare", "de", "Fallnummer: 20240012345."),
+    ("mrn-7-digits", "en", "MRN: 4455667."),
+    ("year", "en", "In 2024 she moved."),
+    ("year-range", "en", "between 2019-2024 and 2019 - 2024"),
+    ("rw-nid", "rw", "indangamuntu 1199080012345012"),
+    ("rw-nid-spaced", "rw", "indangamuntu 1 1995 7 0012345 0 12"),
+    ("fr-nir", "fr", "NIR 1 84 12 76 451 089 46"),
+    ("us-ssn", "en", "SSN 123-45-6789 was not provided"),
+    ("es-dni", "es", "DNI 12345678Z"),
+    ("ke-id", "sw", "namba ya kitambulisho 23456789."),
+    ("iban-de", "de", "IBAN DE89 3704 0044 0532 0130 00"),
+    ("iban-compact", "de", "IBAN DE89370400440532013000"),
+    ("card", "en", "card 4111 1111 1111 1111"),
+    ("time", "en", "review at 14:30 and 08:00-17:00"),
+    ("counts", "en", "1,234,567 cells counted"),
+    ("spaced-digit-list", "en", "scores 0 1 2 3 4 5 6 7 8 9 0 1 2"),
+    ("version", "en", "software 10.2.3.4567"),
+    ("no-trunk-no-context", "lg", "patient 772 123456 seen"),
+    ("glued-to-letters", "en", "code AB0772123456CD"),
+]
+
+
+@pytest.mark.parametrize("lang,text", [n[1:] for n in NEGATIVES], ids=[n[0] for n in NEGATIVES])
+def test_no_phone(lang: str, text: str) -> None:
+    assert found(text, lang) == []
+
+
+def test_context_accepts_number_without_trunk_prefix() -> None:
+    text = "simu 772 123456"
+    spans = RULE.detect(Segment(text, lang="lg"))
+    assert [(text[s.start : s.end], s.source) for s in spans] == [("772 123456", SOURCE_CONTEXT)]
+
+
+def test_context_does_not_reach_past_another_number() -> None:
+    # "Tel" belongs to the first number; the record number after it gets no context.
+    assert found("Tel 0772123456, ref 772 123456", "lg") == ["0772123456"]
+
+
+def test_context_word_must_be_whole_word() -> None:
+    # "hotel" contains "tel" but is not the word "tel".
+    assert found("hotel 772 123456", "en") == []
+
+
+def test_field_hint_counts_as_context() -> None:
+    segment = Segment("772 123456", lang="lg", hints=frozenset({"field:phone"}))
+    assert [s.source for s in RULE.detect(segment)] == [SOURCE_CONTEXT]
+
+
+def test_sources_and_scores() -> None:
+    text = "+256 772 123456 and 0772 123456"
+    spans = RULE.detect(Segment(text, lang="lg"))
+    assert [s.source for s in spans] == [SOURCE_INTERNATIONAL, SOURCE_NATIONAL]
+    assert all(0.5 <= s.score <= 1.0 for s in spans)
+
+
+def test_region_comes_from_segment_countries() -> None:
+    text = "Tel. 612 345 678"
+    assert found(text, "en", countries=("ES",)) == ["612 345 678"]
+    assert found(text, "en", countries=("UG",)) == []
+
+
+def test_unknown_country_fails_closed() -> None:
+    with pytest.raises(ConfigError):
+        RULE.detect(Segment("0772 123456", lang="en", countries=("XX",)))
+
+
+class _TimingOutPattern:
+    def finditer(self, *args: object, **kwargs: object) -> object:
+        raise TimeoutError
+
+
+def test_timeout_fails_closed_without_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(phones, "_RUN_ASCII", _TimingOutPattern())
+    with pytest.raises(RuleTimeoutError) as info:
+        RULE.detect(Segment("Tel 0772 123456", lang="en"))
+    assert "0772" not in str(info.value) and "123456" not in str(info.value)
+
+
+def test_long_digit_tables_stay_linear() -> None:
+    # A huge run of spaced digits is processed, in bounded time, without false positives.
+    assert found("0 " * 5000, "en") == []
+    assert found(" ".join(["0772123456"] * 300), "lg") == ["0772123456"] * 300
+
+
+# -- properties ---------------------------------------------------------------------------
+
+_REGIONS = sorted({c for lang in languages() for c in default_countries(lang)})
+_TYPES = [PhoneNumberType.MOBILE, PhoneNumberType.FIXED_LINE]
+_FORMATS = [PhoneNumberFormat.NATIONAL, PhoneNumberFormat.INTERNATIONAL, PhoneNumberFormat.E164]
+_EXAMPLES = [
+    (region, phonenumbers.format_number(number, fmt))
+    for region in _REGIONS
+    for kind in _TYPES
+    if (number := phonenumbers.example_number_for_type(region, kind)) is not None
+    for fmt in _FORMATS
+]
+
+_filler = st.text(alphabet="abcdefghij klmnop", max_size=30).map(lambda s: f" {s.strip()} ")
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(example=st.sampled_from(_EXAMPLES), before=_filler, after=_filler)
+def test_every_example_number_of_every_default_region_is_found(
+    example: tuple[str, str], before: str, after: str
+) -> None:
+    region, number = example
+    text = f"Tel.{before}{number}{after}"
+    assert found(text, "en", countries=(region,)) == [number]
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    day=st.integers(1, 28),
+    month=st.integers(1, 12),
+    year=st.integers(1930, 2030),
+    sep=st.sampled_from(["/", ".", "-"]),
+    systolic=st.integers(80, 200),
+    diastolic=st.integers(40, 120),
+    lang=st.sampled_from(["en", "sw", "lg", "de", "es", "fr", "vi"]),
+)
+def test_dates_and_readings_are_never_phones(
+    day: int, month: int, year: int, sep: str, systolic: int, diastolic: int, lang: str
+) -> None:
+    text = (
+        f"Seen {day:02d}{sep}{month:02d}{sep}{year} and {year}{sep}{month:02d}{sep}{day:02d}, "
+        f"BP {systolic}/{diastolic} mmHg, T 36.{day % 10}."
+    )
+    assert found(text, lang) == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(alphabet=st.sampled_from("0123456789 +-/.()x:abc\u00a0٠١٢"), max_size=80))
+def test_spans_are_in_bounds_and_disjoint(text: str) -> None:
+    spans = RULE.detect(Segment(text, lang="ar"))
+    for span in spans:
+        assert 0 <= span.start < span.end <= len(text)
+    for a, b in itertools.pairwise(spans):
+        assert a.end <= b.start
