@@ -123,6 +123,10 @@ def _add_months(calendar: str, year: int, month: int, months: int) -> tuple[int,
 
 def _reference_year(calendar: str, month: int, day: int, wanted: int | None) -> int:
     """The year a yearless date is placed in: ``wanted`` when the date exists there."""
-    if wanted is not None and calendar == "gregorian" and day <= days_in_month(calendar, wanted, month):
+    if (
+        wanted is not None
+        and calendar == "gregorian"
+        and day <= days_in_month(calendar, wanted, month)
+    ):
         return wanted
     return LEAP_REFERENCE[calendar]

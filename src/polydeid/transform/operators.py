@@ -324,6 +324,7 @@ class DateshiftOperator:
 
     def apply(self, span: Span, original: str, ctx: OperatorContext) -> str:
         from polydeid.detect.rules._base import segment_languages
+        from polydeid.detect.rules.dates import date_order
         from polydeid.transform.dateshift import patient_offset_days, shift_date_text
 
         ctx.keys.require_user_key(self.name)
@@ -334,7 +335,9 @@ class DateshiftOperator:
             max_days=self.options.max_days,
             min_days=self.options.min_days,
         )
-        shifted = shift_date_text(original, days, segment_languages(ctx.segment))
+        shifted = shift_date_text(
+            original, days, segment_languages(ctx.segment), order=date_order(ctx.segment)
+        )
         if shifted is None or contains_original(shifted, original):
             return safe_fallback(span, original)
         return shifted

@@ -36,7 +36,7 @@ raise ``min_score`` to 0.65 to drop them. Bare months, weeks and days are not em
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 
 import regex
@@ -85,12 +85,11 @@ SCORE_BARE: Mapping[str, float] = {"year": 0.6, "month": 0.4, "week": 0.3, "day"
 #: How far before the number person words are looked for.
 NEARBY_CHARS = 32
 
-_START = r"\d(?<=(?<![\p{N}\p{Latin}\p{Cyrillic}\p{Greek}_#№])(?<!\p{N}[.,٫/:\-–])\d)"
+_START = r"(?<=(?<![\p{N}\p{Latin}\p{Cyrillic}\p{Greek}_#№])(?<!\p{N}[.,٫/:\-–])\d)"
 _TAIL = r"(?>\d*(?:[.,٫]\d+)?)"
 _NO_MORE_DIGITS = r"(?!\d)(?![.,٫/:]\d)"
 _SEP_UNIT = rf"(?:{SP}{{0,2}}|{SP}?[-–]{SP}?)"
-_SEP_BEFORE = rf"(?:{SP}*[:：=]?{SP}*)"
-_SEP_LABEL = rf"(?:{SP}*(?:[:：=\-–]{SP}*)?)"
+_SEP_LABEL = rf"(?>{SP}*(?:[:：=\-–]{SP}*)?)"
 _CLAUSE_END = regex.compile(r"[\n;!?]")
 
 
@@ -113,6 +112,7 @@ class NumberWords:
     tens: Mapping[str, int]
     hundreds: Mapping[str, int]
     units: tuple[str, ...] = ()
+    parser: Pattern | None = None
 
     def pattern(self, *, groups: bool = False, backward: bool = False) -> str:
         """Regex for a number written in words (groups ``h``, ``t``, ``w``, ``s`` when asked).
@@ -138,7 +138,8 @@ class NumberWords:
 
     def value(self, text: str) -> int | None:
         """Value of ``text`` written in words, or None when it does not parse."""
-        m = _number_parser(self.pattern(groups=True)).fullmatch(text)
+        parser = self.parser or compile_pattern(self.pattern(groups=True))
+        m = parser.fullmatch(text)
         if m is None:
             return None
         total = 0
@@ -151,11 +152,6 @@ class NumberWords:
 def _joiner(joiner: str) -> str:
     parts = [regex.escape(p) for p in joiner.split(" ")]
     return f"{SP}+".join(parts) if joiner.strip() else f"{SP}+"
-
-
-@cache
-def _number_parser(pattern: str) -> Pattern:
-    return compile_pattern(pattern)
 
 
 def _int_table(raw: object, where: str, key: str) -> dict[str, int]:
@@ -171,7 +167,7 @@ def _number_words(lang: str, raw: Mapping[str, object], where: str) -> NumberWor
     joiners = raw.get("joiners", [" "])
     if not isinstance(joiners, list):
         raise ConfigError("ages data: [numbers] joiners must be a list", location=where)
-    return NumberWords(
+    words = NumberWords(
         lang=lang,
         tens_first=order == "tens_first",
         joiners=tuple(str(j) for j in joiners),
@@ -180,6 +176,7 @@ def _number_words(lang: str, raw: Mapping[str, object], where: str) -> NumberWor
         hundreds=_int_table(raw.get("hundreds", {}), where, "hundreds"),
         units=tuple(_strings(raw, "units", where)),
     )
+    return replace(words, parser=compile_pattern(words.pattern(groups=True)))
 
 
 def _strings(table: Mapping[str, object], key: str, where: str) -> list[str]:
@@ -196,6 +193,7 @@ class AgeVocabulary:
     after_words: tuple[str, ...]
     before_words: tuple[str, ...]
     units: Mapping[str, UnitWord]
+    units_before: Mapping[str, UnitWord]
     labels: tuple[str, ...]
     at_event: tuple[str, ...]
     after: tuple[str, ...]
@@ -209,6 +207,7 @@ class AgeVocabulary:
 def age_vocabulary(langs: tuple[str, ...]) -> AgeVocabulary:
     """Merged age vocabulary of ``langs`` (canonical codes); raises on malformed data."""
     units: dict[str, UnitWord] = {}
+    units_before: dict[str, UnitWord] = {}
     lists: dict[str, list[str]] = {}
     numbers: list[NumberWords] = []
     for lang in langs:
@@ -220,6 +219,8 @@ def age_vocabulary(langs: tuple[str, ...]) -> AgeVocabulary:
             for key, age_only in (("after", False), ("age_only", True), ("before", False)):
                 for word in _strings(table, key, where):
                     units.setdefault(normalise_word(word), UnitWord(unit, age_only))
+                    if key == "before":
+                        units_before.setdefault(normalise_word(word), UnitWord(unit))
                     lists.setdefault(f"unit_{'before' if key == 'before' else 'after'}", []).append(word)
         for key in ("labels", "at_event", "after", "nearby"):
             lists.setdefault(f"context_{key}", []).extend(_strings(data.get("context", {}), key, where))
@@ -231,6 +232,7 @@ def age_vocabulary(langs: tuple[str, ...]) -> AgeVocabulary:
         after_words=tuple(lists.get("unit_after", [])),
         before_words=tuple(lists.get("unit_before", [])),
         units=units,
+        units_before=units_before,
         labels=tuple(lists.get("context_labels", [])),
         at_event=tuple(lists.get("context_at_event", [])),
         after=tuple(lists.get("context_after", [])),
@@ -258,6 +260,7 @@ class _AgePatterns:
     words_before: Pattern | None
     words_after: Pattern | None
     unit_at: Pattern
+    unit_before_at: Pattern
     nearby: ContextLexicon
     stems: tuple[str, ...]
 
@@ -270,18 +273,20 @@ def _lookbehind(body: str) -> Pattern:
 def _patterns(langs: tuple[str, ...]) -> _AgePatterns:
     vocab = age_vocabulary(langs)
     after_units = word_alternation(vocab.after_words)
-    before_units = word_alternation(vocab.before_words, backward=True)
     labels = word_alternation(vocab.labels, backward=True)
+    context = word_alternation((*vocab.before_words, *vocab.labels), backward=True)
     digits = (
-        rf"{_START}(?:"
-        rf"(?<=(?P<ub>{before_units}){_SEP_BEFORE}\d)(?P<b_ub>){_TAIL}{_NO_MORE_DIGITS}"
-        rf"|(?<=(?P<lab>{labels}){_SEP_LABEL}\d)(?P<b_lab>)(?P<lt>{_TAIL})"
-        rf"(?:{_SEP_UNIT}(?P<lu>{after_units})|{_NO_MORE_DIGITS})"
-        rf"|(?P<b_unit>)(?P<nt>{_TAIL}){_SEP_UNIT}(?P<u>{after_units})"
+        rf"\d{_START}(?:"
+        # number, unit: "46 years", "46-year-old", "46岁"
+        rf"(?P<nt>{_TAIL}){_SEP_UNIT}(?P<u>{after_units})"
+        # unit or age label, number: "emyaka 46", "Age: 46"
+        rf"|(?<=(?P<ctx>{context}){_SEP_LABEL}\d)(?P<nt>{_TAIL}){_NO_MORE_DIGITS}"
         ")"
     )
-    not_before = word_alternation(vocab.not_before, backward=True)
-    lead = duration_lead_pattern(fact_vocabulary(langs))
+    facts = fact_vocabulary(langs)
+    # Count and frequency words of facts.toml ("mara 3 kwa siku") also make a number no age.
+    not_before = word_alternation((*vocab.not_before, *facts.before_words), backward=True)
+    lead = duration_lead_pattern(facts)
     backward_grammars = [g.pattern(backward=True) for g in vocab.numbers]
     grammars = [g.pattern() for g in vocab.numbers]
     number_words = "(?:" + "|".join(grammars) + ")" if grammars else None
@@ -301,13 +306,16 @@ def _patterns(langs: tuple[str, ...]) -> _AgePatterns:
             else None
         ),
         words_after=(
-            compile_pattern(rf"{_SEP_BEFORE}(?P<nw>{number_words})(?![\p{{L}}\p{{N}}\p{{M}}])")
+            compile_pattern(rf"{_SEP_LABEL}(?P<nw>{number_words})(?![\p{{L}}\p{{N}}\p{{M}}])")
             if number_words
             else None
         ),
         unit_at=compile_pattern(
             rf"(?P<after>{word_alternation(number_units)})"
             rf"|(?<![\p{{L}}\p{{N}}\p{{M}}])(?P<before>{word_alternation(vocab.before_words)})"
+        ),
+        unit_before_at=compile_pattern(
+            rf"(?<![\p{{L}}\p{{N}}\p{{M}}]){word_alternation(vocab.before_words)}"
         ),
         nearby=ContextLexicon(vocab.nearby),
         stems=stems,
@@ -379,18 +387,14 @@ def _without_overlaps(spans: Sequence[Span]) -> list[Span]:
 
 
 def _digit_candidate(m: Match, text: str, vocab: AgeVocabulary) -> _Candidate | None:
-    if m.start("b_unit") != -1:
+    number = text[m.start() : m.end("nt")]
+    if m.start("u") != -1:
         unit = vocab.units[normalise_word(m.group("u"))]
-        number = m.group("nt")
-        return _make(m.start(), m.end(), text[m.start() : m.end("nt")], unit, False, SOURCE_UNIT)
-    if m.start("b_lab") != -1:
-        number = text[m.start() : m.end("lt")]
-        unit = vocab.units[normalise_word(m.group("lu"))] if m.group("lu") else None
-        return _make(m.start(), m.end(), number, unit, True, SOURCE_UNIT if unit else SOURCE_LABEL)
-    if m.start("b_ub") != -1:
-        unit = vocab.units[normalise_word(m.group("ub"))]
-        return _make(m.start("ub"), m.end(), text[m.start() : m.end()], unit, False, SOURCE_UNIT)
-    return None
+        return _make(m.start(), m.end(), number, unit, False, SOURCE_UNIT)
+    before = vocab.units_before.get(normalise_word(m.group("ctx")))
+    if before is not None:  # a unit written before the number
+        return _make(m.start("ctx"), m.end(), number, before, False, SOURCE_UNIT)
+    return _make(m.start(), m.end(), number, None, True, SOURCE_LABEL)
 
 
 def _make(
@@ -413,22 +417,32 @@ def _word_candidates(text: str, pats: _AgePatterns, vocab: AgeVocabulary) -> Ite
     else:
         hits = sorted({i for stem in pats.stems for i in _find_all(low, stem)})
     for i in hits:
-        m = pats.unit_at.match(text, i)
-        if m is None:
+        span = _words_around(text, i, pats)
+        if span is None:
             continue
-        word = m.group("after") or m.group("before")
-        unit = vocab.units[normalise_word(word)]
-        if m.group("after"):
-            nw = pats.words_before.match(text, i) if pats.words_before else None
-            span = (nw.start("nw"), m.end()) if nw else None
-        else:
-            nw = pats.words_after.match(text, m.end()) if pats.words_after else None
-            span = (i, nw.end("nw")) if nw else None
-        if nw is None or span is None:
-            continue
-        value = _words_value(nw.group("nw"), vocab)
+        start, end, words, unit_word = span
+        unit = vocab.units[normalise_word(unit_word)]
+        value = _words_value(words, vocab)
         if value is not None and value / UNITS_PER_YEAR[unit.unit] <= MAX_AGE_YEARS:
-            yield _Candidate(span[0], span[1], float(value), unit, False, SOURCE_WORDS)
+            yield _Candidate(start, end, float(value), unit, False, SOURCE_WORDS)
+
+
+def _words_around(text: str, i: int, pats: _AgePatterns) -> tuple[int, int, str, str] | None:
+    """Number words before a unit word at ``i`` (or after it): span, number words, unit word."""
+    m = pats.unit_at.match(text, i)
+    if m is None:
+        return None
+    if m.group("after") and pats.words_before is not None:
+        nw = pats.words_before.match(text, i)
+        if nw is not None:
+            return nw.start("nw"), m.end("after"), nw.group("nw"), m.group("after")
+    if pats.words_after is not None:
+        before = pats.unit_before_at.match(text, i)
+        if before is not None:
+            nw = pats.words_after.match(text, before.end())
+            if nw is not None:
+                return i, nw.end("nw"), nw.group("nw"), before.group()
+    return None
 
 
 def _find_all(text: str, needle: str) -> Iterator[int]:

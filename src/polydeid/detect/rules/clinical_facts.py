@@ -86,8 +86,10 @@ def _atoms(word: str) -> list[str]:
     return atoms
 
 
-_LEFT = r"(?<![\p{L}\p{N}\p{M}])"
-_RIGHT = r"(?![\p{L}\p{N}\p{M}])"
+_UNSPACED_CLASS = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}"
+#: Word boundaries; a letter of a script written without spaces does not continue a word.
+_LEFT = rf"(?<![\p{{L}}\p{{N}}\p{{M}}](?<![{_UNSPACED_CLASS}]))"
+_RIGHT = rf"(?!(?![{_UNSPACED_CLASS}])[\p{{L}}\p{{N}}\p{{M}}])"
 
 
 def _trie_pattern(sequences: Iterable[list[str]], *, backward: bool) -> str:
@@ -341,22 +343,33 @@ def _context_roles(vocab: FactVocabulary) -> dict[str, frozenset[str]]:
     return {k: frozenset(v) for k, v in roles.items()}
 
 
-def _build_pattern(vocab: FactVocabulary) -> str:
-    context = word_alternation(
-        (
-            *vocab.label_words,
-            *vocab.duration_markers,
-            *vocab.duration_fillers,
-            *vocab.links,
-            *vocab.before_words,
-            *vocab.time_units_before,
-        ),
-        backward=True,
+def _context_words(vocab: FactVocabulary) -> tuple[str, ...]:
+    return (
+        *vocab.label_words,
+        *vocab.duration_markers,
+        *vocab.duration_fillers,
+        *vocab.links,
+        *vocab.before_words,
+        *vocab.time_units_before,
     )
+
+
+#: Separator between a word before a number and the number: "BP: 120", "viral load <40".
+_CONTEXT_SEP = rf"(?>{SP}*(?:[:：=\-–]{SP}*)?(?:[{_COMPARATORS}]{SP}?)?)"
+
+
+def _build_pattern(vocab: FactVocabulary) -> str:
+    context = word_alternation(_context_words(vocab), backward=True)
     units = word_alternation((*vocab.unit_words, *vocab.time_units))
     per = word_alternation(vocab.per)
     routes = word_alternation(vocab.routes)
     freqs = word_alternation(vocab.frequencies)
+    unit = rf"(?P<u>{units})(?:/(?:{per}))*"
+    # route and frequency words after a dose ("500 mg PO tds"), not a frequency word that
+    # starts the next fact ("mara 3 kwa siku")
+    extension = rf"(?:{SP}*+(?:{routes}|(?:{freqs})(?!{SP}*\d))){{0,3}}"
+    plus = r"(?:\+{1,3}(?![\d+]))?"
+    second = rf"(?:{SP}*+(?P<rsep>[-–/]){SP}*+(?P<n2>{_NUMBER}))?"
     glued = (
         rf"{_GLUED}(?:"
         rf"(?<=(?P<gp>[Gg])\d)(?P<b_gp>)\d?{SP}?[Pp]\d{{1,2}}(?:\+\d{{1,2}})?"
@@ -371,14 +384,13 @@ def _build_pattern(vocab: FactVocabulary) -> str:
         rf"{_START}(?:"
         # dosing scheme 1-0-1, 1-1-1-1
         rf"(?P<b_scheme>)(?:[-–][0-4½¼](?:[.,]5)?){{2,3}}(?![\p{{N}}/\-–]|[.,]\d)"
-        # [word before] number [x number] [-/ number] [unit [route] [frequency]]
-        rf"|(?:(?<=(?P<ctx>{context})(?>{SP}*(?:[:：=\-–]{SP}*)?(?:[{_COMPARATORS}]{SP}?)?)\d))?"
-        rf"(?P<nt>{_TAIL})"
+        # number [x number] [-/ number] unit [route] [frequency]: "2 x 500 mg PO tds"
+        rf"|(?P<nt>{_TAIL}){plus}"
         rf"(?:{SP}*+[x×*]{SP}*+(?P<mult>{_NUMBER})(?={SP}?+(?:{units})))?"
-        rf"(?:{SP}*+(?P<rsep>[-–/]){SP}*+(?P<n2>{_NUMBER}))?"
-        rf"(?:{SP}?+(?P<u>{units})(?:/(?:{per}))*)?"
-        r"(?(ctx)|(?(u)|(?!)))"
-        rf"(?(u)(?:{SP}++(?:{routes}))?(?:{SP}++(?:{freqs}))?)"
+        rf"{second}{SP}?+{unit}{extension}"
+        # word before, number [-/ number] [unit …]: "BP 120/80", "kwa siku 3", "vidonge 2"
+        rf"|(?<=(?P<ctx>{context}){_CONTEXT_SEP}\d)(?P<nt>{_TAIL}){plus}{second}"
+        rf"(?:{SP}?+{unit}{extension})?"
         ")"
     )
     return rf"\d(?:{glued}|{plain})"
@@ -390,6 +402,7 @@ class _Matcher:
 
     vocab: FactVocabulary
     pattern: Pattern
+    context_before: Pattern
     roles: Mapping[str, frozenset[str]]
     time_units: frozenset[str]
     lead: Pattern
@@ -404,6 +417,9 @@ def _matcher(langs: tuple[str, ...]) -> _Matcher:
     return _Matcher(
         vocab=vocab,
         pattern=compile_pattern(_build_pattern(vocab)),
+        context_before=compile_pattern(
+            rf"(?<=(?P<ctx>{word_alternation(_context_words(vocab), backward=True)}){_CONTEXT_SEP})"
+        ),
         roles=_context_roles(vocab),
         time_units=frozenset(normalise_word(u) for u in vocab.time_units),
         lead=compile_pattern(f"(?<={duration_lead_pattern(vocab)})"),
@@ -419,15 +435,18 @@ def _matcher(langs: tuple[str, ...]) -> _Matcher:
 def parse_number(text: str) -> float | None:
     """Value of a written number: ``12.5``, ``12,5``, ``1,250,000``, ``1.250.000``; else None."""
     digits = text.replace("٫", ".")
-    seps = [c for c in digits if c in ".,"]
-    if not seps:
+    if digits.isdigit():
         return float(int(digits))
-    groups = regex.split(r"[.,]", digits)
-    if len(seps) == 1:
-        if seps[0] == "," and len(groups[1]) == 3 and groups[0] != "0":
-            return float(int(groups[0] + groups[1]))  # 1,250 (thousands)
-        return float(f"{groups[0]}.{groups[1]}")
-    if len(set(seps)) == 1 and all(len(g) == 3 for g in groups[1:]) and len(groups[0]) <= 3:
+    seps = digits.count(".") + digits.count(",")
+    if seps == 1:
+        comma = "," in digits
+        head, _, tail = digits.replace(",", ".").partition(".")
+        if comma and len(tail) == 3 and head != "0":
+            return float(int(head + tail))  # 1,250 (thousands)
+        return float(int(head)) + float(int(tail)) / 10 ** len(tail)
+    sep = "." if "." in digits else ","
+    groups = digits.split(sep)
+    if seps == len(groups) - 1 and len(groups[0]) <= 3 and all(len(g) == 3 for g in groups[1:]):
         return float(int("".join(groups)))
     return None
 
@@ -442,8 +461,15 @@ def plain_value(text: str) -> float | None:
 
 
 def _continues_with_digits(text: str, end: int) -> bool:
-    """Whether another digit group follows (a split phone or ID number)."""
-    return bool(regex.match(r"[ \t\u00a0]?[-–]?[ \t]?\d", text[end : end + 4]))
+    """Whether another digit group follows (a split phone or ID number): " 123", "-123"."""
+    i, n = end, len(text)
+    if i < n and text[i] in " \t\u00a0":
+        i += 1
+    if i < n and text[i] in "-–":
+        i += 1
+        if i < n and text[i] in " \t":
+            i += 1
+    return i < n and text[i].isdigit()
 
 
 def _with_comparator(text: str, start: int) -> int:
@@ -507,9 +533,14 @@ def _judge(m: Match, text: str, mt: _Matcher) -> _Found | None:
 def _judge_number(m: Match, text: str, mt: _Matcher) -> _Found | None:
     """A number with a word before it, a unit after it, or both."""
     unit = normalise_word(m.group("u")) if _has(m, "u") else None
-    ctx = normalise_word(m.group("ctx")) if _has(m, "ctx") else None
+    if _has(m, "ctx"):
+        ctx_match: Match | None = m
+    else:  # the pattern found the unit; look for a word before the number only now
+        ctx_match = mt.context_before.match(text, m.start())
+    ctx = normalise_word(ctx_match.group("ctx")) if ctx_match else None
+    ctx_start = ctx_match.start("ctx") if ctx_match else -1
     roles = mt.roles.get(ctx, frozenset()) if ctx else frozenset()
-    label = _label_of(m, text, mt, roles)
+    label = _label_of(ctx_match, ctx_start, text, mt, roles)
     if label is not None and (unit is None or unit in mt.vocab.units):
         found = _judge_label(m, text, mt, label)
         if found is not None or unit is None:
@@ -517,24 +548,28 @@ def _judge_number(m: Match, text: str, mt: _Matcher) -> _Found | None:
     if unit in mt.vocab.units:
         if parse_number(text[m.start() : m.end("nt")]) is None:
             return None  # 12.03.1980 is a date, whatever follows it
-        start = m.start("ctx") if "before" in roles else _with_comparator(text, m.start())
+        start = ctx_start if "before" in roles else _with_comparator(text, m.start())
         return _Found(start, m.end(), mt.vocab.units[unit])
     if unit is not None or roles & {"marker", "filler", "time_before"}:
-        found = _judge_duration(m, text, mt, roles)
+        found = _judge_duration(m, ctx_start, text, mt, roles)
         if found is not None or unit is not None:
             return found
     before = mt.vocab.before.get(ctx or "")
     if before is Fact.QUANTITY and not _continues_with_digits(text, m.end()):
-        return _Found(m.start("ctx"), m.end(), before)
+        return _Found(ctx_start, m.end(), before)
     return None
 
 
-def _label_of(m: Match, text: str, mt: _Matcher, roles: frozenset[str]) -> tuple[str, int] | None:
+def _label_of(
+    ctx_match: Match | None, ctx_start: int, text: str, mt: _Matcher, roles: frozenset[str]
+) -> tuple[str, int] | None:
     """The label of the number and where it starts ("BP", or "BP" in "BP was 120/80")."""
+    if ctx_match is None:
+        return None
     if "label" in roles:
-        return m.group("ctx"), m.start("ctx")
+        return ctx_match.group("ctx"), ctx_start
     if "link" in roles:
-        lm = mt.label_before.match(text, m.start("ctx"))
+        lm = mt.label_before.match(text, ctx_start)
         if lm is not None:
             return lm.group("lab"), lm.start("lab")
     return None
@@ -557,19 +592,23 @@ def _judge_label(m: Match, text: str, mt: _Matcher, label: tuple[str, int]) -> _
         return None
     senses = mt.vocab.labels.get(normalise_word(label[0]), ())
     kind = _label_kind(senses, value, denominator)
-    if kind is None and unit is not None:
-        kind = mt.vocab.units.get(normalise_word(unit))
+    unit_kind = mt.vocab.units.get(normalise_word(unit)) if unit else None
+    if unit_kind is Fact.DOSE and kind is not Fact.VITAL:
+        return None  # "Magnesium 4 g": a drug and its dose, not a lab value
+    kind = kind or unit_kind
     return None if kind is None else _Found(label[1], m.end(), kind)
 
 
-def _judge_duration(m: Match, text: str, mt: _Matcher, roles: frozenset[str]) -> _Found | None:
+def _judge_duration(
+    m: Match, ctx_start: int, text: str, mt: _Matcher, roles: frozenset[str]
+) -> _Found | None:
     """Marker + number + time unit, marker + time unit + number, or number + unit + marker."""
     has_unit = _has(m, "u")
     fraction = m.group("rsep") == "/" and m.group("n2") in ("7", "52", "12")
     if "time_before" in roles:
         if has_unit or _has(m, "rsep"):
             return None
-        anchor = m.start("ctx")
+        anchor = ctx_start
     elif has_unit or fraction:
         if _has(m, "rsep") and not fraction and m.group("rsep") == "/":
             return None
@@ -577,13 +616,11 @@ def _judge_duration(m: Match, text: str, mt: _Matcher, roles: frozenset[str]) ->
     else:
         return None
     lead = mt.lead.match(text, anchor)
-    if lead is not None:
-        return _Found(lead.start("dm"), m.end(), Fact.DURATION)
-    if has_unit:
-        after = mt.after_marker.match(text, m.end())
-        if after is not None:
-            return _Found(m.start(), after.end(), Fact.DURATION)
-    return None
+    after = mt.after_marker.match(text, m.end()) if has_unit else None
+    if lead is None and after is None:
+        return None
+    start = m.start() if lead is None else lead.start("dm")
+    return _Found(start, m.end() if after is None else after.end(), Fact.DURATION)
 
 
 def find_facts(
@@ -596,7 +633,11 @@ def find_facts(
         found = _judge(m, text, mt)
         if found is None:
             continue
-        start = max(found.start, last_end)
+        start = found.start
+        if start < last_end:  # a word shared with the previous fact stays with it
+            start = last_end
+            while start < found.end and text[start].isspace():
+                start += 1
         if start < found.end:
             last_end = found.end
             yield _Found(start, found.end, found.kind)

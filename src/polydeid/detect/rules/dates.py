@@ -19,9 +19,18 @@ Validation: month 1–12 (1–13 in the Ethiopian calendar), day within the mont
 leap years; a date without a year is checked against a leap year), 4-digit years 1900–2100
 (Ethiopian 1890–2095); 2-digit years only inside numeric dates with separators, ``D-MN-YY`` and
 ``MN 'YY``. Not dates: blood pressures and ratios (``120/80``, ``3/10``), fractions, doses and
-lab values (a number with a unit is never a day), version numbers, times alone, record numbers
-(a date glued to ``/``, ``.``, or letters with ``-``), numbers after words such as "version",
-"figure", "GCS" (``[context] not_date``), ``D.M.`` at the start of a line (section numbers).
+lab values (a number with a unit is never a day), dosing schemes (``1-0-1``), version numbers,
+times alone, record numbers (a date glued to ``/``, ``.``, or letters with ``-``), numbers
+after words such as "version", "figure", "GCS" (``[context] not_date``), ``D.M.`` at the start
+of a line (section numbers), month names that are also words ("may", "mar") unless written as
+a full date or capitalised next to a number.
+
+Ranges: the opening day of a day-first range ("12-14 March 2024", "12.-15.03.2024",
+"du 12 au 15 mars", ``[grammar] range_words``) is a span of its own, so it does not stay in
+clear; alone it cannot be re-rendered, so a date shift replaces it by a tag.
+
+Span sources: ``rule.date.numeric.v1`` (full numeric dates), ``rule.date.partial.v1`` (M/Y,
+Y-MM, D.M.), ``rule.date.textual.v1`` (dates with a month word), ``rule.date.range.v1``.
 
 Numeric order: ``03/04/2024`` is read in the locale's order — day first everywhere except where
 the language tag's region or the segment's first explicit country is listed in the language's
@@ -35,13 +44,13 @@ itself with other values in exactly the same written form (the date-shift operat
 
 from __future__ import annotations
 
-import calendar as gregorian
 import heapq
 import unicodedata
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from functools import cache, lru_cache
+from types import MappingProxyType
 from typing import Any, ClassVar, Literal
 
 import regex
@@ -63,15 +72,23 @@ from polydeid.detect.rules._base import (
 from polydeid.locales import canonical_language, language_data
 
 __all__ = [
+    "LEAP_REFERENCE",
+    "TWO_DIGIT_PIVOT",
+    "YEAR_RANGE",
     "DateOrder",
     "DateRule",
     "LanguageDates",
+    "NameForm",
+    "Ordinals",
     "ParsedDate",
     "Slot",
     "date_order",
     "days_in_month",
+    "find_dates",
     "from_ordinal",
     "language_dates",
+    "months_in_year",
+    "name_key",
     "numeric_order",
     "parse_date",
     "to_ordinal",
@@ -87,6 +104,7 @@ TWO_DIGIT_PIVOT = 50
 #: Year used to validate a date written without a year (a leap year, so 29 February passes).
 LEAP_REFERENCE: Mapping[str, int] = {"gregorian": 2000, "ethiopic": 2015}
 
+_GREGORIAN_DAYS = (0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 # Ethiopian (Amete Mihret) epoch as a proleptic Gregorian ordinal (Python's date.toordinal),
 # after Dershowitz & Reingold, Calendrical Calculations: 29 August 8 CE (Julian).
 _ETHIOPIC_EPOCH = 2796
@@ -100,7 +118,11 @@ def days_in_month(calendar: str, year: int, month: int) -> int:
         if 1 <= month <= 12:
             return 30
         return (6 if year % 4 == 3 else 5) if month == 13 else 0
-    return gregorian.monthrange(year, month)[1] if 1 <= month <= 12 else 0
+    if not 1 <= month <= 12:
+        return 0
+    if month == 2:
+        return 29 if year % 4 == 0 and (year % 100 != 0 or year % 400 == 0) else 28
+    return _GREGORIAN_DAYS[month]
 
 
 def to_ordinal(calendar: str, year: int, month: int, day: int) -> int:
@@ -155,7 +177,7 @@ class Ordinals:
             suffix = written if day == 1 else ""
         else:
             suffix = written
-        return suffix.upper() if written.isupper() and written.lower() != written else suffix
+        return suffix.upper() if written.isupper() else suffix
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,8 +194,10 @@ class LanguageDates:
     year_prefixes: tuple[str, ...]
     year_words: tuple[str, ...]
     month_prefixes: tuple[str, ...]
+    attached_prefixes: tuple[str, ...]
     month_number_prefixes: tuple[str, ...]
     month_number_suffixes: tuple[str, ...]
+    range_words: tuple[str, ...]
     calendar_year_words: Mapping[str, str]
     ordinals: Ordinals
     month_forms: Mapping[str, NameForm]
@@ -181,6 +205,7 @@ class LanguageDates:
     weekday_forms: Mapping[str, NameForm]
     weekday_variants: Mapping[str, int]
     ambiguous: frozenset[str]
+    needs_year: frozenset[str]
     date_context: tuple[str, ...]
     birth_context: tuple[str, ...]
     not_date: tuple[str, ...]
@@ -197,9 +222,9 @@ class LanguageDates:
         return ""
 
 
-_APOSTROPHES = regex.compile(r"['’ʼ‘`]")
-_SPACES = regex.compile(r"\s+")
-_SLASH = regex.compile(r"\s*/\s*")
+_APOSTROPHES = compile_pattern(r"['’ʼ‘`]")
+_SPACES = compile_pattern(r"\s+")
+_SLASH = compile_pattern(r"\s*/\s*")
 
 
 @lru_cache(maxsize=8192)
@@ -219,36 +244,41 @@ def _strings(raw: Any, where: str) -> tuple[str, ...]:
     return tuple(x for x in raw if x.strip())
 
 
-def _forms(raw: Mapping[str, Any], where: str, count: int) -> dict[str, NameForm]:
+def _forms(raw: Mapping[str, Any], where: str, count: int) -> Mapping[str, NameForm]:
     forms: dict[str, NameForm] = {}
     for name, table in raw.items():
         names = _strings(table.get("names"), f"{where}.{name}")
         calendar = table.get("calendar", "gregorian")
         expected = 13 if calendar == "ethiopic" else count
         if len(names) != expected or calendar not in YEAR_RANGE:
-            raise ConfigError(f"form needs {expected} names and a known calendar", location=f"{where}.{name}")
+            raise ConfigError(
+                f"form needs {expected} names and a known calendar", location=f"{where}.{name}"
+            )
         forms[name] = NameForm(
             names=names,
             abbreviation=bool(table.get("abbreviation", False)),
             dot_required=bool(table.get("dot_required", False)),
             calendar=calendar,
         )
-    return forms
+    return MappingProxyType(forms)
 
 
-def _month_variants(raw: Mapping[str, Any], forms: Mapping[str, NameForm], where: str) -> dict[str, tuple[int, str]]:
+def _month_variants(
+    raw: Mapping[str, Any], forms: Mapping[str, NameForm], where: str
+) -> Mapping[str, tuple[int, str]]:
     default_form = next((k for k, f in forms.items() if not f.abbreviation), next(iter(forms), ""))
     variants: dict[str, tuple[int, str]] = {}
     for name, value in raw.items():
-        month, form = (value, default_form) if isinstance(value, int) else tuple(value)
-        if form not in forms or not 1 <= int(month) <= len(forms[form].names):
-            raise ConfigError("month variant names an unknown form or month", location=where)
-        variants[name_key(name)] = (int(month), str(form))
-    return variants
+        month, form = (value, default_form) if isinstance(value, int) else [*value, 0, ""][:2]
+        valid = isinstance(month, int) and form in forms and 1 <= month <= len(forms[form].names)
+        if not valid:
+            raise ConfigError("month variant needs a month number and a known form", location=where)
+        variants[name_key(name)] = (month, form)
+    return MappingProxyType(variants)
 
 
 def _ordinals(raw: Mapping[str, Any], where: str) -> Ordinals:
-    by_day = {int(k): str(v) for k, v in raw.get("by_day", {}).items()}
+    by_day = MappingProxyType({int(k): str(v) for k, v in raw.get("by_day", {}).items()})
     default = raw.get("default")
     return Ordinals(
         suffixes=_strings(raw.get("suffixes"), where),
@@ -278,6 +308,7 @@ def language_dates(code: str) -> LanguageDates:
         for w in _strings(table.get("year_words"), where)
     }
     context = raw.get("context", {})
+    ambiguous = raw.get("ambiguous", {})
 
     def words(key: str) -> tuple[str, ...]:
         return _strings(grammar.get(key), f"{where} grammar.{key}")
@@ -293,15 +324,20 @@ def language_dates(code: str) -> LanguageDates:
         year_prefixes=words("year_prefixes"),
         year_words=words("year_words"),
         month_prefixes=words("month_prefixes"),
+        attached_prefixes=words("attached_prefixes"),
         month_number_prefixes=words("month_number_prefixes"),
         month_number_suffixes=words("month_number_suffixes"),
-        calendar_year_words=calendars,
+        range_words=words("range_words"),
+        calendar_year_words=MappingProxyType(calendars),
         ordinals=_ordinals(raw.get("ordinals", {}), f"{where} ordinals"),
         month_forms=month_forms,
         month_variants=_month_variants(raw.get("month_variants", {}), month_forms, where),
         weekday_forms=weekday_forms,
-        weekday_variants={name_key(k): int(v) - 1 for k, v in raw.get("weekday_variants", {}).items()},
-        ambiguous=frozenset(name_key(n) for n in _strings(raw.get("ambiguous", {}).get("months"), where)),
+        weekday_variants=MappingProxyType(
+            {name_key(k): int(v) - 1 for k, v in raw.get("weekday_variants", {}).items()}
+        ),
+        ambiguous=frozenset(name_key(n) for n in _strings(ambiguous.get("months"), where)),
+        needs_year=frozenset(name_key(n) for n in _strings(ambiguous.get("needs_year"), where)),
         date_context=_strings(context.get("date"), where),
         birth_context=_strings(context.get("birth"), where),
         not_date=_strings(context.get("not_date"), where),
@@ -338,6 +374,7 @@ _RB = r"(?![^\W\p{Han}])"
 _WORD_END = r"(?![^\W\d_\p{Han}])"  # a word ends here (a digit may follow)
 _NEVER = r"(?!)"
 _MARKS = "\u200e\u200f \t\u00a0\u202f"
+_HAN = compile_pattern(r"\p{Han}")
 
 
 def _char_pattern(ch: str) -> str:
@@ -351,7 +388,9 @@ def _char_pattern(ch: str) -> str:
 
 
 def _trie_pattern(node: Mapping[str, Any]) -> str:
-    branches = [_char_pattern(ch) + _trie_pattern(child) for ch, child in sorted(node.items()) if ch]
+    branches = [
+        _char_pattern(ch) + _trie_pattern(child) for ch, child in sorted(node.items()) if ch
+    ]
     if not branches:
         return ""
     body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
@@ -359,7 +398,7 @@ def _trie_pattern(node: Mapping[str, Any]) -> str:
 
 
 def alternation(words: Iterable[str]) -> str:
-    """A trie-shaped regex matching any of ``words`` (normalised as :func:`name_key`, NFC and NFD)."""
+    """A trie-shaped regex matching any of ``words`` (as :func:`name_key`, in NFC and NFD)."""
     trie: dict[str, Any] = {}
     for word in words:
         key = name_key(word)
@@ -388,6 +427,7 @@ class _Words:
     month_prefixes: str
     number_prefixes: str
     number_suffixes: str
+    attached: str
     dm_dot: bool
 
 
@@ -434,9 +474,13 @@ def _numeric_branches(w: _Words) -> list[str]:
     )
     n2 = (
         rf"(?P<n2>(?P<n2_a>\d{{1,2}})(?!\d)(?P<n2_s>{sep}|\.{_S})(?P<n2_b>\d{{1,2}})(?!\d)"
-        rf"(?P<n2_s2>{sep}|\.{_S})(?P<n2_y>\d{{4}}|\d{{2}})(?!\d){_year_word('n2', w)}{_time('n2')})"
+        rf"(?P<n2_s2>{sep}|\.{_S})(?P<n2_y>\d{{4}}|\d{{2}})(?!\d)"
+        rf"{_year_word('n2', w)}{_time('n2')})"
     )
-    n3 = rf"(?P<n3>(?P<n3_m>\d{{1,2}})(?!\d)(?P<n3_s>[-/.])(?P<n3_y>\d{{4}})(?!\d){_year_word('n3', w)})"
+    n3 = (
+        rf"(?P<n3>(?P<n3_m>\d{{1,2}})(?!\d)(?P<n3_s>[-/.])(?P<n3_y>\d{{4}})(?!\d)"
+        rf"{_year_word('n3', w)})"
+    )
     n4 = r"(?P<n4>(?P<n4_y>\d{4})-(?P<n4_m>\d{2})(?!\d))"
     branches = [n1, n2, n3, n4]
     if w.dm_dot:
@@ -471,9 +515,16 @@ def _weekday_prefix(w: _Words) -> str:
     return rf"(?:(?P<wd>{w.weekdays}){_WORD_END}(?P<wdp>\.?[,،፣]?){_S}*)?"
 
 
+def _left_boundary(w: _Words) -> str:
+    """A date starts a word, or follows a preposition written attached to it (Amharic በ-)."""
+    if w.attached == _NEVER:
+        return _LB
+    return rf"(?:{_LB}|(?<={_LB}(?:{w.attached})))"
+
+
 def _full_pattern(branches: Sequence[str], w: _Words) -> str:
     """A grammar, matched anchored at a candidate start (or over a whole string)."""
-    return rf"{_LB}{_weekday_prefix(w)}(?:{'|'.join(branches)}){_RB}"
+    return rf"{_left_boundary(w)}{_weekday_prefix(w)}(?:{'|'.join(branches)}){_RB}"
 
 
 def _digit_scanner(w: _Words) -> str:
@@ -490,8 +541,9 @@ def _digit_scanner(w: _Words) -> str:
         r"(?<=(?<!\d)\d{4}-)\d\d(?!\d)",  # Y-MM
     ]
     if w.dm_dot:
-        after.append(rf"\d{{1,2}}\.(?!{_S}?\d)")  # D.M.
-    return rf"[-/.](?<=\d[\u200e\u200f]?[-/.])(?={'|'.join(after)})"
+        after.append(rf"(?<=\d\.)\d{{1,2}}\.(?!{_S}?\d)")  # D.M.
+    # A literal alternation and the cheap digit-ahead test first keep the engine's fast path.
+    return rf"(?:/|-|\.)(?={_S}?\d)(?<=\d[\u200e\u200f]?.)(?:{'|'.join(f'(?={a})' for a in after)})"
 
 
 def _suffix_scanner(w: _Words) -> str:
@@ -501,12 +553,12 @@ def _suffix_scanner(w: _Words) -> str:
 
 def _word_scanner(w: _Words, han_months: str) -> str:
     """Cores that start with a letter: month names and "tháng 3"-style month numbers."""
-    # Every written form has a day or a year next to the month word: require a digit nearby.
-    near_digit = r"(?:(?=[^\n\d]{0,24}\d)|(?<=\d[^\n\d]{0,64}))"
-    words = [rf"(?:{w.months})(?:\.|{_WORD_END}){near_digit}"]
+    words = [rf"(?:{w.months})(?:\.|{_WORD_END})"]
     if w.number_prefixes != _NEVER:
         words.append(rf"(?:{w.number_prefixes}){_S}?\d")
     cores = [rf"\b(?:{'|'.join(words)})"]
+    if w.attached != _NEVER:
+        cores.append(rf"(?<=\b(?:{w.attached}))(?:{'|'.join(words)})")
     if han_months != _NEVER:
         cores.append(han_months)
     return "|".join(cores)
@@ -525,6 +577,13 @@ def _left_pattern(w: _Words) -> str:
     )
     parts = rf"(?:{year}|{day}|(?<!\d)\d{{1,2}}[-/])?(?:(?:{w.month_prefixes}){_S}+)?"
     return rf"(?r)(?:{weekday})?{parts}"
+
+
+def _range_left_pattern(range_words: Sequence[str]) -> str:
+    """The first day of a range right before a day-first date ("12-14 March", "12 au 15 mars"),
+    matched backwards."""
+    joint = rf"{_S}*[-–—]{_S}*|{_S}+(?:{alternation(range_words)}){_S}+"
+    return rf"(?r)(?<![\d.,/:-])(?P<d>\d{{1,2}}\.?)(?:{joint})"
 
 
 def _weekday_left_pattern(w: _Words) -> str:
@@ -555,11 +614,13 @@ class _Vocabulary:
     suffix_scanner: Pattern | None
     left: Pattern
     weekday_left: Pattern
+    range_left: Pattern
     weekday_tails: frozenset[str]
     left_words: frozenset[str]
     months: Mapping[str, _Name]
     weekdays: Mapping[str, _Name]
     ambiguous: frozenset[str]
+    needs_year: frozenset[str]
     calendar_year_words: Mapping[str, str]
     not_date: ContextLexicon
     date_context: ContextLexicon
@@ -603,7 +664,9 @@ def _union(packs: Sequence[LanguageDates], attr: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(w for p in packs for w in getattr(p, attr)))
 
 
-def _words(packs: Sequence[LanguageDates], months: Iterable[str], weekdays: Iterable[str]) -> _Words:
+def _words(
+    packs: Sequence[LanguageDates], months: Iterable[str], weekdays: Iterable[str]
+) -> _Words:
     return _Words(
         months=alternation(months),
         weekdays=alternation(weekdays),
@@ -616,6 +679,7 @@ def _words(packs: Sequence[LanguageDates], months: Iterable[str], weekdays: Iter
         month_prefixes=alternation(_union(packs, "month_prefixes")),
         number_prefixes=alternation(_union(packs, "month_number_prefixes")),
         number_suffixes=alternation(_union(packs, "month_number_suffixes")),
+        attached=alternation(_union(packs, "attached_prefixes")),
         dm_dot=any(p.dm_dot for p in packs),
     )
 
@@ -627,7 +691,7 @@ def _vocabulary(langs: tuple[str, ...]) -> _Vocabulary:
     weekdays = _weekday_names(packs)
     w = _words(packs, months, weekdays)
     numeric, textual = _numeric_branches(w), _textual_branches(w)
-    han = alternation(k for k in months if regex.match(r"\p{Han}", k))
+    han = alternation(k for k in months if _HAN.match(k))
     weekday_tails = frozenset(k.rsplit(" ", 1)[-1] for k in weekdays)
     units = _union(packs, "units")
     flags = regex.IGNORECASE
@@ -638,16 +702,16 @@ def _vocabulary(langs: tuple[str, ...]) -> _Vocabulary:
         textual=compile_pattern(_full_pattern(textual, w), flags),
         digit_scanner=compile_pattern(_digit_scanner(w)),
         word_scanner=compile_pattern(_word_scanner(w, han), flags),
-        suffix_scanner=compile_pattern(_suffix_scanner(w))
-        if w.number_suffixes != _NEVER
-        else None,
+        suffix_scanner=compile_pattern(_suffix_scanner(w)) if w.number_suffixes != _NEVER else None,
         left=compile_pattern(_left_pattern(w), flags),
         weekday_left=compile_pattern(_weekday_left_pattern(w), flags),
+        range_left=compile_pattern(_range_left_pattern(_union(packs, "range_words")), flags),
         weekday_tails=weekday_tails,
         left_words=weekday_tails | _left_words(packs),
         months=months,
         weekdays=weekdays,
         ambiguous=frozenset(k for p in packs for k in p.ambiguous),
+        needs_year=frozenset(k for p in packs for k in p.needs_year),
         calendar_year_words={k: v for p in packs for k, v in p.calendar_year_words.items()},
         not_date=ContextLexicon(_union(packs, "not_date")),
         date_context=ContextLexicon(_union(packs, "date_context") + _union(packs, "birth_context")),
@@ -663,9 +727,44 @@ def _codes(langs: Sequence[str]) -> tuple[str, ...]:
 # --- reading a match ---------------------------------------------------------------------------
 
 
-def _g(m: Match, name: str) -> str | None:
-    """Group ``name`` of ``m``, or None when unmatched or absent from this pattern."""
-    return m.group(name) if name in m.re.groupindex else None
+@cache
+def _group_index(pattern: Pattern) -> Mapping[str, int]:
+    return MappingProxyType(dict(pattern.groupindex))
+
+
+class _Groups:
+    """Named groups of one match, read by index (``regex`` looks names up slowly).
+
+    ``group``/``start``/``end`` take a group name; a name the pattern does not have reads as
+    an unmatched group (None, -1).
+    """
+
+    __slots__ = ("index", "lastgroup", "match", "values")
+
+    def __init__(self, match: Match) -> None:
+        self.match = match
+        self.values = match.groups()
+        self.index = _group_index(match.re)
+        self.lastgroup = match.lastgroup or ""
+
+    def group(self, name: str) -> str | None:
+        i = self.index.get(name)
+        return None if i is None else self.values[i - 1]
+
+    def start(self, name: str | None = None) -> int:
+        if name is None:
+            return self.match.start()
+        i = self.index.get(name)
+        return -1 if i is None else self.match.start(i)
+
+    def end(self, name: str | None = None) -> int:
+        if name is None:
+            return self.match.end()
+        i = self.index.get(name)
+        return -1 if i is None else self.match.end(i)
+
+    def text(self) -> str:
+        return self.match.group(0)
 
 
 @dataclass(slots=True)
@@ -709,7 +808,7 @@ def _valid_day(calendar: str, year: int, month: int, day: int) -> bool:
     return 1 <= day <= days_in_month(calendar, year, month)
 
 
-def _set_year(r: _Reading, m: Match, group: str) -> None:
+def _set_year(r: _Reading, m: _Groups, group: str) -> None:
     digits = m.group(group)
     if digits is not None:
         r.year, r.year_group, r.year_digits = _year_value(digits), group, len(digits)
@@ -721,21 +820,22 @@ def _set_calendar(r: _Reading, v: _Vocabulary, marker: str | None) -> None:
         r.calendar = v.calendar_year_words.get(name_key(marker), "gregorian")
 
 
-def _read_month(r: _Reading, m: Match, b: str, v: _Vocabulary) -> None:
+def _read_month(r: _Reading, m: _Groups, b: str, v: _Vocabulary) -> None:
     written = m.group(f"{b}_mn")
     if written is not None:
         key = name_key(written)
         entry = v.months[key]
         r.month, r.month_name, r.month_key, r.month_written = entry.value, entry, key, written
-        r.calendar = language_dates(entry.lang).month_forms[entry.form].calendar
+        form = language_dates(entry.lang).month_forms[entry.form]
+        r.calendar = form.calendar
         r.month_group = f"{b}_mn"
-        r.month_dot = b != "th" and m.group(f"{b}_mdot") is not None
+        r.month_dot = b != "th" and form.abbreviation and m.group(f"{b}_mdot") is not None
         return
     r.month_group = f"{b}_nm" if m.group(f"{b}_nm") is not None else f"{b}_nm2"
     r.month = int(m.group(r.month_group))
 
 
-def _read_numeric(r: _Reading, m: Match, b: str, v: _Vocabulary, order: DateOrder) -> bool:
+def _read_numeric(r: _Reading, m: _Groups, b: str, v: _Vocabulary, order: DateOrder) -> bool:
     if b == "n2":
         if not _same_separators(m):
             return False
@@ -753,21 +853,22 @@ def _read_numeric(r: _Reading, m: Match, b: str, v: _Vocabulary, order: DateOrde
     return True
 
 
-def _read_day_month_order(r: _Reading, m: Match, order: DateOrder) -> bool:
+def _read_day_month_order(r: _Reading, m: _Groups, order: DateOrder) -> bool:
     """Read D/M/Y or M/D/Y in the preferred order, else the other one; False if neither fits."""
     a, b = int(m.group("n2_a")), int(m.group("n2_b"))
-    readings = [("dmy", a, b, "n2_a", "n2_b"), ("mdy", b, a, "n2_b", "n2_a")]
-    if order == "mdy":
-        readings.reverse()
+    readings = (("dmy", a, b, "n2_a", "n2_b"), ("mdy", b, a, "n2_b", "n2_a"))
     year = r.year if r.year is not None else LEAP_REFERENCE["gregorian"]
-    for written, day, month, day_group, month_group in readings:
+    for written, day, month, day_group, month_group in (
+        readings[::-1] if order == "mdy" else readings
+    ):
         if _valid_day(r.calendar, year, month, day):
-            r.order, r.day, r.month, r.day_group, r.month_group = written, day, month, day_group, month_group
+            r.order, r.day, r.month = written, day, month
+            r.day_group, r.month_group = day_group, month_group
             return True
     return False
 
 
-def _same_separators(m: Match) -> bool:
+def _same_separators(m: _Groups) -> bool:
     """D/M/Y uses one separator twice; typographic spaces ("19. 3. 2024") need a 4-digit year."""
     first, second = m.group("n2_s"), m.group("n2_s2")
     if first == second and len(first) == 1:
@@ -777,7 +878,7 @@ def _same_separators(m: Match) -> bool:
     return not (first + second).strip(_MARKS[:2]).isspace() or len(m.group("n2_y")) == 4
 
 
-def _read_textual(r: _Reading, m: Match, b: str, v: _Vocabulary) -> None:
+def _read_textual(r: _Reading, m: _Groups, b: str, v: _Vocabulary) -> None:
     _read_month(r, m, b, v)
     _set_year(r, m, f"{b}_y")
     if b != "t4":
@@ -788,7 +889,9 @@ def _read_textual(r: _Reading, m: Match, b: str, v: _Vocabulary) -> None:
         r.day, r.day_group = int(m.group(f"{b}_d")), f"{b}_d"
     fields = {"th": "dmy", "t1": "dmy", "t2": "mdy", "t3": "my", "t4": "ymd"}[b]
     r.order = "".join(
-        c for c in fields if c == "m" or (c == "d" and r.day is not None) or (c == "y" and r.year is not None)
+        c
+        for c in fields
+        if c == "m" or (c == "d" and r.day is not None) or (c == "y" and r.year is not None)
     )
 
 
@@ -806,9 +909,9 @@ def _valid(r: _Reading) -> bool:
     return True
 
 
-def _read(m: Match, v: _Vocabulary, order: DateOrder) -> _Reading | None:
+def _read(m: _Groups, v: _Vocabulary, order: DateOrder) -> _Reading | None:
     """The values of a grammar match, validated; None when they are not a date."""
-    b = m.lastgroup or ""
+    b = m.lastgroup
     r = _Reading(branch=b)
     if b in _NUMERIC:
         if not _read_numeric(r, m, b, v, order):
@@ -864,7 +967,9 @@ class ParsedDate:
     slots: tuple[Slot, ...] = field(default=(), repr=False)
 
     def __repr__(self) -> str:
-        shown = "".join(c for c, x in zip("ymd", (self.year, self.month, self.day), strict=True) if x)
+        shown = "".join(
+            c for c, x in zip("ymd", (self.year, self.month, self.day), strict=True) if x
+        )
         return f"ParsedDate(fields={shown} order={self.order} calendar={self.calendar})"
 
     __str__ = __repr__
@@ -892,7 +997,9 @@ class ParsedDate:
         for slot in self.slots:
             value = values[slot.field]
             out.append(self.text[pos : slot.start])
-            out.append(self.text[slot.start : slot.end] if value is None else _render_slot(slot, value))
+            out.append(
+                self.text[slot.start : slot.end] if value is None else _render_slot(slot, value)
+            )
             pos = slot.end
         out.append(self.text[pos:])
         return "".join(out)
@@ -953,54 +1060,80 @@ def _leading_zero_width(digits: str) -> int:
     return 2 if len(digits) == 2 and unicodedata.digit(digits[0]) == 0 else 1
 
 
-def _number_slot(m: Match, group: str, name: Literal["day", "month", "year"], width: int) -> Slot:
+def _number_slot(m: _Groups, group: str, name: Literal["day", "month", "year"], width: int) -> Slot:
     digits = m.group(group)
     base = m.start()
     return Slot(name, m.start(group) - base, m.end(group) - base, width, _zero(digits))
 
 
-def _day_slot(m: Match, r: _Reading, langs: Sequence[str], width: int) -> Slot:
+def _day_slot(m: _Groups, r: _Reading, langs: Sequence[str], width: int) -> Slot:
     b = r.branch
-    suffix = _g(m, f"{b}_o") or ""
+    suffix = m.group(f"{b}_o") or ""
     if not suffix:
         return _number_slot(m, r.day_group, "day", width)
     key = name_key(suffix)
-    lang = next((c for c in langs if key in {name_key(x) for x in language_dates(c).ordinals.suffixes}), "")
+    lang = next(
+        (c for c in langs if key in {name_key(x) for x in language_dates(c).ordinals.suffixes}), ""
+    )
     digits = m.group(r.day_group)
     base = m.start()
-    return Slot("day", m.start(r.day_group) - base, m.end(f"{b}_o") - base, width, _zero(digits),
-                suffix=suffix, suffix_lang=lang)
+    return Slot(
+        "day",
+        m.start(r.day_group) - base,
+        m.end(f"{b}_o") - base,
+        width,
+        _zero(digits),
+        suffix=suffix,
+        suffix_lang=lang,
+    )
 
 
-def _month_slot(m: Match, r: _Reading, width: int) -> Slot:
+def _month_slot(m: _Groups, r: _Reading, width: int) -> Slot:
     if r.month_name is None:
         return _number_slot(m, r.month_group, "month", width)
     entry = r.month_name
     canonical = language_dates(entry.lang).month_forms[entry.form].names[entry.value - 1]
     end = m.end(f"{r.branch}_mdot") if r.month_dot else m.end(r.month_group)
-    return Slot("month", m.start(r.month_group) - m.start(), end - m.start(), lang=entry.lang,
-                form=entry.form, case=_case_of(r.month_written, canonical), dot=r.month_dot)
+    return Slot(
+        "month",
+        m.start(r.month_group) - m.start(),
+        end - m.start(),
+        lang=entry.lang,
+        form=entry.form,
+        case=_case_of(r.month_written, canonical),
+        dot=r.month_dot,
+    )
 
 
-def _weekday_slot(m: Match, v: _Vocabulary) -> tuple[Slot, int]:
+def _weekday_slot(m: _Groups, v: _Vocabulary) -> tuple[Slot, int]:
     written = m.group("wd")
     entry = v.weekdays[name_key(written)]
     canonical = language_dates(entry.lang).weekday_forms[entry.form].names[entry.value]
-    slot = Slot("weekday", m.start("wd") - m.start(), m.end("wd") - m.start(), lang=entry.lang,
-                form=entry.form, case=_case_of(written, canonical))
+    slot = Slot(
+        "weekday",
+        m.start("wd") - m.start(),
+        m.end("wd") - m.start(),
+        lang=entry.lang,
+        form=entry.form,
+        case=_case_of(written, canonical),
+    )
     return slot, entry.value
 
 
-def _parsed(m: Match, r: _Reading, v: _Vocabulary) -> ParsedDate:
+def _parsed(m: _Groups, r: _Reading, v: _Vocabulary) -> ParsedDate:
     """Record where and how each field is written, so the date can be re-rendered."""
     slots: list[Slot] = []
     weekday = None
-    if _g(m, "wd") is not None:
+    if m.group("wd") is not None:
         slot, weekday = _weekday_slot(m, v)
         slots.append(slot)
     numeric = r.branch in ("n1", "n2", "n5")
     if r.day is not None:
-        width = _padded(m.group(r.day_group), m.group(r.month_group)) if numeric else _leading_zero_width(m.group(r.day_group))
+        width = (
+            _padded(m.group(r.day_group), m.group(r.month_group))
+            if numeric
+            else _leading_zero_width(m.group(r.day_group))
+        )
         slots.append(_day_slot(m, r, v.langs, width))
     month_digits = m.group(r.month_group)
     if r.month_name is not None:
@@ -1008,7 +1141,11 @@ def _parsed(m: Match, r: _Reading, v: _Vocabulary) -> ParsedDate:
     elif numeric and r.day is not None:
         width = _padded(m.group(r.day_group), month_digits)
     else:
-        width = 2 if r.branch in ("n3", "n4") and len(month_digits) == 2 else _leading_zero_width(month_digits)
+        width = (
+            2
+            if r.branch in ("n3", "n4") and len(month_digits) == 2
+            else _leading_zero_width(month_digits)
+        )
     slots.append(_month_slot(m, r, width))
     if r.year is not None:
         slots.append(_number_slot(m, r.year_group, "year", len(m.group(r.year_group))))
@@ -1020,12 +1157,14 @@ def _parsed(m: Match, r: _Reading, v: _Vocabulary) -> ParsedDate:
         calendar="ethiopic" if r.calendar == "ethiopic" else "gregorian",
         order=r.order,
         weekday=weekday,
-        text=m.group(0),
+        text=m.text(),
         slots=tuple(slots),
     )
 
 
-def parse_date(text: str, langs: Sequence[str], *, order: DateOrder | None = None) -> ParsedDate | None:
+def parse_date(
+    text: str, langs: Sequence[str], *, order: DateOrder | None = None
+) -> ParsedDate | None:
     """Decompose ``text`` (exactly one written date) in the given languages; None if it is not one.
 
     ``order`` reads ambiguous numeric dates; by default it follows the first language tag
@@ -1035,11 +1174,14 @@ def parse_date(text: str, langs: Sequence[str], *, order: DateOrder | None = Non
     if order is None:
         order = numeric_order(langs[0]) if langs else "dmy"
     try:
-        m = vocab.pattern.fullmatch(text, timeout=PATTERN_TIMEOUT_S)
+        match = vocab.pattern.fullmatch(text, timeout=PATTERN_TIMEOUT_S)
     except TimeoutError:
         return None
-    reading = None if m is None else _read(m, vocab, order)
-    return None if m is None or reading is None else _parsed(m, reading, vocab)
+    if match is None:
+        return None
+    m = _Groups(match)
+    reading = _read(m, vocab, order)
+    return None if reading is None else _parsed(m, reading, vocab)
 
 
 # --- the rule ----------------------------------------------------------------------------------
@@ -1053,14 +1195,22 @@ _SOURCES = {
     "n5": "rule.date.partial.v1",
 }
 _TEXTUAL_SOURCE = "rule.date.textual.v1"
+_RANGE_SOURCE = "rule.date.range.v1"
 _BASE_SCORE = {"n1": 0.97, "n2": 0.97, "n3": 0.8, "n4": 0.75, "n5": 0.75}
+#: Longest stretch of text one anchored match may look at (a date is far shorter).
+_WINDOW = 200
+#: How far left of a month word a date may start ("Wednesday, the 12th of" and the like).
+_LEFT_REACH = 64
+_TRAILING_PUNCTUATION = " \t\u00a0.,،፣"
+_DIGIT = compile_pattern(r"\d")
+_NUMBER_CHAIN = compile_pattern(r"[-/]\d+[-/]\d")
 
 
 class DateRule(RuleDetector):
     """Calendar dates and date-times, numeric and written with month names (label DATE).
 
-    Two passes, both under the rule layer's time limit, find *cores* (a numeric date shape at
-    its first separator, a month word, a month number with 月); the full grammar is then
+    Scanning passes under the rule layer's time limit find *cores* (a numeric date shape at its
+    first separator, a month word, a month number with 月); the full grammar is then
     matched anchored at each core, or at its left extension (weekday, day, year before a month
     word). Those anchored matches run on at most :data:`_WINDOW` characters, so they cannot
     backtrack for long and need no time limit of their own.
@@ -1070,15 +1220,17 @@ class DateRule(RuleDetector):
     labels: ClassVar[frozenset[Category | Fact]] = frozenset({Category.DATE})
 
     def find(self, segment: Segment) -> Iterator[Span]:
-        v = _vocabulary(_codes(segment_languages(segment)))
-        order = date_order(segment)
+        v, order = _segment_setup(segment.lang, segment.countries)
         text = segment.text
         last_end = 0
         for start, numeric in self._cores(v, segment):
             if start < last_end:
                 continue
-            span = _date_at(v, order, text, start, numeric, last_end)
-            if span is not None:
+            found = _date_at(v, order, text, start, numeric, last_end)
+            if found is not None:
+                span, reading = found
+                if reading.order.startswith("d"):
+                    yield from _range_start(v, text, span.start, last_end)
                 last_end = span.end
                 yield span
 
@@ -1099,13 +1251,11 @@ class DateRule(RuleDetector):
         return heapq.merge(*streams)
 
 
-#: Longest stretch of text one anchored match may look at (a date is far shorter).
-_WINDOW = 200
-#: How far left of a month word a date may start ("Wednesday, the 12th of" and the like).
-_LEFT_REACH = 64
-
-
-_TRAILING_PUNCTUATION = " \t\u00a0.,،፣"
+@lru_cache(maxsize=512)
+def _segment_setup(lang: str, countries: tuple[str, ...]) -> tuple[_Vocabulary, DateOrder]:
+    """The vocabulary and numeric order for a segment's language tag and countries."""
+    probe = Segment(text="", lang=lang, countries=countries)
+    return _vocabulary(_codes(segment_languages(probe))), date_order(probe)
 
 
 def _may_extend_left(v: _Vocabulary, text: str, pos: int, numeric: bool) -> bool:
@@ -1114,12 +1264,25 @@ def _may_extend_left(v: _Vocabulary, text: str, pos: int, numeric: bool) -> bool
     stripped = before.rstrip(_TRAILING_PUNCTUATION)
     if not stripped:
         return False
-    if not numeric and stripped[-1].isdigit() or before[-1:] in "-/":
-        return True
     token = stripped.rsplit(None, 1)[-1]
-    if not numeric and (any(c.isdigit() for c in token) or regex.match(r"\p{Han}", token[-1])):
+    if not numeric and (before[-1] in "-/" or any(c.isdigit() for c in token)):
+        return True  # a day or year: "12 March", "12-Mar", "2024年3月"
+    if not numeric and _HAN.match(token[-1]):
         return True
     return name_key(token) in (v.weekday_tails if numeric else v.left_words)
+
+
+def _range_start(v: _Vocabulary, text: str, date_start: int, floor: int) -> Iterator[Span]:
+    """The opening day of a range ending in the date at ``date_start``, as its own span."""
+    m = v.range_left.match(text, max(floor, date_start - 24), date_start)
+    if m is not None and 1 <= int(m.group("d").rstrip(".")) <= 31:
+        yield Span(m.start("d"), m.end("d"), Category.DATE, _RANGE_SOURCE, 0.9)
+
+
+def _digit_near(text: str, pos: int) -> bool:
+    """Whether a digit is within reach of a month word (every written form has one)."""
+    lo, hi = max(0, pos - _LEFT_REACH), min(len(text), pos + _LEFT_REACH)
+    return _DIGIT.search(text, lo, hi) is not None
 
 
 def _digits_start(text: str, pos: int) -> int:
@@ -1138,27 +1301,36 @@ def _skip_space_back(text: str, pos: int) -> int:
 
 def _date_at(
     v: _Vocabulary, order: DateOrder, text: str, pos: int, numeric: bool, floor: int
-) -> Span | None:
+) -> tuple[Span, _Reading] | None:
     """The accepted date at a core, tried from its furthest left extension first."""
+    if not numeric and not _digit_near(text, pos):
+        return None  # every written form has a day or a year next to the month word
     grammar, left = (v.numeric, v.weekday_left) if numeric else (v.textual, v.left)
     extension = None
     if _may_extend_left(v, text, pos, numeric):
         extension = left.match(text, max(floor, pos - _LEFT_REACH), pos)
     for start in dict.fromkeys((extension.start() if extension else pos, pos)):
-        m = grammar.match(text, start, min(len(text), start + _WINDOW))
-        if m is not None and m.end() > pos:
-            span = _accept(m, v, order, text)
-            if span is not None:
-                return span
+        match = grammar.match(text, start, min(len(text), start + _WINDOW))
+        if match is not None and match.end() > pos:
+            accepted = _accept(_Groups(match), v, order, text)
+            if accepted is not None:
+                return accepted
     return None
 
 
-def _accept(m: Match, v: _Vocabulary, order: DateOrder, text: str) -> Span | None:
+def _accept(
+    m: _Groups, v: _Vocabulary, order: DateOrder, text: str
+) -> tuple[Span, _Reading] | None:
     r = _read(m, v, order)
     if r is None:
         return None
+    span = _accepted_span(m, r, v, text)
+    return None if span is None else (span, r)
+
+
+def _accepted_span(m: _Groups, r: _Reading, v: _Vocabulary, text: str) -> Span | None:
     b = r.branch
-    start, end = _span_bounds(m, b, v)
+    start, end = _span_bounds(m, r, v)
     if not _boundaries_ok(text, start, end, m, b) or _looks_like_measurement(m, r, v, text):
         return None
     if b in _NUMERIC:
@@ -1170,20 +1342,26 @@ def _accept(m: Match, v: _Vocabulary, order: DateOrder, text: str) -> Span | Non
     ambiguous = r.month_key in v.ambiguous
     if ambiguous and not (r.kind == "full" or r.month_written[:1].isupper()):
         return None  # "may", "mar": a full date, or a capital next to a number
+    if r.year is None and r.month_key in v.needs_year:
+        return None
     score = (0.99 if r.kind == "full" else 0.95) - (0.1 if ambiguous else 0.0)
     return Span(start, end, Category.DATE, _TEXTUAL_SOURCE, score)
 
 
-def _span_bounds(m: Match, b: str, v: _Vocabulary) -> tuple[int, int]:
-    """The match, less a weekday abbreviation written without punctuation and an invalid time."""
+def _span_bounds(m: _Groups, r: _Reading, v: _Vocabulary) -> tuple[int, int]:
+    """The match, less a weekday abbreviation written without punctuation, an invalid time,
+    and a full stop after an unabbreviated month name ending the date ("3rd of April.")."""
+    b = r.branch
     start, end = m.start(), m.end()
-    weekday = _g(m, "wd")
+    if r.month_name is not None and not r.month_dot and b != "th" and m.end(f"{b}_mdot") == end:
+        end -= 1
+    weekday = m.group("wd")
     if weekday is not None and m.group("wdp") == "":
         entry = v.weekdays[name_key(weekday)]
         glued = m.end("wd") == m.start(b)
         if glued or language_dates(entry.lang).weekday_forms[entry.form].abbreviation:
             start = m.start(b)
-    time = _g(m, f"{b}_t")
+    time = m.group(f"{b}_t")
     if time is not None and not _valid_time(time):
         end = m.start(f"{b}_ts")
     return start, end
@@ -1196,11 +1374,11 @@ def _valid_time(written: str) -> bool:
     return hour < 24 and minute < 60 and second < 60
 
 
-def _separator(m: Match, b: str) -> str:
-    return (_g(m, f"{b}_s") or "").strip(_MARKS)
+def _separator(m: _Groups, b: str) -> str:
+    return (m.group(f"{b}_s") or "").strip(_MARKS)
 
 
-def _boundaries_ok(text: str, start: int, end: int, m: Match, b: str) -> bool:
+def _boundaries_ok(text: str, start: int, end: int, m: _Groups, b: str) -> bool:
     """Reject dates glued into identifiers, paths, version or phone numbers."""
     numeric = b in _NUMERIC
     sep = _separator(m, b)
@@ -1214,10 +1392,12 @@ def _boundaries_ok(text: str, start: int, end: int, m: Match, b: str) -> bool:
     after = text[end + 1] if end + 1 < len(text) else ""
     if numeric and after.isdigit() and nxt and (nxt in "/\\." or (nxt == "-" and sep == "-")):
         return False
+    if not numeric and _NUMBER_CHAIN.match(text, end, min(len(text), end + 12)):
+        return False  # "Abril 18-2-1": a house number, not a day
     return not (numeric and nxt and nxt in "/\\_")
 
 
-def _looks_like_measurement(m: Match, r: _Reading, v: _Vocabulary, text: str) -> bool:
+def _looks_like_measurement(m: _Groups, r: _Reading, v: _Vocabulary, text: str) -> bool:
     """A date ending in a bare day number followed by a unit ("March 12 mg") is a quantity."""
     if v.units is None or r.year is not None or r.branch not in ("t2", "t4"):
         return False
@@ -1225,13 +1405,13 @@ def _looks_like_measurement(m: Match, r: _Reading, v: _Vocabulary, text: str) ->
 
 
 def _numeric_span(
-    m: Match, r: _Reading, v: _Vocabulary, text: str, start: int, end: int
+    m: _Groups, r: _Reading, v: _Vocabulary, text: str, start: int, end: int
 ) -> Span | None:
     b = r.branch
     if _version_like(m, r) and v.not_date.near(text, start, end, before=24):
         return None
-    if b == "n3" and _separator(m, b) == "/" and len(m.group("n3_m")) == 1 and r.year % 100 == 0:
-        return None  # 1/2000: a dilution more often than January 2000
+    if b == "n3" and _separator(m, b) == "/" and m.group("n3_m") == "1" and _round(r.year or 1):
+        return None  # 1/2000, 1/2048: a dilution or titre more often than a January
     if b == "n5" and _opens_line(text, start):
         return None  # "1.2." opening a line is a section number
     score = _BASE_SCORE[b] - (0.07 if r.two_digit_year else 0.0)
@@ -1240,7 +1420,12 @@ def _numeric_span(
     return Span(start, end, Category.DATE, _SOURCES[b], score)
 
 
-def _version_like(m: Match, r: _Reading) -> bool:
+def _round(year: int) -> bool:
+    """Dilution-like numbers: multiples of 100 and powers of two."""
+    return year % 100 == 0 or year & (year - 1) == 0
+
+
+def _version_like(m: _Groups, r: _Reading) -> bool:
     """Shapes a version, section or score number can take: dotted, partial or 2-digit year."""
     if r.branch in ("n3", "n4", "n5") or r.two_digit_year:
         return True

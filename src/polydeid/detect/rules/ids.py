@@ -14,7 +14,7 @@ Three ways an identifier is found, all over the same segment text:
 3. Record numbers use the same label machinery in :mod:`polydeid.detect.rules.records`.
 
 A label counts when it ends right before the value: only separators (``: # - . ( )``, spaces)
-and at most two filler words (``[fillers]``: "No.", "namba", "ni", "is") may stand between.
+and at most three filler words (``[fillers]``: "No.", "namba", "ni", "is") may stand between.
 
 What each national format accepts is written beside it in its data file; in short: UG NIN
 ``CM``/``CF`` + 6 digits + 6 digits-or-capitals with at least one letter; KE ID 7-8 digits after
@@ -88,13 +88,19 @@ _HAS_NATIVE_DIGIT = compile_pattern(f"[{_NATIVE_DIGITS}]")
 _BEYOND_LATIN = compile_pattern("[^\\x00-\u065f]")
 _TO_ASCII_DIGIT = {
     cp: ord("0") + unicodedata.digit(chr(cp))
-    for lo, hi in ((0x0660, 0x0669), (0x06F0, 0x06F9), (0x0966, 0x096F), (0x09E6, 0x09EF), (0xFF10, 0xFF19))
+    for lo, hi in (
+        (0x0660, 0x0669),
+        (0x06F0, 0x06F9),
+        (0x0966, 0x096F),
+        (0x09E6, 0x09EF),
+        (0xFF10, 0xFF19),
+    )
     for cp in range(lo, hi + 1)
 }
 
 
 def ascii_digits(text: str) -> str:
-    """``text`` with Arabic-Indic, Devanagari, Bengali and full-width digits as ASCII (same length)."""
+    """``text`` with Arabic-Indic, Devanagari, Bengali, full-width digits as ASCII (same length)."""
     if text.isascii() or _BEYOND_LATIN.search(text, timeout=PATTERN_TIMEOUT_S) is None:
         return text
     if _HAS_NATIVE_DIGIT.search(text, timeout=PATTERN_TIMEOUT_S) is None:
@@ -115,7 +121,8 @@ def fail_closed(segment: Segment, rule_id: str) -> Iterator[None]:
         yield
     except TimeoutError:
         raise RuleTimeoutError(
-            f"rule {rule_id} exceeded {PATTERN_TIMEOUT_S}s on a segment of {len(segment.text)} chars",
+            f"rule {rule_id} exceeded {PATTERN_TIMEOUT_S}s "
+            f"on a segment of {len(segment.text)} chars",
             location=str(segment.origin),
         ) from None
 
@@ -131,10 +138,14 @@ def digits_of(value: str) -> str:
 _GAP_CHARS = r"\s:：#№=.\-–—()\[\]/|,"
 _GAP = f"[{_GAP_CHARS}]{{0,6}}"
 _GAP_SPLIT = compile_pattern(f"[{_GAP_CHARS}]+")
-#: The last word before a value (after separators): a cheap test before the full label match.
+#: The last word before a position, after at most six separators.
 _LAST_WORD = compile_pattern(f"(?r)([^{_GAP_CHARS}]{{1,40}})[{_GAP_CHARS}]{{0,6}}")
 #: How far left of a value a label may begin.
 _LABEL_REACH = 80
+#: At most this many filler words (or pieces of one, such as "n" "º") between label and value.
+_MAX_FILLERS = 3
+#: How many words :meth:`LabelLexicon.may_end` remembers (a word's answer never changes).
+_WORD_MEMO = 50_000
 #: Scripts written without spaces between words: their phrases match without word boundaries.
 _UNSPACED = compile_pattern(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}]")
 
@@ -149,10 +160,21 @@ def _bounded(body: str, phrase: str) -> str:
     return f"{left}{body}{right}"
 
 
-def _last_word(phrase: str) -> str:
-    """The last run of a phrase between separators ("hosp. no." -> "no")."""
-    pieces = [p for p in _GAP_SPLIT.split(phrase) if p]
+def _key(word: str) -> str:
+    """Dispatch key of a phrase or of the text's last word: its last character in unspaced
+    scripts, else its last run between separators ("hosp. no." -> "no")."""
+    word = word.lower()
+    if _UNSPACED.search(word):
+        return word[-1]
+    pieces = [p for p in _GAP_SPLIT.split(word) if p]
     return pieces[-1] if pieces else ""
+
+
+def _phrase_keys(phrase: str) -> set[str]:
+    """Keys a phrase may end on in text: its last word, or its last words written joined
+    ("nº col" also as "NºCol"), as :meth:`ContextLexicon._phrase_pattern` allows."""
+    words = phrase.split()
+    return {_key("".join(words[-k:])) for k in range(1, len(words) + 1)} - {""}
 
 
 class LabelLexicon(ContextLexicon):
@@ -160,7 +182,13 @@ class LabelLexicon(ContextLexicon):
 
     Phrases follow :class:`ContextLexicon` rules (whole words, case-insensitive, flexible inner
     spaces, optional trailing "."), except that phrases in scripts written without spaces (Han)
-    match without word boundaries. ``fillers`` are words allowed between label and value.
+    match without word boundaries. Up to three ``fillers`` may stand between label and value.
+
+    Matching is dispatched on the word right before the value: only phrases ending in that word
+    are tried, so a value after an ordinary word costs one short match and a dictionary lookup.
+    These matches run without a regex timeout: their windows are at most 80 characters and the
+    patterns are escaped phrases and bounded separator runs, which cannot backtrack
+    catastrophically, while a timeout costs more than the match itself.
     """
 
     def __init__(self, kinds: Mapping[str, Iterable[str]], *, fillers: Iterable[str] = ()) -> None:
@@ -169,59 +197,104 @@ class LabelLexicon(ContextLexicon):
             for k, v in kinds.items()
         }
         by_kind = {k: v for k, v in by_kind.items() if v}
-        fillers = tuple(fillers)
         super().__init__(p for phrases in by_kind.values() for p in phrases)
         self.kinds = tuple(by_kind)
-        self._reverse = self._compile_reverse(by_kind, fillers) if self.kinds else None
-        self._last_words = frozenset(
-            w for p in (*self.phrases, *fillers) if (w := _last_word(p.lower()))
+        groups: dict[str, dict[int, list[str]]] = {}
+        for index, phrases in enumerate(by_kind.values()):
+            for phrase in phrases:
+                for key in _phrase_keys(phrase):
+                    groups.setdefault(key, {}).setdefault(index, []).append(phrase)
+        self._by_key = {key: self._compile_group(group) for key, group in groups.items() if key}
+        # A filler with inner separators ("n.º") is matched piece by piece ("n", "º").
+        words = {piece for f in fillers for piece in _GAP_SPLIT.split(f.strip().lower()) if piece}
+        self._fillers = frozenset(w for w in words if not _UNSPACED.search(w))
+        self._may_end: dict[str, bool] = {}
+        self._unspaced_fillers = tuple(
+            sorted((w for w in words if _UNSPACED.search(w)), key=len, reverse=True)
         )
-        self._suffix_lengths = tuple(sorted({len(w) for w in self._last_words if len(w) > 1}))
 
-    def _may_end_here(self, word: str) -> bool:
-        """Whether ``word`` (the text's last word before a value) can end a label or filler."""
-        word = word.lower()
-        if word in self._last_words:
-            return True
-        return any(n < len(word) and word[-n:] in self._last_words for n in self._suffix_lengths)
+    def _compile_group(self, group: Mapping[int, list[str]]) -> Pattern:
+        # Longest phrase first across kinds, so "insurance id" wins over "id".
+        ranked = sorted(
+            ((p, i) for i, phrases in group.items() for p in phrases), key=lambda x: -len(x[0])
+        )
+        alternatives = "|".join(
+            f"(?P<k{i}>{_bounded(self._phrase_pattern(p), p)})" for p, i in ranked
+        )
+        return compile_pattern(f"(?r)(?:{alternatives}){_GAP}", regex.IGNORECASE)
 
-    def _alternation(self, phrases: Iterable[str]) -> str:
-        return "|".join(_bounded(self._phrase_pattern(p), p) for p in phrases)
+    def _filler_end(self, word: str, unspaced: bool) -> int | None:
+        """Length of the filler that ``word`` (lower case) is or ends with, else ``None``."""
+        if word in self._fillers:
+            return len(word)
+        if unspaced:
+            for filler in self._unspaced_fillers:
+                if word.endswith(filler) and len(filler) < len(word):
+                    return len(filler)
+        return None
 
-    def _compile_reverse(self, by_kind: Mapping[str, list[str]], fillers: Iterable[str]) -> Pattern:
-        labels = "|".join(f"(?P<k{i}>{self._alternation(by_kind[k])})" for i, k in enumerate(self.kinds))
-        words = sorted({f.strip().lower() for f in fillers if f.strip()}, key=len, reverse=True)
-        filler = f"(?:{_GAP}(?:{self._alternation(words)})){{0,2}}" if words else ""
-        return compile_pattern(f"(?r)(?:{labels}){filler}{_GAP}", regex.IGNORECASE)
+    def _word_before(self, text: str, pos: int) -> tuple[str, str, bool, int] | None:
+        """``(word, key, unspaced, word_end)`` of the text's last word before ``pos``."""
+        last = _LAST_WORD.match(text, max(0, pos - 48), pos)
+        if last is None:
+            return None
+        word = last.group(1).lower()
+        unspaced = not word.isascii() and _UNSPACED.search(word) is not None
+        return word, (word[-1] if unspaced else word), unspaced, last.end(1)
 
-    # The matches below run without a regex timeout: their windows are at most _LABEL_REACH
-    # characters and the patterns are escaped phrases, bounded separators and character runs,
-    # which cannot backtrack catastrophically; a timeout costs more than the match itself.
+    def may_end(self, word: str) -> bool:
+        """Whether ``word`` (a word of the text) could end a label or be a filler."""
+        known = self._may_end.get(word)
+        if known is None:
+            lowered = word.lower()
+            unspaced = not lowered.isascii() and _UNSPACED.search(lowered) is not None
+            key = lowered[-1] if unspaced else lowered
+            known = key in self._by_key or self._filler_end(lowered, unspaced) is not None
+            if len(self._may_end) >= _WORD_MEMO:
+                self._may_end.clear()
+            self._may_end[word] = known
+        return known
 
     def may_label(self, text: str, pos: int) -> bool:
-        """Cheap test: whether the last word before ``pos`` could end a label or filler."""
-        if self._reverse is None:
+        """Cheap test: whether the word before ``pos`` could end a label or be a filler."""
+        found = self._word_before(text, pos)
+        if found is None:
             return False
-        last = _LAST_WORD.match(text, max(0, pos - 48), pos)
-        return last is not None and self._may_end_here(last.group(1))
+        word, key, unspaced, _ = found
+        return key in self._by_key or self._filler_end(word, unspaced) is not None
 
     def label_before(self, text: str, pos: int) -> tuple[str, int] | None:
         """``(kind, start)`` of a label ending right before ``pos``, or ``None``."""
-        if self._reverse is None or not self.may_label(text, pos):
-            return None
-        m = self._reverse.match(text, max(0, pos - _LABEL_REACH), pos)
-        if m is None:
-            return None
-        return self.kinds[int(m.lastgroup[1:])], m.start()
+        for _ in range(_MAX_FILLERS + 1):
+            found = self._word_before(text, pos)
+            if found is None:
+                return None
+            word, key, unspaced, word_end = found
+            pattern = self._by_key.get(key)
+            if pattern is not None:
+                m = pattern.match(text, max(0, pos - _LABEL_REACH), pos)
+                if m is not None:
+                    return self.kinds[int(m.lastgroup[1:])], m.start()
+            filler = self._filler_end(word, unspaced)
+            if filler is None:
+                return None
+            pos = word_end - filler
+        return None
 
 
 def label_words(languages: Sequence[str], kind: str) -> tuple[str, ...]:
     """The ``[kind]`` words of ``identifiers.toml`` for each of ``languages``."""
-    return tuple(w for lang in languages for w in language_data(lang, "identifiers").get(kind, {}).get("words", ()))
+    return tuple(
+        w
+        for lang in languages
+        for w in language_data(lang, "identifiers").get(kind, {}).get("words", ())
+    )
 
 
 @cache
-def label_lexicon(languages: tuple[str, ...], kinds: tuple[str, ...], extra: tuple[str, ...] = ()) -> LabelLexicon:
+def label_lexicon(
+    languages: tuple[str, ...], kinds: tuple[str, ...], extra: tuple[str, ...] = ()
+) -> LabelLexicon:
     """A lexicon of ``kinds`` for ``languages``; ``extra`` phrases join the first kind (cached)."""
     table = {k: label_words(languages, k) for k in kinds}
     if extra and kinds:
@@ -236,9 +309,12 @@ _TOKEN_LEFT = compile_pattern(r"(?r)[A-Za-z0-9#\-/._]*")
 _TOKEN_RIGHT = compile_pattern(r"[A-Za-z0-9\-/._]*")
 _GROUPS_LEFT = compile_pattern(r"(?r)(?<![A-Za-z0-9#\-/._])(?:[0-9]{1,8} ){1,4}")
 _GROUPS_RIGHT = compile_pattern(r"(?: [0-9]{2,8}(?![A-Za-z0-9])(?![\-/.,][0-9]))+")
+#: Values that read as a date (D/M/YY[YY], YYYY-MM-DD, M/YYYY) are never identifiers.
 _DATE_LIKE = compile_pattern(
-    r"[0-9]{1,4}[./\-][0-9]{1,2}[./\-][0-9]{1,4}|(?:0?[1-9]|1[0-2])[./\-](?:19|20)[0-9]{2}"
+    r"[0-9]{1,2}([./\-])[0-9]{1,2}\1(?:[0-9]{2}|[0-9]{4})|[0-9]{4}([./\-])[0-9]{1,2}\2[0-9]{1,2}"
+    r"|(?:0?[1-9]|1[0-2])[./\-](?:19|20)[0-9]{2}"
 )
+_TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789#-/._")
 _MAX_TOKEN = 32
 
 
@@ -251,50 +327,128 @@ class ValueToken:
     run_start: int
 
 
-_TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789#-/._")
+# Token helpers match over bounded windows of character runs: no timeout needed (see
+# LabelLexicon).
 
 
-def _expand(text: str, a: int, b: int) -> tuple[int, int]:
-    # Bounded windows over character runs: no timeout needed (see LabelLexicon).
-    start = _TOKEN_LEFT.match(text, max(0, a - _MAX_TOKEN), a).start()
+def _token_start(text: str, a: int) -> int:
+    """Start of the token around the digit run at ``a``: letters, digits and ``# - / . _``
+    glued to it, or digit groups before it joined by single spaces."""
+    if a == 0:
+        return a
+    before = text[a - 1]
+    if before in _TOKEN_CHARS:
+        start = _TOKEN_LEFT.match(text, max(0, a - _MAX_TOKEN), a).start()
+        while start < a and text[start] in "#-/._":
+            start += 1
+        return start
+    if before == " " and a > 1 and "0" <= text[a - 2] <= "9":
+        groups = _GROUPS_LEFT.match(text, max(0, a - 40), a)
+        return groups.start() if groups else a
+    return a
+
+
+#: A token's left part ending at a digit run, and the word before the token.
+_TOKEN_LEFT_AND_WORD = compile_pattern(
+    f"(?r)(?:(?P<word>[^{_GAP_CHARS}0-9]{{1,40}})[{_GAP_CHARS}]{{0,6}})?"
+    r"(?P<token>[A-Za-z0-9#\-/._]{0,32})"
+)
+
+
+def _word_at(text: str, pos: int) -> str | None:
+    last = _LAST_WORD.match(text, max(0, pos - 48), pos)
+    return last.group(1) if last else None
+
+
+def _token_start_and_word(text: str, a: int) -> tuple[int, str | None]:
+    """:func:`_token_start` for the digit run at ``a``, and the word before that start."""
+    if text[a - 1] == " ":
+        start = _token_start(text, a)
+        return start, _word_at(text, start)
+    m = _TOKEN_LEFT_AND_WORD.match(text, max(0, a - 80), a)
+    start = trimmed = m.start("token")
+    while trimmed < a and text[trimmed] in "#-/._":
+        trimmed += 1
+    return (trimmed, _word_at(text, trimmed)) if trimmed != start else (start, m.group("word"))
+
+
+def _token_end(text: str, start: int, a: int, b: int) -> int:
     end = _TOKEN_RIGHT.match(text, b, b + _MAX_TOKEN).end()
-    while start < a and text[start] in "#-/._":
-        start += 1
     while end > b and text[end - 1] in "-/._":
         end -= 1
-    if start == a and end == b:
-        left = _GROUPS_LEFT.match(text, max(0, a - 40), a)
-        right = _GROUPS_RIGHT.match(text, b, b + 40)
-        start = left.start() if left else a
-        end = right.end() if right else b
-    return start, end
+    if end == b and (start == a or text[a - 1] == " "):
+        groups = _GROUPS_RIGHT.match(text, b, b + 40)
+        end = groups.end() if groups else b
+    return end
 
 
-def _glued_left(text: str, a: int) -> bool:
-    """Whether the digit run at ``a`` continues a token or a spaced digit group to its left."""
-    if a == 0:
-        return False
-    before = text[a - 1]
-    return before in _TOKEN_CHARS or (before == " " and a > 1 and "0" <= text[a - 2] <= "9")
+#: A digit run of three or more, and the word before it (letters, not digits) after separators.
+#: Scanned in reverse, so that the run is the engine's fast first item.
+_RUN_AFTER_WORD = compile_pattern(
+    f"(?r)(?:(?P<word>[^{_GAP_CHARS}0-9]{{1,40}})[{_GAP_CHARS}]{{0,6}})?(?P<run>[0-9]{{3,}})"
+)
+_FIRST_DIGIT = compile_pattern(r"[0-9]")
 
 
-def value_tokens(view: Segment, rule_id: str, lexicon: LabelLexicon | None = None) -> Iterator[ValueToken]:
-    """Each token holding a run of three or more digits, once (callers wrap in :func:`fail_closed`).
+#: Day and month before a year run (``12/03/`` of ``12/03/2024``): the token is a date.
+_DATE_HEAD = compile_pattern(r"(?r)(?<![A-Za-z0-9#\-/._])[0-9]{1,2}[./\-][0-9]{1,2}[./\-]")
 
-    With ``lexicon``, a token standing on its own is skipped early when the word before it cannot
-    end one of the lexicon's labels; tokens glued to something on their left are always given.
+
+def _glued_token(
+    text: str, a: int, b: int, lexicon: LabelLexicon, capitals: bool
+) -> tuple[int, int] | None:
+    """``(start, first digit)`` of the token glued to the run ``[a, b)``, if it may be a value."""
+    ends_token = b == len(text) or text[b] not in _TOKEN_CHARS
+    if (
+        b - a == 4
+        and ends_token
+        and text[a - 1] in "./-"
+        and _DATE_HEAD.match(text, max(0, a - 8), a)
+    ):
+        return None
+    start, word = _token_start_and_word(text, a)
+    first = a if start == a else _FIRST_DIGIT.search(text, start, a + 1).start()
+    if word is not None and lexicon.may_end(word):
+        return start, first
+    if first > start and text[first - 1] in "-/.#" and lexicon.may_label(text, first):
+        return start, first
+    if capitals and first > start and "A" <= text[start] <= "Z":
+        return start, first
+    return None
+
+
+def value_tokens(
+    view: Segment, rule_id: str, lexicon: LabelLexicon, *, capitals: bool = False
+) -> list[ValueToken]:
+    """Tokens holding a run of three or more digits that may follow a label of ``lexicon``.
+
+    A token is given once, in text order. With ``capitals``, tokens that begin with a capital
+    letter glued to their digits (``MUL/2024/00871``) are given whatever precedes them.
+    Callers wrap this in :func:`fail_closed`.
     """
     text = view.text
-    last_end = -1
-    for run in guarded_finditer(_RUN, view, rule_id):
-        a, b = run.span()
-        if a < last_end:
+    tokens: list[ValueToken] = []
+    token_start = len(text) + 1
+    may_end = lexicon.may_end
+    for m in guarded_finditer(_RUN_AFTER_WORD, view, rule_id):
+        a, b = m.span(2)
+        if a >= token_start:
             continue
-        if lexicon is not None and not _glued_left(text, a) and not lexicon.may_label(text, a):
-            continue
-        start, end = _expand(text, a, b)
-        last_end = end
-        yield ValueToken(start, end, a)
+        before = text[a - 1] if a else " "
+        if before in _TOKEN_CHARS or (before == " " and a > 1 and "0" <= text[a - 2] <= "9"):
+            found = _glued_token(text, a, b, lexicon, capitals)
+            if found is None:
+                continue
+            start, first = found
+        else:
+            word = m.group(1)
+            if word is None or not may_end(word):
+                continue
+            start = first = a
+        token_start = start
+        tokens.append(ValueToken(start, _token_end(text, start, a, b), first))
+    tokens.reverse()
+    return tokens
 
 
 def labelled_value(lexicon: LabelLexicon, text: str, token: ValueToken) -> tuple[str, int] | None:
@@ -327,7 +481,9 @@ class ValueShape:
 def value_shape(table: Mapping[str, Any], where: str) -> ValueShape:
     """Read ``value`` and ``min_digits`` from a data table."""
     try:
-        return ValueShape(compile_pattern(table["value"], regex.IGNORECASE), int(table["min_digits"]))
+        return ValueShape(
+            compile_pattern(table["value"], regex.IGNORECASE), int(table["min_digits"])
+        )
     except (KeyError, TypeError, ValueError, regex.error) as exc:
         raise ConfigError(f"bad value shape: {type(exc).__name__}", location=where) from None
 
@@ -382,14 +538,22 @@ def _vn_cccd(table: Mapping[str, Any]) -> Predicate:
     def check(value: str) -> bool:
         d = digits_of(value)
         century = centuries.get(d[3:4])
-        return len(d) == 12 and d[:3] in provinces and century is not None and century + int(d[4:6]) <= hi
+        return (
+            len(d) == 12
+            and d[:3] in provinces
+            and century is not None
+            and century + int(d[4:6]) <= hi
+        )
 
     return check
 
 
 def _payment_card(table: Mapping[str, Any]) -> Predicate:
     schemes = [
-        (frozenset(int(n) for n in s["lengths"]), tuple((len(lo), int(lo), int(hi)) for lo, hi in s["ranges"]))
+        (
+            frozenset(int(n) for n in s["lengths"]),
+            tuple((len(lo), int(lo), int(hi)) for lo, hi in s["ranges"]),
+        )
         for s in table["iin"]
     ]
 
@@ -434,18 +598,23 @@ def make_validator(name: str, table: Mapping[str, Any]) -> Predicate:
     if name.startswith("stdnum:"):
         return _stdnum(name.removeprefix("stdnum:"))(table)
     if name not in VALIDATORS:
-        raise ConfigError(f"unknown validator {name!r}; known: {', '.join(sorted(VALIDATORS))}, stdnum:<module>")
+        raise ConfigError(
+            f"unknown validator {name!r}; known: {', '.join(sorted(VALIDATORS))}, stdnum:<module>"
+        )
     return VALIDATORS[name](table)
 
 
 # --------------------------------------------------------------------------- formats
 
-_END = r"(?![\p{L}\p{N}])(?![\-./,][0-9])"
+#: A letter of a script written with spaces: identifiers may touch Han text, not Latin words.
+_SPACED_LETTER = r"[^\P{L}\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}]"
+#: Right boundary of an identifier: no letter of a spaced script or digit, no ``-./,`` + digit.
+_END = rf"(?!{_SPACED_LETTER}|\p{{N}})(?![\-./,][0-9])"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class IdFormat:
-    """One identifier format from a country's ``ids.toml``."""
+    """One identifier format from a country's ``ids.toml`` (compared by identity)."""
 
     name: str
     country: str
@@ -477,7 +646,9 @@ def _read_format(country: str, table: Mapping[str, Any]) -> IdFormat:
         context = table.get("context", "none")
         starts = table["starts"]
         if context not in ("none", "required") or starts not in ("digit", "letter"):
-            raise ConfigError("context must be none|required and starts digit|letter", location=where)
+            raise ConfigError(
+                "context must be none|required and starts digit|letter", location=where
+            )
         return IdFormat(
             name=str(table["name"]),
             country=country,
@@ -494,7 +665,9 @@ def _read_format(country: str, table: Mapping[str, Any]) -> IdFormat:
     except ConfigError as exc:
         raise exc.at(where) from None
     except (KeyError, TypeError, ValueError, regex.error) as exc:
-        raise ConfigError(f"malformed format: {type(exc).__name__}: {exc}", location=where) from None
+        raise ConfigError(
+            f"malformed format: {type(exc).__name__}: {exc}", location=where
+        ) from None
 
 
 @cache
@@ -529,7 +702,9 @@ def labelled_kinds() -> tuple[LabelledKind, ...]:
     for table in country_data(INTERNATIONAL, "ids").get("labelled", ()):
         where = f"countries/{INTERNATIONAL}/ids.toml labelled {table.get('name', '?')}"
         if table.get("kind") not in LABEL_KINDS:
-            raise ConfigError(f"labelled kind must be one of {', '.join(LABEL_KINDS)}", location=where)
+            raise ConfigError(
+                f"labelled kind must be one of {', '.join(LABEL_KINDS)}", location=where
+            )
         kinds.append(
             LabelledKind(
                 name=str(table["name"]),
@@ -545,44 +720,50 @@ def labelled_kinds() -> tuple[LabelledKind, ...]:
 # --------------------------------------------------------------------------- scanning
 
 
-#: Longest identifier a format may match (characters), which bounds each anchored match.
-_MAX_ID = 64
-
-
 class _FormatGroup:
-    """Formats sharing a first-character class: one scan, anchored alternations.
+    """Formats sharing a first-character class, matched in one scan of the segment.
 
-    An alternation returns the first format that matches at a position, so the formats before
-    it did not match there; when that format's validator or context refuses, the search goes on
-    with the alternation of the formats after it (``tails[i]`` covers formats ``i`` onwards).
+    The scan stops at each plausible identifier start, consuming two characters (a plain
+    character class first is what makes the engine's scan fast). A lookbehind over those two
+    characters then probes every format at the start, each in its own capturing lookahead, and
+    a conditional rejects the stop when no format matched. So one pass over the text, under one
+    timeout, tells for every stop which formats match and where each ends; Python only checks
+    the validators and labels of the matches.
     """
 
     def __init__(self, scan: str, formats: Sequence[IdFormat]) -> None:
         self.formats = tuple(formats)
-        self.scan = compile_pattern(scan)
-        self.tails = tuple(
-            compile_pattern("|".join(f"(?P<f{i}>{f.pattern}){_END}" for i, f in enumerate(self.formats) if i >= k))
-            for k in range(len(self.formats))
+        probes = "".join(f"(?:(?=(?P<f{i}>{f.pattern}){_END}))?" for i, f in enumerate(formats))
+        any_matched = (
+            "".join(f"(?(f{i})|" for i in range(len(formats))) + "(?!)" + ")" * len(formats)
         )
+        self.scan = compile_pattern(f"{scan}(?<=(?:{probes})..){any_matched}")
 
-    def matches(self, text: str, pos: int) -> Iterator[tuple[IdFormat, int]]:
-        """``(format, end)`` of each format matching at ``pos``, in data order."""
-        k, endpos = 0, min(len(text), pos + _MAX_ID)
-        while k < len(self.tails):
-            m = self.tails[k].match(text, pos, endpos, timeout=PATTERN_TIMEOUT_S)
-            if m is None:
-                return
-            index = int(m.lastgroup[1:])
-            yield self.formats[index], m.end()
-            k = index + 1
+    def matches(self, hit: Match) -> Iterator[tuple[IdFormat, int]]:
+        """``(format, end)`` of each format matching where the scan ``hit`` starts."""
+        for fmt, (start, end) in zip(self.formats, hit.regs[1:], strict=True):
+            if start >= 0:
+                yield fmt, end
 
 
 #: Start of a digit-initial identifier: not glued to a letter, digit or "+", not inside a number
-#: such as a date or decimal, and followed by at least six more digits or capitals (joined by at
-#: most single spaces, hyphens or dots: no format uses "/", so slashed dates stop here).
-_DIGIT_SCAN = r"[0-9](?<![\p{L}\p{N}+][0-9])(?<![0-9][\-./,][0-9])(?=(?:[ \-.]?[0-9A-Z]){6})"
+#: such as a date or decimal, and seven digits joined by at most single spaces, hyphens or dots
+#: (no format uses "/", so slashed dates stop here; "2A"/"2B" is the Corsican NIR). Two
+#: characters are consumed so that the engine's fast scan applies; no identifier can start on
+#: the second of them.
+_DIGIT_SCAN = (
+    r"[0-9][0-9 \-.](?=(?:[ \-.]?[0-9]){5}|[0-9]{4}[AB])"
+    rf"(?<!{_SPACED_LETTER}[0-9].)(?<![\p{{N}}+][0-9].)(?<![0-9][\-./,][0-9].)"
+    # not a dotted or hyphenated date (12.03.2024, 1-3-24, 2024-03-12)
+    r"(?![.\-][0-9]{1,2}[.\-](?:[0-9]{4}|[0-9]{2})(?![0-9])"
+    r"|(?<=[0-9][.\-])[0-9]{1,2}[.\-](?:[0-9]{4}|[0-9]{2})(?![0-9])"
+    r"|[0-9]{2}-[0-9]{2}-[0-9]{2}(?![0-9]))"
+)
 #: Start of a capital-initial identifier with a digit within its first eight characters.
-_LETTER_SCAN = r"[A-Z](?<![\p{L}\p{N}][A-Z])(?=[A-Z\-]{0,6}[0-9])"
+_LETTER_SCAN = (
+    r"[A-Z](?:[A-Z0-9\-](?=[A-Z\-]{0,5}[0-9])| (?=[0-9]{7}))"
+    rf"(?<!{_SPACED_LETTER}[A-Z].)(?<!\p{{N}}[A-Z].)"
+)
 
 
 @cache
@@ -592,6 +773,12 @@ def _format_groups() -> tuple[_FormatGroup, _FormatGroup]:
         _FormatGroup(_DIGIT_SCAN, [f for f in formats if f.starts == "digit"]),
         _FormatGroup(_LETTER_SCAN, [f for f in formats if f.starts == "letter"]),
     )
+
+
+@cache
+def _gate(languages: tuple[str, ...], fmt: IdFormat) -> LabelLexicon:
+    """The labels a context-gated format needs: national-ID words and the format's own."""
+    return label_lexicon(languages, ("national_id",), fmt.labels)
 
 
 class IdentifierRule(RuleDetector):
@@ -620,27 +807,34 @@ class IdentifierRule(RuleDetector):
             for hit in guarded_finditer(group.scan, view, self.id):
                 if hit.start() < covered:
                     continue
-                span = self._format_at(group, view.text, hit.start(), languages)
+                span = self._best(group, hit, view.text, languages)
                 if span is not None:
                     spans.append(span)
                     covered = span.end
         return spans
 
-    def _format_at(self, group: _FormatGroup, text: str, pos: int, languages: tuple[str, ...]) -> Span | None:
-        for fmt, end in group.matches(text, pos):
-            if self._accepts(fmt, text, pos, end, languages):
-                return Span(pos, end, fmt.label, fmt.source, fmt.score)
-        return None
+    def _best(
+        self, group: _FormatGroup, hit: Match, text: str, languages: tuple[str, ...]
+    ) -> Span | None:
+        """The longest accepted match at the hit (a spaced NIDA beats its first eight digits)."""
+        best: Span | None = None
+        pos = hit.start()
+        for fmt, end in group.matches(hit):
+            if (best is None or end > best.end) and self._accepts(fmt, text, pos, end, languages):
+                best = Span(pos, end, fmt.label, fmt.source, fmt.score)
+        return best
 
     @staticmethod
-    def _accepts(fmt: IdFormat, text: str, start: int, end: int, languages: tuple[str, ...]) -> bool:
-        if fmt.needs_context:
-            lexicon = label_lexicon(languages, ("national_id",), fmt.labels)
-            if lexicon.label_before(text, start) is None:
-                return False
+    def _accepts(
+        fmt: IdFormat, text: str, start: int, end: int, languages: tuple[str, ...]
+    ) -> bool:
+        if fmt.needs_context and _gate(languages, fmt).label_before(text, start) is None:
+            return False
         return fmt.valid(text[start:end])
 
-    def _labelled(self, view: Segment, languages: tuple[str, ...], taken: Sequence[Span]) -> list[Span]:
+    def _labelled(
+        self, view: Segment, languages: tuple[str, ...], taken: Sequence[Span]
+    ) -> list[Span]:
         kinds = tuple(self._kinds)
         if not kinds:
             return []
