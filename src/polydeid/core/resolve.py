@@ -4,7 +4,9 @@ The policy, used by de-identification and evaluation alike:
 
 1. **Facts protect.** A candidate identifier that overlaps a protected clinical-fact span
    (dose, lab value, vital, duration, quantity) is dropped — unless its source is listed in
-   ``ResolvePolicy.overrides_facts`` (validated, self-delimiting formats such as e-mail).
+   ``ResolvePolicy.overrides_facts``: self-delimiting or validated formats (e-mail, URL,
+   checksum-valid IDs) and labelled or structured ID and record numbers, which a fact rule can
+   only touch by mistake ("MRN: 61087905 empeke 2").
 2. **Greedy by rank.** Remaining candidates are ranked by source priority (higher first),
    then score (higher first), then length (longer first), then start (leftmost first), then
    label name (for determinism). Each is accepted if it overlaps no accepted span.
@@ -44,6 +46,8 @@ class ResolvePolicy:
         "rule.contact.email",
         "rule.contact.url",
         "rule.checksum.",
+        "rule.id.",
+        "rule.record.",
         "hint.",
     )
     merge_adjacent: bool = True

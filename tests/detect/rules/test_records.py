@@ -5,6 +5,7 @@ The tables live in ``fixtures/records_cases.toml``. Test ids are case names, nev
 
 from __future__ import annotations
 
+import dataclasses
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from polydeid.core.errors import ConfigError
 from polydeid.core.segments import Segment
 from polydeid.core.taxonomy import Category
 from polydeid.detect.rules import records
+from polydeid.detect.rules.ids import IdentifierRule
 from polydeid.detect.rules.records import (
     SOURCE_PREFIX,
     SOURCE_STRUCTURE,
@@ -76,7 +78,7 @@ _STRUCTURES = [
     ("five-capitals", "MULAG/2024/00871", False),
     ("seven-digit-serial", "MUL/2024/0087123", False),
     ("three-digit-year", "MUL/224/00871", False),
-    ("clinical-prefix", "BP/2024/00871", False),
+    ("lower-case", "mul/2024/00871", False),
     ("year-after-range", "MUL/2099/00871", False),
     ("month-then-year", "MUL/11/2023", False),
 ]
@@ -87,6 +89,12 @@ _STRUCTURES = [
 )
 def test_structural(value: str, ok: bool) -> None:
     assert record_settings().structural(value) is ok
+
+
+def test_not_prefixes_block_structure() -> None:
+    blocked = dataclasses.replace(record_settings(), not_prefixes=frozenset({"MUL"}))
+    assert not blocked.structural("MUL/2024/00871")
+    assert blocked.structural("KNH/24/00871")
 
 
 @given(st.text(alphabet="0123456789", min_size=3, max_size=12))
@@ -113,6 +121,24 @@ def test_arbitrary_text_never_crashes(text: str) -> None:
     for lang in ("en", "zh", "ru"):
         for span in RULE.detect(Segment(text, lang=lang)):
             assert 0 <= span.start < span.end <= len(text)
+
+
+def test_record_label_is_not_a_national_id_label() -> None:
+    segment = Segment("Patient ID: 12345678")
+    assert [(s.start, s.end) for s in RULE.detect(segment)] == [(12, 20)]
+    assert IdentifierRule().detect(segment) == []
+
+
+@pytest.mark.parametrize("case", CASES[:12], ids=[c["name"] for c in CASES[:12]])
+def test_same_result_after_the_identifier_rule(case: dict[str, Any]) -> None:
+    # The two rules share the token pass of a segment; sharing must not change the result.
+    segment = Segment(case["text"], lang=case["lang"])
+    alone = RULE.detect(segment)
+    IdentifierRule().detect(segment)
+    assert RULE.detect(segment) == alone
+    assert RULE.detect(Segment(case["text"], lang="en")) == RULE.detect(
+        Segment(case["text"], lang="en")
+    )
 
 
 def test_malformed_settings_are_a_config_error() -> None:

@@ -134,7 +134,11 @@ class NumberWords:
         words = grp("w", self.words)
         single = grp("s", self.words)
         compound = f"{tens}(?:{join}{words})?" if self.tens_first else f"(?:{words}{join})?{tens}"
-        return f"(?:{hundreds}{join})?(?:{compound}|{single})" if self.hundreds else f"(?:{compound}|{single})"
+        return (
+            f"(?:{hundreds}{join})?(?:{compound}|{single})"
+            if self.hundreds
+            else f"(?:{compound}|{single})"
+        )
 
     def value(self, text: str) -> int | None:
         """Value of ``text`` written in words, or None when it does not parse."""
@@ -143,7 +147,12 @@ class NumberWords:
         if m is None:
             return None
         total = 0
-        for name, table in (("h", self.hundreds), ("t", self.tens), ("w", self.words), ("s", self.words)):
+        for name, table in (
+            ("h", self.hundreds),
+            ("t", self.tens),
+            ("w", self.words),
+            ("s", self.words),
+        ):
             if m.group(name):
                 total += table[normalise_word(m.group(name))]
         return total
@@ -156,14 +165,18 @@ def _joiner(joiner: str) -> str:
 
 def _int_table(raw: object, where: str, key: str) -> dict[str, int]:
     if not isinstance(raw, dict) or not all(isinstance(v, int) for v in raw.values()):
-        raise ConfigError(f"ages data: [numbers] {key!r} must map words to integers", location=where)
+        raise ConfigError(
+            f"ages data: [numbers] {key!r} must map words to integers", location=where
+        )
     return {normalise_word(k): v for k, v in raw.items()}
 
 
 def _number_words(lang: str, raw: Mapping[str, object], where: str) -> NumberWords:
     order = raw.get("order", "tens_first")
     if order not in ("tens_first", "ones_first"):
-        raise ConfigError("ages data: [numbers] order must be tens_first or ones_first", location=where)
+        raise ConfigError(
+            "ages data: [numbers] order must be tens_first or ones_first", location=where
+        )
     joiners = raw.get("joiners", [" "])
     if not isinstance(joiners, list):
         raise ConfigError("ages data: [numbers] joiners must be a list", location=where)
@@ -221,9 +234,13 @@ def age_vocabulary(langs: tuple[str, ...]) -> AgeVocabulary:
                     units.setdefault(normalise_word(word), UnitWord(unit, age_only))
                     if key == "before":
                         units_before.setdefault(normalise_word(word), UnitWord(unit))
-                    lists.setdefault(f"unit_{'before' if key == 'before' else 'after'}", []).append(word)
+                    lists.setdefault(f"unit_{'before' if key == 'before' else 'after'}", []).append(
+                        word
+                    )
         for key in ("labels", "at_event", "after", "nearby"):
-            lists.setdefault(f"context_{key}", []).extend(_strings(data.get("context", {}), key, where))
+            lists.setdefault(f"context_{key}", []).extend(
+                _strings(data.get("context", {}), key, where)
+            )
         for key in ("before", "after"):
             lists.setdefault(f"not_{key}", []).extend(_strings(data.get("not_age", {}), key, where))
         if "numbers" in data:
@@ -292,7 +309,6 @@ def _patterns(langs: tuple[str, ...]) -> _AgePatterns:
     number_words = "(?:" + "|".join(grammars) + ")" if grammars else None
     number_words_lb = "(?:" + "|".join(backward_grammars) + ")" if grammars else None
     stems = _stems(vocab)
-    number_units = [w for g in vocab.numbers for w in g.units if w in vocab.after_words]
     return _AgePatterns(
         digits=compile_pattern(digits),
         label_before=_lookbehind(f"{labels}{_SEP_LABEL}"),
@@ -307,11 +323,11 @@ def _patterns(langs: tuple[str, ...]) -> _AgePatterns:
         ),
         words_after=(
             compile_pattern(rf"{_SEP_LABEL}(?P<nw>{number_words})(?![\p{{L}}\p{{N}}\p{{M}}])")
-            if number_words
+            if number_words and vocab.before_words
             else None
         ),
         unit_at=compile_pattern(
-            rf"(?P<after>{word_alternation(number_units)})"
+            rf"(?P<after>{after_units})"
             rf"|(?<![\p{{L}}\p{{N}}\p{{M}}])(?P<before>{word_alternation(vocab.before_words)})"
         ),
         unit_before_at=compile_pattern(
@@ -413,7 +429,9 @@ def _word_candidates(text: str, pats: _AgePatterns, vocab: AgeVocabulary) -> Ite
     """Ages written in words, found from the unit words next to them."""
     low = text.lower()
     if len(low) != len(text):  # a rare character changed length when lower-cased
-        hits: Iterable[int] = (m.start() for m in pats.unit_at.finditer(text, timeout=PATTERN_TIMEOUT_S))
+        hits: Iterable[int] = (
+            m.start() for m in pats.unit_at.finditer(text, timeout=PATTERN_TIMEOUT_S)
+        )
     else:
         hits = sorted({i for stem in pats.stems for i in _find_all(low, stem)})
     for i in hits:
@@ -429,10 +447,15 @@ def _word_candidates(text: str, pats: _AgePatterns, vocab: AgeVocabulary) -> Ite
 
 def _words_around(text: str, i: int, pats: _AgePatterns) -> tuple[int, int, str, str] | None:
     """Number words before a unit word at ``i`` (or after it): span, number words, unit word."""
+    letter_before = i >= 1 and (
+        text[i - 1].isalpha() or (i >= 2 and text[i - 1] in " \t\u00a0-" and text[i - 2].isalpha())
+    )
+    if not letter_before and pats.words_after is None:
+        return None  # "46 años": digits, not words, before the unit
     m = pats.unit_at.match(text, i)
     if m is None:
         return None
-    if m.group("after") and pats.words_before is not None:
+    if letter_before and m.group("after") and pats.words_before is not None:
         nw = pats.words_before.match(text, i)
         if nw is not None:
             return nw.start("nw"), m.end("after"), nw.group("nw"), m.group("after")

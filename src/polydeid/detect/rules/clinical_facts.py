@@ -106,14 +106,13 @@ def _trie_pattern(sequences: Iterable[list[str]], *, backward: bool) -> str:
 def _emit(node: dict[str, dict], *, backward: bool) -> str:
     optional = "" in node
     branches = []
-    # Longer continuations first, word boundaries last: the longest word wins.
-    for atom in sorted((k for k in node if k), key=lambda a: (a in (_LEFT, _RIGHT), a)):
+    for atom in sorted(k for k in node if k):
         rest = _emit(node[atom], backward=backward)
         branches.append(rest + atom if backward else atom + rest)
     if not branches:
         return ""
     body = branches[0] if len(branches) == 1 and not optional else "(?:" + "|".join(branches) + ")"
-    return body + "?" if optional else body
+    return body + "?" if optional else body  # greedy: the longest word is tried first
 
 
 def word_alternation(words: Iterable[str], *, backward: bool = False, bounded: bool = True) -> str:
@@ -122,22 +121,30 @@ def word_alternation(words: Iterable[str], *, backward: bool = False, bounded: b
     Words of one or two characters with a capital letter match case-sensitively, all others
     case-insensitively; whitespace inside a word matches runs of spaces. When ``bounded``, words
     starting (for ``backward``, used in look-behinds) or ending (otherwise) with a letter or digit
-    of a spaced script get a word boundary on that side; the longest word wins. Returns a
+    of a spaced script need a word boundary on that side; the longest word wins. Returns a
     never-matching pattern when ``words`` is empty.
     """
-    groups: dict[bool, list[list[str]]] = {True: [], False: []}
+    groups: dict[tuple[bool, bool], list[list[str]]] = {}
     for word in {w.strip() for w in words if w.strip()}:
         cs = _case_sensitive(word)
-        atoms = _atoms(word if cs else word.lower())
-        if bounded and _bounded(word[0] if backward else word[-1]):
-            atoms = [_LEFT, *atoms] if backward else [*atoms, _RIGHT]
-        groups[cs].append(atoms)
-    ci_trie = _trie_pattern(groups[False], backward=backward)
-    cs_trie = _trie_pattern(groups[True], backward=backward)
-    alts = [p for p in (f"(?i:{ci_trie})" if ci_trie else "", cs_trie) if p]
-    if not alts:
+        edge = bounded and _bounded(word[0] if backward else word[-1])
+        groups.setdefault((edge, cs), []).append(_atoms(word if cs else word.lower()))
+    alternatives = []
+    for edge in (False, True):  # words ending in a dot ("Tbl.") before words that need a boundary
+        tries = []
+        for cs in (False, True):
+            trie = _trie_pattern(groups.get((edge, cs), []), backward=backward)
+            if trie:
+                tries.append(trie if cs else f"(?i:{trie})")
+        if not tries:
+            continue
+        body = tries[0] if len(tries) == 1 else "(?:" + "|".join(tries) + ")"
+        if edge:
+            body = f"{_LEFT}{body}" if backward else f"{body}{_RIGHT}"
+        alternatives.append(body)
+    if not alternatives:
         return "(?!)"
-    return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+    return alternatives[0] if len(alternatives) == 1 else "(?:" + "|".join(alternatives) + ")"
 
 
 def normalise_word(text: str) -> str:
@@ -268,7 +275,9 @@ def fact_vocabulary(langs: tuple[str, ...]) -> FactVocabulary:
                 raise ConfigError(f"facts data: vital {name!r} has no range", location=where)
             for label in _strings(table, "labels", where):
                 extend("label_words", [label])
-                labels.setdefault(normalise_word(label), []).append(LabelSense(Fact.VITAL, specs[name]))
+                labels.setdefault(normalise_word(label), []).append(
+                    LabelSense(Fact.VITAL, specs[name])
+                )
         for label in _strings(data.get("lab", {}), "names", where):
             extend("label_words", [label])
             labels.setdefault(normalise_word(label), []).append(LabelSense(Fact.LAB_VALUE))
@@ -311,8 +320,12 @@ def duration_lead_pattern(vocab: FactVocabulary) -> str:
 #: Rest of a number after its first digit; atomic so that it never stops inside a number.
 _TAIL = r"(?>\d*(?:[.,٫]\d+)*)"
 _NUMBER = rf"\d{_TAIL}"
-#: After a number's first digit: not inside a number, not glued to a Latin, Cyrillic or Greek word.
-_START = r"(?<=(?<![\p{N}\p{Latin}\p{Cyrillic}\p{Greek}_])(?<!\p{N}[.,٫/:])\d)"
+#: After a number's first digit: not inside a number or after another digit group ("0772 123456"),
+#: not glued to a Latin, Cyrillic or Greek word.
+_START = (
+    r"(?<=(?<![\p{N}\p{Latin}\p{Cyrillic}\p{Greek}_])(?<!\p{N}[.,٫/:])"
+    r"(?<!(?<![\p{L}\p{N}])\p{N}+[ \u00a0\-–])\d)"
+)
 #: After a first digit glued to a letter that starts a notation (G2P1, q8h, x7/7, E4V5M6).
 _GLUED = r"(?<=(?<![\p{L}\p{N}\p{M}])[GgQqXx×E]\d)"
 #: Fractions used as durations: days/7, weeks/52, months/12.
@@ -320,22 +333,15 @@ _FRACTION = r"/(?:7|52|12)(?![\d/])"
 _NO_MORE_DIGITS = r"(?![\d])(?![.,٫/:]\d)"
 
 
-_ROLES = ("label", "marker", "filler", "link", "before", "time_before")
+_ROLES = ("label", "marker", "before", "time_before")
 
 
 def _context_roles(vocab: FactVocabulary) -> dict[str, frozenset[str]]:
-    """What each word that may stand before a number is: label, duration marker, filler…"""
+    """What each word that may stand before a number is: label, duration marker, count word…"""
     roles: dict[str, set[str]] = {}
     for role, words in zip(
         _ROLES,
-        (
-            vocab.label_words,
-            vocab.duration_markers,
-            vocab.duration_fillers,
-            vocab.links,
-            vocab.before_words,
-            vocab.time_units_before,
-        ),
+        (vocab.label_words, vocab.duration_markers, vocab.before_words, vocab.time_units_before),
         strict=True,
     ):
         for word in words:
@@ -347,8 +353,6 @@ def _context_words(vocab: FactVocabulary) -> tuple[str, ...]:
     return (
         *vocab.label_words,
         *vocab.duration_markers,
-        *vocab.duration_fillers,
-        *vocab.links,
         *vocab.before_words,
         *vocab.time_units_before,
     )
@@ -358,18 +362,35 @@ def _context_words(vocab: FactVocabulary) -> tuple[str, ...]:
 _CONTEXT_SEP = rf"(?>{SP}*(?:[:：=\-–]{SP}*)?(?:[{_COMPARATORS}]{SP}?)?)"
 
 
-def _build_pattern(vocab: FactVocabulary) -> str:
+def _context_pattern(vocab: FactVocabulary) -> str:
+    """Look-behind body: the word before a number (label, marker, count word), skipping up to
+    two link or filler words ("BP was 120/80", "for about 3 days")."""
     context = word_alternation(_context_words(vocab), backward=True)
+    between = word_alternation((*vocab.links, *vocab.duration_fillers), backward=True)
+    return rf"(?P<ctx>{context})(?:{SP}+(?:{between})){{0,2}}{_CONTEXT_SEP}"
+
+
+def _build_pattern(vocab: FactVocabulary) -> str:
+    context = _context_pattern(vocab)
+    fact_units = word_alternation(vocab.unit_words)
+    time_units = word_alternation(vocab.time_units)
     units = word_alternation((*vocab.unit_words, *vocab.time_units))
     per = word_alternation(vocab.per)
     routes = word_alternation(vocab.routes)
     freqs = word_alternation(vocab.frequencies)
+    after_markers = word_alternation(vocab.duration_after)
     unit = rf"(?P<u>{units})(?:/(?:{per}))*"
+    # without a word before the number, a time unit is a fact only with a marker after it
+    # ("3 दिन से", "3 días de evolución"): "3 years" alone may be an age
+    unit_alone = (
+        rf"(?:(?P<u>{fact_units})(?:/(?:{per}))*"
+        rf"|(?P<u>{time_units})(?={SP}*(?:{after_markers})))"
+    )
     # route and frequency words after a dose ("500 mg PO tds"), not a frequency word that
     # starts the next fact ("mara 3 kwa siku")
     extension = rf"(?:{SP}*+(?:{routes}|(?:{freqs})(?!{SP}*\d))){{0,3}}"
     plus = r"(?:\+{1,3}(?![\d+]))?"
-    second = rf"(?:{SP}*+(?P<rsep>[-–/]){SP}*+(?P<n2>{_NUMBER}))?"
+    second = rf"(?:{SP}*+(?P<rsep>[-–/]){SP}*+(?P<n2>{_NUMBER}))?{_NO_MORE_DIGITS}"
     glued = (
         rf"{_GLUED}(?:"
         rf"(?<=(?P<gp>[Gg])\d)(?P<b_gp>)\d?{SP}?[Pp]\d{{1,2}}(?:\+\d{{1,2}})?"
@@ -387,9 +408,9 @@ def _build_pattern(vocab: FactVocabulary) -> str:
         # number [x number] [-/ number] unit [route] [frequency]: "2 x 500 mg PO tds"
         rf"|(?P<nt>{_TAIL}){plus}"
         rf"(?:{SP}*+[x×*]{SP}*+(?P<mult>{_NUMBER})(?={SP}?+(?:{units})))?"
-        rf"{second}{SP}?+{unit}{extension}"
+        rf"{second}{SP}?+{unit_alone}{extension}"
         # word before, number [-/ number] [unit …]: "BP 120/80", "kwa siku 3", "vidonge 2"
-        rf"|(?<=(?P<ctx>{context}){_CONTEXT_SEP}\d)(?P<nt>{_TAIL}){plus}{second}"
+        rf"|(?<={context}\d)(?P<nt>{_TAIL}){plus}{second}"
         rf"(?:{SP}?+{unit}{extension})?"
         ")"
     )
@@ -406,24 +427,19 @@ class _Matcher:
     roles: Mapping[str, frozenset[str]]
     time_units: frozenset[str]
     lead: Pattern
-    label_before: Pattern
     after_marker: Pattern
 
 
 @cache
 def _matcher(langs: tuple[str, ...]) -> _Matcher:
     vocab = fact_vocabulary(langs)
-    labels = word_alternation(vocab.label_words, backward=True)
     return _Matcher(
         vocab=vocab,
         pattern=compile_pattern(_build_pattern(vocab)),
-        context_before=compile_pattern(
-            rf"(?<=(?P<ctx>{word_alternation(_context_words(vocab), backward=True)}){_CONTEXT_SEP})"
-        ),
+        context_before=compile_pattern(f"(?<={_context_pattern(vocab)})"),
         roles=_context_roles(vocab),
         time_units=frozenset(normalise_word(u) for u in vocab.time_units),
         lead=compile_pattern(f"(?<={duration_lead_pattern(vocab)})"),
-        label_before=compile_pattern(rf"(?<=(?P<lab>{labels}){SP}*(?:[:：=\-–]{SP}*)?)"),
         after_marker=compile_pattern(rf"{SP}*(?:{word_alternation(vocab.duration_after)})"),
     )
 
@@ -540,7 +556,7 @@ def _judge_number(m: Match, text: str, mt: _Matcher) -> _Found | None:
     ctx = normalise_word(ctx_match.group("ctx")) if ctx_match else None
     ctx_start = ctx_match.start("ctx") if ctx_match else -1
     roles = mt.roles.get(ctx, frozenset()) if ctx else frozenset()
-    label = _label_of(ctx_match, ctx_start, text, mt, roles)
+    label = _label_of(ctx_match, roles)
     if label is not None and (unit is None or unit in mt.vocab.units):
         found = _judge_label(m, text, mt, label)
         if found is not None or unit is None:
@@ -548,9 +564,11 @@ def _judge_number(m: Match, text: str, mt: _Matcher) -> _Found | None:
     if unit in mt.vocab.units:
         if parse_number(text[m.start() : m.end("nt")]) is None:
             return None  # 12.03.1980 is a date, whatever follows it
+        if unit in mt.vocab.before and _continues_with_digits(text, m.end()):
+            return None  # "63 empeke 2": the count word belongs to the number after it
         start = ctx_start if "before" in roles else _with_comparator(text, m.start())
         return _Found(start, m.end(), mt.vocab.units[unit])
-    if unit is not None or roles & {"marker", "filler", "time_before"}:
+    if unit is not None or roles & {"marker", "time_before"}:
         found = _judge_duration(m, ctx_start, text, mt, roles)
         if found is not None or unit is not None:
             return found
@@ -560,19 +578,11 @@ def _judge_number(m: Match, text: str, mt: _Matcher) -> _Found | None:
     return None
 
 
-def _label_of(
-    ctx_match: Match | None, ctx_start: int, text: str, mt: _Matcher, roles: frozenset[str]
-) -> tuple[str, int] | None:
-    """The label of the number and where it starts ("BP", or "BP" in "BP was 120/80")."""
-    if ctx_match is None:
+def _label_of(ctx_match: Match | None, roles: frozenset[str]) -> tuple[str, int] | None:
+    """The label before the number and where it starts ("BP" in "BP was 120/80")."""
+    if ctx_match is None or "label" not in roles:
         return None
-    if "label" in roles:
-        return ctx_match.group("ctx"), ctx_start
-    if "link" in roles:
-        lm = mt.label_before.match(text, ctx_start)
-        if lm is not None:
-            return lm.group("lab"), lm.start("lab")
-    return None
+    return ctx_match.group("ctx"), ctx_match.start("ctx")
 
 
 def _judge_label(m: Match, text: str, mt: _Matcher, label: tuple[str, int]) -> _Found | None:

@@ -1195,6 +1195,8 @@ _SOURCES = {
     "n5": "rule.date.partial.v1",
 }
 _TEXTUAL_SOURCE = "rule.date.textual.v1"
+#: Readings scoring at least this hide the cores they cover from further readings.
+_STRONG_SCORE = 0.95
 _RANGE_SOURCE = "rule.date.range.v1"
 _BASE_SCORE = {"n1": 0.97, "n2": 0.97, "n3": 0.8, "n4": 0.75, "n5": 0.75}
 #: Longest stretch of text one anchored match may look at (a date is far shorter).
@@ -1231,7 +1233,10 @@ class DateRule(RuleDetector):
                 span, reading = found
                 if reading.order.startswith("d"):
                     yield from _range_start(v, text, span.start, last_end)
-                last_end = span.end
+                # A weak reading ("10.2. 2004" after a lab value) does not hide the cores
+                # inside it: their own readings are offered too, and resolution decides.
+                if span.score >= _STRONG_SCORE:
+                    last_end = span.end
                 yield span
 
     def _cores(self, v: _Vocabulary, segment: Segment) -> Iterator[tuple[int, bool]]:
@@ -1415,9 +1420,18 @@ def _numeric_span(
     if b == "n5" and _opens_line(text, start):
         return None  # "1.2." opening a line is a section number
     score = _BASE_SCORE[b] - (0.07 if r.two_digit_year else 0.0)
+    if _uneven_spacing(text[start:end]):
+        score -= 0.1  # "10.2. 2004": a value ending a sentence, then a year, more often
     if score < 0.95 and v.date_context.near(text, start, end, before=30):
         score = min(0.95, score + 0.15)
     return Span(start, end, Category.DATE, _SOURCES[b], score)
+
+
+def _uneven_spacing(written: str) -> bool:
+    """Whether a numeric date has a space after one separator but not after another."""
+    seps = [i for i, ch in enumerate(written) if ch in "./-"]
+    spaced = [i + 1 < len(written) and written[i + 1] == " " for i in seps[:2]]
+    return len(spaced) == 2 and spaced[0] != spaced[1]
 
 
 def _round(year: int) -> bool:

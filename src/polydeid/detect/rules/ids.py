@@ -1,37 +1,43 @@
-"""National and other identity numbers: fast shape scans, validators from python-stdnum, labels.
+"""National and other identity numbers: fast shape scans, python-stdnum validators, labels.
 
-Three ways an identifier is found, all over the same segment text:
+Two ways an identifier is found:
 
-1. **Formats** (``[[format]]`` in ``locales/countries/<CC>/ids.toml``): a pattern per format,
-   validated by a named validator (python-stdnum's ``is_valid`` where a module exists, see
-   :data:`VALIDATORS`). Formats whose shape is common in clinical text (7-8, 9, 10 or 12 bare
-   digits) have ``context = "required"``: they count only right after an ID label (the segment
-   language's ``[national_id]`` words in ``identifiers.toml`` plus the format's own ``labels``).
-   All formats run on every segment: identifiers do not depend on the text's language.
-2. **Labelled values** (``[[labelled]]`` in ``countries/XX/ids.toml``): a passport, insurance,
-   licence or national-ID label followed by a value token (letters, digits and ``- / .``, or digit
-   groups joined by single spaces), e.g. ``Passport No: B1234567``.
-3. Record numbers use the same label machinery in :mod:`polydeid.detect.rules.records`.
+1. **By its format** (``[[format]]`` in ``locales/countries/<CC>/ids.toml``): a pattern per
+   format, validated by a named validator (python-stdnum's ``is_valid`` where a module exists,
+   see :data:`VALIDATORS`). All formats run on every segment: identifiers do not depend on the
+   text's language. Formats whose shape is common in clinical text (7-8, 9, 10 or 12 bare
+   digits) have ``context = "required"`` and count only as the value of a national-ID label.
+2. **By its label**: a national-ID, passport, insurance or licence label (``identifiers.toml``
+   of the segment's language, plus English; for national IDs also the gated formats' own
+   ``labels``) followed by a value token: letters, digits and ``- / .``, or digit groups joined
+   by single spaces. After a national-ID label the gated formats are tried first (longest valid
+   match); otherwise the token is taken if it has the kind's shape (``[[labelled]]`` in
+   ``countries/XX/ids.toml``): ``Passport No: B1234567`` is ``ID_OTHER``, ``DNI: 12345678A``
+   (a wrong check letter, but labelled) is ``ID_NATIONAL`` by label.
 
 A label counts when it ends right before the value: only separators (``: # - . ( )``, spaces)
 and at most three filler words (``[fillers]``: "No.", "namba", "ni", "is") may stand between.
+Record numbers (:mod:`polydeid.detect.rules.records`) use the same labels and tokens.
 
-What each national format accepts is written beside it in its data file; in short: UG NIN
-``CM``/``CF`` + 6 digits + 6 digits-or-capitals with at least one letter; KE ID 7-8 digits after
-a label; RW NID 16 digits, status 1-3, birth year, sex digit 7/8, compact or spaced
+What each format accepts is written beside it in its data file; in short: UG NIN ``CM``/``CF``
++ 6 digits + 6 digits-or-capitals with at least one letter; KE ID 7-8 digits after a label;
+RW NID 16 digits, status 1-3, birth year, sex digit 7/8, compact or spaced
 ``1 1990 8 0012345 0 12``; TZ NIDA 20 digits beginning with a real date ``YYYYMMDD``; DE IdNr,
 ES DNI/NIE, FR NIR, IT codice fiscale, CN RIC, PT CC, BR CPF by their stdnum checks; NL BSN,
 GB NHS, IN Aadhaar by their checks and after a label; US SSN 3-2-4 issuable, or any 3-2-4/9
-digits after an SSN label; VN CCCD 12 digits with a province code, after a label; IBAN and
-payment cards (known issuer prefix and length, Luhn) as ``ID_OTHER``.
+digits after an SSN label; VN CCCD 12 digits with a province code, after a label; RU SNILS by
+its check number; IBAN and payment cards (known issuer prefix and length, Luhn) as
+``ID_OTHER``.
 
 Sources: ``rule.checksum.<name>.v1`` for formats validated by a check digit (they outrank other
 rules and may override clinical-fact protection), ``rule.id.<name>.v1`` for the rest.
 
-Speed: each scan begins with a plain character class (``[0-9]`` or ``[A-Z]``), which the regex
-engine skips to quickly; the patterns of all formats are tried, anchored, only where a scan
-stops. Digits of other scripts (Arabic-Indic, Devanagari, full-width) are read as ASCII digits
-through a same-length copy of the text, so offsets are unchanged.
+Speed: every scan begins with a plain character class (``[0-9]`` or ``[A-Z]``), which the regex
+engine skips to quickly, and the format patterns are probed inside the scan itself, so Python
+sees only the stops where a format matched. Labelled values are found from the digits: a reverse
+scan gives each run of three or more digits with the word before it, and only a word that can
+end a label leads to a label match. Digits of other scripts (Arabic-Indic, Devanagari, Bengali,
+full-width) are read as ASCII through a same-length copy of the text, so offsets are unchanged.
 
 Schema of a ``[[format]]`` table: ``name``, ``label`` (a category), ``starts`` (``"digit"`` or
 ``"letter"``: the first character of every match), ``pattern`` (no capturing groups),
@@ -46,6 +52,7 @@ from __future__ import annotations
 
 import datetime
 import importlib
+import threading
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -304,11 +311,14 @@ def label_lexicon(
 
 # --------------------------------------------------------------------------- value tokens
 
-_RUN = compile_pattern(r"[0-9]{3,}")
 _TOKEN_LEFT = compile_pattern(r"(?r)[A-Za-z0-9#\-/._]*")
 _TOKEN_RIGHT = compile_pattern(r"[A-Za-z0-9\-/._]*")
-_GROUPS_LEFT = compile_pattern(r"(?r)(?<![A-Za-z0-9#\-/._])(?:[0-9]{1,8} ){1,4}")
-_GROUPS_RIGHT = compile_pattern(r"(?: [0-9]{2,8}(?![A-Za-z0-9])(?![\-/.,][0-9]))+")
+_GROUPS_LEFT = compile_pattern(r"(?r)(?<![A-Za-z0-9#\-/._])(?:[0-9]{1,10} ){1,4}")
+#: Where a digit group may end inside a spaced value: a group followed by a word ("67 years",
+#: "2024年") is a separate number and stops the value.
+_GROUP_CLOSE = r"(?![A-Za-z0-9])(?![\-/.,][0-9])(?! ?\p{L})"
+_CAN_CLOSE_GROUP = compile_pattern(_GROUP_CLOSE)
+_GROUPS_RIGHT = compile_pattern(rf"(?: [0-9]{{2,10}}{_GROUP_CLOSE})+")
 #: Values that read as a date (D/M/YY[YY], YYYY-MM-DD, M/YYYY) are never identifiers.
 _DATE_LIKE = compile_pattern(
     r"[0-9]{1,2}([./\-])[0-9]{1,2}\1(?:[0-9]{2}|[0-9]{4})|[0-9]{4}([./\-])[0-9]{1,2}\2[0-9]{1,2}"
@@ -435,7 +445,10 @@ def value_tokens(
         if a >= token_start:
             continue
         before = text[a - 1] if a else " "
-        if before in _TOKEN_CHARS or (before == " " and a > 1 and "0" <= text[a - 2] <= "9"):
+        spaced = before == " " and a > 1 and "0" <= text[a - 2] <= "9"
+        if spaced and (b - a > 10 or _CAN_CLOSE_GROUP.match(text, b) is None):
+            spaced = False  # a number of its own after another one, not one more group
+        if before in _TOKEN_CHARS or spaced:
             found = _glued_token(text, a, b, lexicon, capitals)
             if found is None:
                 continue
@@ -461,6 +474,54 @@ def labelled_value(lexicon: LabelLexicon, text: str, token: ValueToken) -> tuple
         if found is not None:
             return found[0], token.run_start
     return None
+
+
+@dataclass(frozen=True, slots=True)
+class LabelledToken:
+    """A value token and the kind of label right before it (``None``: no label).
+
+    ``value_start`` is where the value begins: the token's start, or its first digit run when
+    the label is written into the token (``nhc-150679``).
+    """
+
+    kind: str | None
+    token_start: int
+    value_start: int
+    end: int
+
+
+#: Per thread: (text, languages, tokens) of the last segment given to :func:`labelled_tokens`.
+_MEMO = threading.local()
+
+
+@cache
+def _gated_labels() -> tuple[str, ...]:
+    return tuple(sorted({w for f in id_formats() if f.needs_context for w in f.labels}))
+
+
+def all_labels(languages: tuple[str, ...]) -> LabelLexicon:
+    """One lexicon of every label kind for ``languages`` (gated formats' labels as national)."""
+    return label_lexicon(languages, LABEL_KINDS, _gated_labels())
+
+
+def labelled_tokens(view: Segment, rule_id: str, languages: tuple[str, ...]) -> list[LabelledToken]:
+    """The segment's value tokens that follow a label of any kind, or begin with a capital.
+
+    Identifiers and record numbers read the same tokens, so the result for the thread's last
+    segment is kept and reused when the other rule asks for the same text object and languages.
+    Callers wrap this in :func:`fail_closed`.
+    """
+    last = getattr(_MEMO, "last", None)
+    if last is not None and last[0] is view.text and last[1] == languages:
+        return list(last[2])
+    lexicon = all_labels(languages)
+    tokens: list[LabelledToken] = []
+    for token in value_tokens(view, rule_id, lexicon, capitals=True):
+        found = labelled_value(lexicon, view.text, token)
+        kind, start = found if found is not None else (None, token.start)
+        tokens.append(LabelledToken(kind, token.start, start, token.end))
+    _MEMO.last = (view.text, languages, tuple(tokens))
+    return tokens
 
 
 @dataclass(frozen=True, slots=True)
@@ -548,6 +609,19 @@ def _vn_cccd(table: Mapping[str, Any]) -> Predicate:
     return check
 
 
+def _ru_snils(table: Mapping[str, Any]) -> Predicate:
+    # python-stdnum 2.2 has no SNILS module; the rule is in the sources of countries/RU/ids.toml.
+    def check(value: str) -> bool:
+        d = digits_of(value)
+        if len(d) != 11 or int(d[:9]) <= 1001998:
+            return False
+        total = sum(int(c) * w for c, w in zip(d[:9], range(9, 0, -1), strict=True))
+        expected = total if total < 100 else (0 if total <= 101 else total % 101 % 100)
+        return int(d[9:]) == expected
+
+    return check
+
+
 def _payment_card(table: Mapping[str, Any]) -> Predicate:
     schemes = [
         (
@@ -589,6 +663,7 @@ VALIDATORS: Mapping[str, ValidatorFactory] = {
     "rw_nid": _rw_nid,
     "tz_nida": _tz_nida,
     "vn_cccd": _vn_cccd,
+    "ru_snils": _ru_snils,
     "payment_card": _payment_card,
 }
 
@@ -720,6 +795,10 @@ def labelled_kinds() -> tuple[LabelledKind, ...]:
 # --------------------------------------------------------------------------- scanning
 
 
+#: Longest identifier a format may match (characters): bounds each anchored match.
+_MAX_ID = 64
+
+
 class _FormatGroup:
     """Formats sharing a first-character class, matched in one scan of the segment.
 
@@ -753,7 +832,9 @@ class _FormatGroup:
 #: the second of them.
 _DIGIT_SCAN = (
     r"[0-9][0-9 \-.](?=(?:[ \-.]?[0-9]){5}|[0-9]{4}[AB])"
-    rf"(?<!{_SPACED_LETTER}[0-9].)(?<![\p{{N}}+][0-9].)(?<![0-9][\-./,][0-9].)"
+    # ASCII look-behinds first: they are cheap and settle most stops
+    r"(?<![0-9A-Za-z+][0-9].)(?<![0-9][\-./,][0-9].)"
+    rf"(?<!{_SPACED_LETTER}[0-9].)(?<!\p{{N}}[0-9].)"
     # not a dotted or hyphenated date (12.03.2024, 1-3-24, 2024-03-12)
     r"(?![.\-][0-9]{1,2}[.\-](?:[0-9]{4}|[0-9]{2})(?![0-9])"
     r"|(?<=[0-9][.\-])[0-9]{1,2}[.\-](?:[0-9]{4}|[0-9]{2})(?![0-9])"
@@ -762,91 +843,99 @@ _DIGIT_SCAN = (
 #: Start of a capital-initial identifier with a digit within its first eight characters.
 _LETTER_SCAN = (
     r"[A-Z](?:[A-Z0-9\-](?=[A-Z\-]{0,5}[0-9])| (?=[0-9]{7}))"
-    rf"(?<!{_SPACED_LETTER}[A-Z].)(?<!\p{{N}}[A-Z].)"
+    rf"(?<![0-9A-Za-z][A-Z].)(?<!{_SPACED_LETTER}[A-Z].)(?<!\p{{N}}[A-Z].)"
 )
 
 
 @cache
 def _format_groups() -> tuple[_FormatGroup, _FormatGroup]:
-    formats = id_formats()
+    """Scans of the formats that need no label (digit-initial, capital-initial)."""
+    free = [f for f in id_formats() if not f.needs_context]
     return (
-        _FormatGroup(_DIGIT_SCAN, [f for f in formats if f.starts == "digit"]),
-        _FormatGroup(_LETTER_SCAN, [f for f in formats if f.starts == "letter"]),
+        _FormatGroup(_DIGIT_SCAN, [f for f in free if f.starts == "digit"]),
+        _FormatGroup(_LETTER_SCAN, [f for f in free if f.starts == "letter"]),
     )
 
 
 @cache
-def _gate(languages: tuple[str, ...], fmt: IdFormat) -> LabelLexicon:
-    """The labels a context-gated format needs: national-ID words and the format's own."""
-    return label_lexicon(languages, ("national_id",), fmt.labels)
+def _gated_formats() -> tuple[IdFormat, ...]:
+    """Formats that count only right after a national-ID label."""
+    return tuple(f for f in id_formats() if f.needs_context)
 
 
 class IdentifierRule(RuleDetector):
-    """National identity numbers and other identifying numbers (IBAN, cards, labelled IDs)."""
+    """National identity numbers and other identifying numbers (IBAN, cards, labelled IDs).
+
+    Formats that need no label are found by the scans of :class:`_FormatGroup`. Everything
+    else starts from a label: a value after a national-ID label (the language's words and the
+    gated formats' own labels) is tried against each gated format, longest valid match first,
+    and otherwise taken as a labelled national ID if it has the shape of one; values after
+    passport, insurance and licence labels are labelled ``ID_OTHER``.
+    """
 
     id = RULE_ID
     labels: frozenset[Category | Fact] = frozenset({Category.ID_NATIONAL, Category.ID_OTHER})
 
     def __init__(self) -> None:
         self._groups = _format_groups()
+        self._gated = _gated_formats()
         self._kinds = {k.kind: k for k in labelled_kinds()}
 
     def find(self, segment: Segment) -> list[Span]:
         view = ascii_view(segment)
         languages = tuple(segment_languages(segment))
         with fail_closed(segment, self.id):
-            spans = self._formats(view, languages)
+            spans = self._formats(view)
             spans += self._labelled(view, languages, spans)
         spans.sort(key=lambda s: (s.start, s.end))
         return spans
 
-    def _formats(self, view: Segment, languages: tuple[str, ...]) -> list[Span]:
+    def _formats(self, view: Segment) -> list[Span]:
         spans: list[Span] = []
         for group in self._groups:
             covered = -1
             for hit in guarded_finditer(group.scan, view, self.id):
                 if hit.start() < covered:
                     continue
-                span = self._best(group, hit, view.text, languages)
+                span = self._best(group.matches(hit), view.text, hit.start())
                 if span is not None:
                     spans.append(span)
                     covered = span.end
         return spans
 
-    def _best(
-        self, group: _FormatGroup, hit: Match, text: str, languages: tuple[str, ...]
-    ) -> Span | None:
-        """The longest accepted match at the hit (a spaced NIDA beats its first eight digits)."""
+    @staticmethod
+    def _best(matches: Iterable[tuple[IdFormat, int]], text: str, pos: int) -> Span | None:
+        """The longest valid match at ``pos`` (a spaced NIDA beats its first eight digits)."""
         best: Span | None = None
-        pos = hit.start()
-        for fmt, end in group.matches(hit):
-            if (best is None or end > best.end) and self._accepts(fmt, text, pos, end, languages):
+        for fmt, end in matches:
+            if (best is None or end > best.end) and fmt.valid(text[pos:end]):
                 best = Span(pos, end, fmt.label, fmt.source, fmt.score)
         return best
 
-    @staticmethod
-    def _accepts(
-        fmt: IdFormat, text: str, start: int, end: int, languages: tuple[str, ...]
-    ) -> bool:
-        if fmt.needs_context and _gate(languages, fmt).label_before(text, start) is None:
-            return False
-        return fmt.valid(text[start:end])
+    def _gated_at(self, text: str, pos: int) -> Span | None:
+        endpos = min(len(text), pos + _MAX_ID)
+        matches = (
+            (fmt, m.end())
+            for fmt in self._gated
+            if (m := fmt.anchored.match(text, pos, endpos, timeout=PATTERN_TIMEOUT_S))
+        )
+        return self._best(matches, text, pos)
 
     def _labelled(
         self, view: Segment, languages: tuple[str, ...], taken: Sequence[Span]
     ) -> list[Span]:
-        kinds = tuple(self._kinds)
-        if not kinds:
-            return []
-        lexicon = label_lexicon(languages, kinds)
+        text = view.text
         spans: list[Span] = []
-        for token in value_tokens(view, self.id, lexicon):
-            if any(s.start < token.end and token.start < s.end for s in taken):
+        for token in labelled_tokens(view, self.id, languages):
+            kind = self._kinds.get(token.kind) if token.kind else None
+            if kind is None or any(
+                s.start < token.end and token.token_start < s.end for s in taken
+            ):
                 continue
-            found = labelled_value(lexicon, view.text, token)
-            if found is None:
-                continue
-            kind = self._kinds[found[0]]
-            if kind.shape.accepts(view.text[found[1] : token.end]):
-                spans.append(Span(found[1], token.end, kind.label, kind.source, kind.score))
+            start = token.value_start
+            span = self._gated_at(text, start) if kind.kind == "national_id" else None
+            if span is None and kind.shape.accepts(text[start : token.end]):
+                span = Span(start, token.end, kind.label, kind.source, kind.score)
+            if span is not None:
+                spans.append(span)
         return spans

@@ -157,6 +157,14 @@ class _Scan:
         return self.memo[key]
 
 
+def _breaks_run(gap: str) -> bool:
+    """Whether the separator between two digit groups ends the run (too long, or a sentence
+    or clause boundary such as ``". "``: a phone number does not continue past one)."""
+    if len(gap) > _MAX_SEPARATOR:
+        return True
+    return gap[:1] == "." and gap[1:2].isspace()
+
+
 @dataclass(frozen=True, slots=True)
 class _Finding:
     """What a digit string is, before context: valid where and how, or only possible."""
@@ -182,7 +190,7 @@ class _Run:
         """The runs of at least seven digits in ``text[start:end]``, split at long separators."""
         piece: list[tuple[int, int]] = []
         for match in _GROUP.finditer(text, start, end):
-            if piece and match.start() - piece[-1][1] > _MAX_SEPARATOR:
+            if piece and _breaks_run(text[piece[-1][1] : match.start()]):
                 yield from cls._of(text, piece)
                 piece = []
             piece.append(match.span())

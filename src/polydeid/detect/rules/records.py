@@ -12,9 +12,9 @@ Two ways a record number (``ID_RECORD``) is found:
    (``nhc-150679``) is recognised too; the span then starts after the hyphen.
 2. **By its structure alone** (source ``rule.record.structure.v1``): 2-4 capitals, a 2- or
    4-digit year, 4-6 digits, joined by ``/`` or ``-`` (``MUL/2024/00871``, ``KNH/24/00871``,
-   ``KCMC-2023-004512``). Not when the capitals are a clinical abbreviation (``not_prefixes``:
-   ``BP``, ``HR``, ``TDF`` …), not when a 4-digit year is outside ``[min_year, max_year]``, and
-   not when it reads as ``ABC/MM/YYYY`` (a month, then a year).
+   ``KCMC-2023-004512``). Not when the capitals are listed in ``not_prefixes``, not when a
+   4-digit year is outside ``[min_year, max_year]``, and not when it reads as ``ABC/MM/YYYY``
+   (a month, then a year).
 
 Dates (``12/03/2024``), decimals and numbers after ordinary words are never values. Settings
 live in the ``[records]`` table of ``locales/countries/XX/ids.toml``.
@@ -36,15 +36,12 @@ from polydeid.core.taxonomy import Category, Fact
 from polydeid.detect.rules._base import Pattern, RuleDetector, compile_pattern, segment_languages
 from polydeid.detect.rules.ids import (
     INTERNATIONAL,
-    LabelLexicon,
+    LabelledToken,
     ValueShape,
-    ValueToken,
     ascii_view,
     fail_closed,
-    label_lexicon,
-    labelled_value,
+    labelled_tokens,
     value_shape,
-    value_tokens,
 )
 from polydeid.locales import country_data
 
@@ -118,26 +115,29 @@ class RecordNumberRule(RuleDetector):
 
     def find(self, segment: Segment) -> list[Span]:
         view = ascii_view(segment)
-        lexicon = label_lexicon(tuple(segment_languages(segment)), ("record",))
+        languages = tuple(segment_languages(segment))
         spans: list[Span] = []
         with fail_closed(segment, self.id):
-            for token in value_tokens(view, self.id, lexicon, capitals=True):
-                span = self._record(view.text, token, lexicon)
+            for token in labelled_tokens(view, self.id, languages):
+                span = self._record(view.text, token)
                 if span is not None:
                     spans.append(span)
         return spans
 
-    def _record(self, text: str, token: ValueToken, lexicon: LabelLexicon) -> Span | None:
+    def _record(self, text: str, token: LabelledToken) -> Span | None:
         settings = self._settings
-        if settings.structural(text[token.start : token.end]):
+        if settings.structural(text[token.token_start : token.end]):
             return Span(
-                token.start,
+                token.token_start,
                 token.end,
                 Category.ID_RECORD,
                 SOURCE_STRUCTURE,
                 settings.structure_score,
             )
-        found = labelled_value(lexicon, text, token)
-        if found is None or not settings.shape.accepts(text[found[1] : token.end]):
+        if token.kind != "record" or not settings.shape.accepts(
+            text[token.value_start : token.end]
+        ):
             return None
-        return Span(found[1], token.end, Category.ID_RECORD, SOURCE_PREFIX, settings.prefix_score)
+        return Span(
+            token.value_start, token.end, Category.ID_RECORD, SOURCE_PREFIX, settings.prefix_score
+        )
