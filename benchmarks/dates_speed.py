@@ -3,6 +3,7 @@
 Also reports a 'dense' variant (a date in every sentence) as a worst case.
 Run: .venv/bin/python benchmarks/dates_speed.py
 """
+
 import random
 import time
 
@@ -76,8 +77,14 @@ SENTENCES = {
     ],
 }
 DATE_SENTENCES = {
-    "en": ["She was admitted on {d} via the emergency department.", "Follow-up appointment booked for {d}."],
-    "de": ["Stationäre Aufnahme am {d} über die Notaufnahme.", "Wiedervorstellung am {d} vereinbart."],
+    "en": [
+        "She was admitted on {d} via the emergency department.",
+        "Follow-up appointment booked for {d}.",
+    ],
+    "de": [
+        "Stationäre Aufnahme am {d} über die Notaufnahme.",
+        "Wiedervorstellung am {d} vereinbart.",
+    ],
     "sw": ["Alilazwa tarehe {d} kupitia idara ya dharura.", "Atarudi kliniki tarehe {d}."],
     "zh": ["于{d}经急诊收入院。", "定于{d}门诊复查。"],
     "ru": ["Поступила {d} через приёмное отделение.", "Повторный осмотр назначен на {d}."],

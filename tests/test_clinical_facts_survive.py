@@ -11,7 +11,15 @@ from polydeid import Deidentifier, Segment
 from polydeid.locales import languages
 
 FIXTURES = Path(__file__).parent / "fixtures" / "clinical_facts"
-RULE_LABELS = {"ID_NATIONAL", "ID_RECORD", "ID_OTHER", "CONTACT_PHONE", "CONTACT_OTHER", "DATE", "AGE"}
+RULE_LABELS = {
+    "ID_NATIONAL",
+    "ID_RECORD",
+    "ID_OTHER",
+    "CONTACT_PHONE",
+    "CONTACT_OTHER",
+    "DATE",
+    "AGE",
+}
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +45,9 @@ def test_facts_unchanged_and_rule_identifiers_redacted(deid: Deidentifier, lang:
         for ident in row.get("identifiers", []):
             if ident["label"] not in RULE_LABELS:
                 continue
-            if not any(r.start <= ident["start"] and ident["end"] <= r.end for r in result.replacements):
+            if not any(
+                r.start <= ident["start"] and ident["end"] <= r.end for r in result.replacements
+            ):
                 leaked.append((index, ident["label"]))
     assert not changed, f"facts changed (line index, kind): {changed}"
     assert not leaked, f"rule identifiers not redacted (line index, label): {leaked}"

@@ -57,7 +57,9 @@ def age_units(lang: str) -> tuple[list[str], list[str]]:
 
 def _phone(rng: random.Random, lang: str) -> str:
     region = language_info(lang).countries[0]
-    kind = rng.choice([phonenumbers.PhoneNumberType.MOBILE, phonenumbers.PhoneNumberType.FIXED_LINE])
+    kind = rng.choice(
+        [phonenumbers.PhoneNumberType.MOBILE, phonenumbers.PhoneNumberType.FIXED_LINE]
+    )
     example = phonenumbers.example_number_for_type(region, kind)
     assert example is not None
     number = example
@@ -68,8 +70,14 @@ def _phone(rng: random.Random, lang: str) -> str:
         if phonenumbers.is_valid_number(candidate):
             number = candidate
             break
-    fmt = rng.choice([phonenumbers.PhoneNumberFormat.INTERNATIONAL, phonenumbers.PhoneNumberFormat.NATIONAL])
+    fmt = rng.choice(
+        [phonenumbers.PhoneNumberFormat.INTERNATIONAL, phonenumbers.PhoneNumberFormat.NATIONAL]
+    )
     return phonenumbers.format_number(number, fmt)
+
+
+def _digits(rng: random.Random, n: int) -> str:
+    return "".join(rng.choice("0123456789") for _ in range(n))
 
 
 def _national_id(rng: random.Random) -> tuple[str, str]:
@@ -79,13 +87,13 @@ def _national_id(rng: random.Random) -> tuple[str, str]:
         return "DNI ", body + dni.calc_check_digit(body)
     if kind == "ug_nin":
         tail = "".join(rng.choice("ABCDEFGHJKLMNPQRSTUVWXYZ") for _ in range(4))
-        return "NIN: ", f"C{rng.choice('MF')}{rng.randrange(50, 99)}{rng.randrange(10**5, 10**6)}{rng.randrange(10, 99)}{tail}"[:14]
+        return "NIN: ", f"C{rng.choice('MF')}{rng.randrange(50, 99)}{_digits(rng, 6)}{tail}"
     if kind == "rw_nid":
         year = rng.randrange(1950, 2005)
-        return "NID: ", f"1{year}{rng.choice('78')}{rng.randrange(10**6, 10**7)}{rng.randrange(0, 10)}{rng.randrange(10, 99)}"
+        return "NID: ", f"1{year}{rng.choice('78')}{_digits(rng, 10)}"
     if kind == "tz_nida":
         y, m, d = rng.randrange(1950, 2005), rng.randrange(1, 13), rng.randrange(1, 29)
-        return "NIDA: ", f"{y}{m:02d}{d:02d}-{rng.randrange(10**4, 10**5)}-{rng.randrange(10**4, 10**5)}-{rng.randrange(10, 99)}"
+        return "NIDA: ", f"{y}{m:02d}{d:02d}-{_digits(rng, 5)}-{_digits(rng, 5)}-{_digits(rng, 2)}"
     return "ID No: ", f"{rng.randrange(10**7, 10**8)}"
 
 
@@ -109,11 +117,15 @@ def _date(rng: random.Random, lang: str) -> str:
     return rng.choice(forms)
 
 
-def _age(rng: random.Random, lang: str) -> str:
+def _age(rng: random.Random, lang: str) -> tuple[str, str]:
+    """An age after a person word ("paciente 46 años"): a bare "46 años" right before
+    "después" reads "46 years later", which is rightly not an age."""
     after, before = age_units(lang)
     n = rng.randrange(2, 99)
     options = [f"{n} {u}" for u in after] + [f"{u} {n}" for u in before]
-    return rng.choice(options) if options else f"{n} years"
+    nearby = language_data(lang, "ages").get("context", {}).get("nearby", [])
+    prefix = f"{nearby[0]} " if nearby else ""
+    return prefix, rng.choice(options) if options else f"{n} years"
 
 
 def _record(rng: random.Random) -> tuple[str, str]:
@@ -126,7 +138,8 @@ def _record(rng: random.Random) -> tuple[str, str]:
 
 def _email(rng: random.Random) -> str:
     local = rng.choice(["a.mwangi", "nakato.s", "j_ochieng", "k.mueller", "nguyen.an", "m.garcia"])
-    return f"{local}{rng.randrange(1, 99)}@{rng.choice(['gmail.com', 'example.org', 'hospital.co.ug', 'web.de'])}"
+    domain = rng.choice(["gmail.com", "example.org", "hospital.co.ug", "web.de"])
+    return f"{local}{rng.randrange(1, 99)}@{domain}"
 
 
 def make_identifier(category: Category, rng: random.Random, lang: str) -> tuple[str, str]:
@@ -143,7 +156,7 @@ def make_identifier(category: Category, rng: random.Random, lang: str) -> tuple[
         return _record(rng)
     if category is Category.DATE:
         return "", _date(rng, lang)
-    return "", _age(rng, lang)
+    return _age(rng, lang)
 
 
 RULE_CATEGORIES = [
@@ -171,13 +184,18 @@ def insert(carrier: str, phrase: str, rng: random.Random) -> tuple[str, int]:
     cut = rng.choice(cuts)
     left = carrier[:cut].rstrip()
     glue_left = (left + " ") if left else ""
-    text = glue_left + phrase + " " + carrier[cut:].lstrip()
+    rest = carrier[cut:].lstrip()
+    # The phrase closes its own clause, so it never runs into the next words ("… 20 años
+    # después" would read "20 years later"; "+91 81234 56575 6 माह" would extend the number).
+    text = glue_left + phrase + (", " + rest if rest else ".")
     return text, len(glue_left)
 
 
 @pytest.mark.parametrize("category", RULE_CATEGORIES, ids=[c.value for c in RULE_CATEGORIES])
 @pytest.mark.parametrize("lang", languages())
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_inserted_identifier_is_found(lang: str, category: Category, seed: int) -> None:
     rng = random.Random(seed)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -76,6 +78,7 @@ POSITIVES: list[tuple[str, str, list[str]]] = [
     ("rw", "umugore w'imyaka 46", ["imyaka 46"]),
     ("rw", "imyaka 25 y'amavuko", ["imyaka 25"]),
     ("luo", "dhako ma ja-higni 46", ["higni 46"]),
+    ("rw", "afite imyaka 65 imyaka 3 ishize", ["imyaka 65"]),
     # a label right before a bare number: the span is the number
     ("en", "aged 46, HIV negative", ["46"]),
     ("en", "Age: 46", ["46"]),
@@ -156,6 +159,8 @@ DURATIONS: list[tuple[str, str]] = [
     ("es", "durante 3 años"),
     ("es", "hace 3 años"),
     ("es", "3 días de evolución"),
+    ("es", "control a los 2 años del trasplante"),
+    ("es", "desde hacía dos años"),
     ("fr", "depuis 3 ans"),
     ("fr", "il y a 3 ans"),
     ("pt", "há 3 anos"),
@@ -209,8 +214,9 @@ def test_ages_above_120_are_rejected(lang: str, text: str) -> None:
         ("en", "ID12 years"),
         ("de", "Gravida 2, Para 1"),
         ("en", "MRN 46"),
+        ("es", "Domicilio: Calle de la Bola 19, 11A. Localidad: Sevilla"),
     ],
-    ids=[f"neg-{i}" for i in range(6)],
+    ids=[f"neg-{i}" for i in range(7)],
 )
 def test_other_numbers_are_not_ages(lang: str, text: str) -> None:
     assert ages_in(text, lang, AgeRule(min_score=0.0)) == []
@@ -287,6 +293,19 @@ def test_every_language_has_age_data_with_sources(lang: str) -> None:
     }
 
 
+def test_malformed_number_words_are_config_errors() -> None:
+    from polydeid.detect.rules.ages import _number_words
+
+    with pytest.raises(ConfigError):
+        _number_words("xx", {"order": "sideways"}, "test")
+    with pytest.raises(ConfigError):
+        _number_words("xx", {"words": {"one": "1"}}, "test")
+    words = _number_words(
+        "xx", {"words": {"one": 1, "two": 2}, "tens": {"twenty": 20}, "joiners": ["-"]}, "t"
+    )
+    assert words.value("twenty-two") == 22 and words.value("two-twenty") is None
+
+
 def test_number_word_languages() -> None:
     with_words = {lang for lang in languages() if age_vocabulary((lang,)).numbers}
     assert with_words == {"en", "de", "es", "fr", "pt", "it", "nl", "sw"}
@@ -349,3 +368,27 @@ def test_property_ages_and_facts_never_claim_the_same_text(
     facts = FACTS.detect(segment)
     ages = AgeRule(min_score=0.0).detect(segment)
     assert not [a for a in ages for f in facts if a.overlaps(f)]
+
+
+MEDDOCAN = Path(__file__).resolve().parents[4] / "shared" / "data" / "meddocan"
+
+
+def test_meddocan_ages_precision_and_recall() -> None:
+    """Against MEDDOCAN's EDAD_SUJETO_ASISTENCIA (train + dev), exact spans."""
+    if not MEDDOCAN.is_dir():
+        pytest.skip("MEDDOCAN not available at ../shared/data/meddocan")
+    hits = predicted = gold_count = 0
+    for ann in sorted(MEDDOCAN.glob("*/*.ann")):
+        text = ann.with_suffix(".txt").read_text("utf-8")
+        gold = set()
+        for line in ann.read_text("utf-8").splitlines():
+            if "\tEDAD_SUJETO_ASISTENCIA " in line:
+                _, start, end = line.split("\t")[1].split()
+                gold.add((int(start), int(end)))
+        found = {(s.start, s.end) for s in RULE.detect(Segment(text, lang="es"))}
+        hits += len(found & gold)
+        predicted += len(found)
+        gold_count += len(gold)
+    assert gold_count > 1000
+    assert hits / predicted >= 0.90  # the reference rule: 0.89-0.91 (on its own data)
+    assert hits / gold_count >= 0.95

@@ -274,6 +274,9 @@ NEGATIVES: list[tuple[str, str]] = [
     ("en", "for 5 patients"),
     ("en", "3 years ago"),
     ("en", "P.O. Box 7062"),
+    ("es", "Calle Mayor 5, 2ºC 28001 Madrid"),
+    ("es", "Av. de Oviedo, 48, 5G. Localidad: Oviedo"),
+    ("es", "Calle 25 no 1g-89, Bogotá"),
     ("ru", "родилась 12.03.1980 г."),
     ("vi", "ngày 12/03/1980"),
     ("zh", "1980年3月12日"),
@@ -369,6 +372,15 @@ def test_word_alternation_of_nothing_never_matches() -> None:
     assert compile_pattern(word_alternation([])).search("anything") is None
 
 
+def test_malformed_facts_data_is_a_config_error() -> None:
+    from polydeid.core.errors import ConfigError
+    from polydeid.detect.rules.clinical_facts import _strings
+
+    with pytest.raises(ConfigError):
+        _strings({"markers": "for"}, "markers", "test")
+    assert _strings({}, "markers", "test") == []
+
+
 @pytest.mark.parametrize("lang", languages())
 def test_every_language_has_facts_data_with_sources(lang: str) -> None:
     data = language_data(lang, "facts")
@@ -438,3 +450,25 @@ def test_property_dates_are_never_covered(
     start = text.index(date)
     spans = RULE.detect(Segment(text))
     assert not [s for s in spans if s.start < start + len(date) and start < s.end]
+
+
+MEDDOCAN = Path(__file__).resolve().parents[4] / "shared" / "data" / "meddocan"
+
+
+def test_facts_never_overlap_meddocan_phi() -> None:
+    """On real clinical case reports, no fact span covers any gold identifier."""
+    if not MEDDOCAN.is_dir():
+        pytest.skip("MEDDOCAN not available at ../shared/data/meddocan")
+    overlaps, facts = 0, 0
+    for ann in sorted(MEDDOCAN.glob("*/*.ann")):
+        text = ann.with_suffix(".txt").read_text("utf-8")
+        gold = []
+        for line in ann.read_text("utf-8").splitlines():
+            if line.startswith("T"):
+                _, start, end = line.split("\t")[1].split()[:3]
+                gold.append((int(start), int(end)))
+        found = RULE.detect(Segment(text, lang="es"))
+        facts += len(found)
+        overlaps += sum(1 for f in found for s, e in gold if f.start < e and s < f.end)
+    assert facts > 3000
+    assert overlaps == 0

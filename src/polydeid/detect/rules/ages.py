@@ -46,7 +46,6 @@ from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category
 from polydeid.detect.rules._base import (
-    PATTERN_TIMEOUT_S,
     ContextLexicon,
     Match,
     Pattern,
@@ -90,7 +89,8 @@ _TAIL = r"(?>\d*(?:[.,٫]\d+)?)"
 _NO_MORE_DIGITS = r"(?!\d)(?![.,٫/:]\d)"
 _SEP_UNIT = rf"(?:{SP}{{0,2}}|{SP}?[-–]{SP}?)"
 _SEP_LABEL = rf"(?>{SP}*(?:[:：=\-–]{SP}*)?)"
-_CLAUSE_END = regex.compile(r"[\n;!?]")
+#: Characters that end the clause in which person words are looked for.
+_CLAUSE_ENDS = "\n;!?"
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,7 +153,7 @@ class NumberWords:
             ("w", self.words),
             ("s", self.words),
         ):
-            if m.group(name):
+            if table and m.group(name):
                 total += table[normalise_word(m.group(name))]
         return total
 
@@ -230,13 +230,12 @@ def age_vocabulary(langs: tuple[str, ...]) -> AgeVocabulary:
             if unit not in UNITS_PER_YEAR:
                 raise ConfigError(f"ages data: unknown unit {unit!r}", location=where)
             for key, age_only in (("after", False), ("age_only", True), ("before", False)):
+                side = "unit_before" if key == "before" else "unit_after"
                 for word in _strings(table, key, where):
                     units.setdefault(normalise_word(word), UnitWord(unit, age_only))
                     if key == "before":
                         units_before.setdefault(normalise_word(word), UnitWord(unit))
-                    lists.setdefault(f"unit_{'before' if key == 'before' else 'after'}", []).append(
-                        word
-                    )
+                    lists.setdefault(side, []).append(word)
         for key in ("labels", "at_event", "after", "nearby"):
             lists.setdefault(f"context_{key}", []).extend(
                 _strings(data.get("context", {}), key, where)
@@ -278,6 +277,7 @@ class _AgePatterns:
     words_after: Pattern | None
     unit_at: Pattern
     unit_before_at: Pattern
+    unit_before: Pattern | None
     nearby: ContextLexicon
     stems: tuple[str, ...]
 
@@ -304,11 +304,7 @@ def _patterns(langs: tuple[str, ...]) -> _AgePatterns:
     # Count and frequency words of facts.toml ("mara 3 kwa siku") also make a number no age.
     not_before = word_alternation((*vocab.not_before, *facts.before_words), backward=True)
     lead = duration_lead_pattern(facts)
-    backward_grammars = [g.pattern(backward=True) for g in vocab.numbers]
-    grammars = [g.pattern() for g in vocab.numbers]
-    number_words = "(?:" + "|".join(grammars) + ")" if grammars else None
-    number_words_lb = "(?:" + "|".join(backward_grammars) + ")" if grammars else None
-    stems = _stems(vocab)
+    words_before, words_after = _number_word_patterns(vocab)
     return _AgePatterns(
         digits=compile_pattern(digits),
         label_before=_lookbehind(f"{labels}{_SEP_LABEL}"),
@@ -316,26 +312,40 @@ def _patterns(langs: tuple[str, ...]) -> _AgePatterns:
         time_before=_lookbehind(f"(?:{lead}|(?:{not_before}){SP}*)"),
         age_after=compile_pattern(rf"{SP}*[-–]?{SP}*(?:{word_alternation(vocab.after)})"),
         time_after=compile_pattern(rf"{SP}*[-–]?{SP}*(?:{word_alternation(vocab.not_after)})"),
-        words_before=(
-            _lookbehind(rf"(?<![\p{{L}}\p{{N}}\p{{M}}\-])(?P<nw>{number_words_lb}){_SEP_UNIT}")
-            if number_words
-            else None
-        ),
-        words_after=(
-            compile_pattern(rf"{_SEP_LABEL}(?P<nw>{number_words})(?![\p{{L}}\p{{N}}\p{{M}}])")
-            if number_words and vocab.before_words
-            else None
-        ),
+        words_before=words_before,
+        words_after=words_after,
         unit_at=compile_pattern(
             rf"(?P<after>{after_units})"
             rf"|(?<![\p{{L}}\p{{N}}\p{{M}}])(?P<before>{word_alternation(vocab.before_words)})"
+        ),
+        unit_before=(
+            _lookbehind(
+                rf"(?P<ub>{word_alternation(vocab.before_words, backward=True)}){_SEP_LABEL}"
+            )
+            if vocab.before_words
+            else None
         ),
         unit_before_at=compile_pattern(
             rf"(?<![\p{{L}}\p{{N}}\p{{M}}]){word_alternation(vocab.before_words)}"
         ),
         nearby=ContextLexicon(vocab.nearby),
-        stems=stems,
+        stems=_stems(vocab),
     )
+
+
+def _number_word_patterns(vocab: AgeVocabulary) -> tuple[Pattern | None, Pattern | None]:
+    """Number words right before a position (look-behind), and right after one (unit first)."""
+    if not vocab.numbers:
+        return None, None
+    backward = "(?:" + "|".join(g.pattern(backward=True) for g in vocab.numbers) + ")"
+    forward = "(?:" + "|".join(g.pattern() for g in vocab.numbers) + ")"
+    before = _lookbehind(rf"(?<![\p{{L}}\p{{N}}\p{{M}}\-])(?P<nw>{backward}){_SEP_UNIT}")
+    after = (
+        compile_pattern(rf"{_SEP_LABEL}(?P<nw>{forward})(?![\p{{L}}\p{{N}}\p{{M}}])")
+        if vocab.before_words
+        else None
+    )
+    return before, after
 
 
 def _stems(vocab: AgeVocabulary) -> tuple[str, ...]:
@@ -387,11 +397,11 @@ class AgeRule(RuleDetector):
         self, segment: Segment, pats: _AgePatterns, vocab: AgeVocabulary
     ) -> Iterator[_Candidate]:
         for m in guarded_finditer(pats.digits, segment, self.id):
-            cand = _digit_candidate(m, segment.text, vocab)
+            cand = _digit_candidate(m, segment.text, vocab, pats)
             if cand is not None:
                 yield cand
         if pats.stems:
-            yield from _word_candidates(segment.text, pats, vocab)
+            yield from _word_candidates(segment, pats, vocab, self.id)
 
 
 def _without_overlaps(spans: Sequence[Span]) -> list[Span]:
@@ -402,9 +412,16 @@ def _without_overlaps(spans: Sequence[Span]) -> list[Span]:
     return kept
 
 
-def _digit_candidate(m: Match, text: str, vocab: AgeVocabulary) -> _Candidate | None:
+def _digit_candidate(
+    m: Match, text: str, vocab: AgeVocabulary, pats: _AgePatterns
+) -> _Candidate | None:
     number = text[m.start() : m.end("nt")]
     if m.start("u") != -1:
+        # "myaka 65 imyaka 3": a unit right before the number claims it first
+        ub = pats.unit_before.match(text, m.start()) if pats.unit_before else None
+        if ub is not None:
+            unit = vocab.units_before[normalise_word(ub.group("ub"))]
+            return _make(ub.start("ub"), m.end("nt"), number, unit, False, SOURCE_UNIT)
         unit = vocab.units[normalise_word(m.group("u"))]
         return _make(m.start(), m.end(), number, unit, False, SOURCE_UNIT)
     before = vocab.units_before.get(normalise_word(m.group("ctx")))
@@ -425,15 +442,17 @@ def _make(
     return _Candidate(start, end, value, unit, label, source)
 
 
-def _word_candidates(text: str, pats: _AgePatterns, vocab: AgeVocabulary) -> Iterator[_Candidate]:
+def _word_candidates(
+    segment: Segment, pats: _AgePatterns, vocab: AgeVocabulary, rule_id: str
+) -> Iterator[_Candidate]:
     """Ages written in words, found from the unit words next to them."""
+    text = segment.text
     low = text.lower()
     if len(low) != len(text):  # a rare character changed length when lower-cased
-        hits: Iterable[int] = (
-            m.start() for m in pats.unit_at.finditer(text, timeout=PATTERN_TIMEOUT_S)
-        )
+        hits: Iterable[int] = (m.start() for m in guarded_finditer(pats.unit_at, segment, rule_id))
     else:
-        hits = sorted({i for stem in pats.stems for i in _find_all(low, stem)})
+        after_only = pats.words_after is None  # number words can only come before the unit
+        hits = sorted({i for stem in pats.stems for i in _find_all(low, stem, text, after_only)})
     for i in hits:
         span = _words_around(text, i, pats)
         if span is None:
@@ -468,11 +487,19 @@ def _words_around(text: str, i: int, pats: _AgePatterns) -> tuple[int, int, str,
     return None
 
 
-def _find_all(text: str, needle: str) -> Iterator[int]:
-    i = text.find(needle)
+def _find_all(low: str, needle: str, text: str, after_word: bool) -> Iterator[int]:
+    """Where ``needle`` occurs in ``low`` (when ``after_word``, only right after a word)."""
+    i = low.find(needle)
     while i != -1:
-        yield i
-        i = text.find(needle, i + 1)
+        if not after_word or (
+            i
+            and (
+                text[i - 1].isalpha()
+                or (i > 1 and text[i - 1] in " -\u00a0" and text[i - 2].isalpha())
+            )
+        ):
+            yield i
+        i = low.find(needle, i + 1)
 
 
 def _words_value(words: str, vocab: AgeVocabulary) -> int | None:
@@ -502,8 +529,9 @@ def _score(cand: _Candidate, text: str, pats: _AgePatterns) -> float | None:
 
 
 def _person_nearby(start: int, text: str, pats: _AgePatterns) -> bool:
+    """Whether a person word occurs shortly before ``start``, in the same clause."""
     window_start = max(0, start - NEARBY_CHARS)
-    ends = list(_CLAUSE_END.finditer(text, window_start, start))
-    if ends:
-        window_start = ends[-1].end()
+    window_start = max(
+        window_start, *(text.rfind(c, window_start, start) + 1 for c in _CLAUSE_ENDS)
+    )
     return pats.nearby.search(text, window_start, start)

@@ -17,10 +17,10 @@ A number with neither a unit nor a fact label is never a fact, so ``Tel 0772 123
 ``DOB 12/03/1980`` stay free for the identifier rules. A label's value must also be a plain
 number (no leading zero, at most 7 digits, not followed by another digit group).
 
-Every number is found by one digit-anchored pattern; labels, markers and words before a number are
-checked by look-behinds built as suffix tries, units after it by prefix tries, so the pattern only
-does real work where a digit is. Words come from ``locales/languages/<code>/facts.toml`` for the
-segment's language and English.
+Every fact is found by one digit-anchored pattern: words before a number (labels, duration
+markers, count words) are checked by a look-behind built as a suffix trie, units after it by a
+prefix trie, so the pattern does real work only where a number starts. Words come from
+``locales/languages/<code>/facts.toml`` for the segment's language and English.
 """
 
 from __future__ import annotations
@@ -48,11 +48,10 @@ from polydeid.locales import language_data, languages
 #: Horizontal whitespace, including no-break spaces.
 SP = r"[ \t\u00a0\u202f]"
 
-#: Letters or digits of scripts written without spaces between words (no word boundaries).
-_UNSPACED = regex.compile(
-    r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}]"
-)
-_WORDCHAR = regex.compile(r"[\p{L}\p{N}\p{M}]")
+#: Letters of scripts written without spaces between words: no word boundaries there.
+_UNSPACED_CLASS = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}"
+_UNSPACED = compile_pattern(f"[{_UNSPACED_CLASS}]")
+_WORDCHAR = compile_pattern(r"[\p{L}\p{N}\p{M}]")
 
 #: Comparators that belong to a lab value ("<40 copies/mL").
 _COMPARATORS = "<>≤≥~≈"
@@ -70,8 +69,10 @@ def _bounded(ch: str) -> bool:
 
 
 def _case_sensitive(word: str) -> bool:
-    """Short words with a capital (``BP``, ``Na``, ``T``) match case-sensitively."""
-    return len(word.replace(".", "")) <= 2 and any(c.isupper() for c in word)
+    """Symbols and short abbreviations match case-sensitively: one-character words (``g`` is not
+    ``G``), and two-character words with a capital (``BP``, ``Na``)."""
+    core = word.replace(".", "")
+    return len(core) <= 1 or (len(core) == 2 and any(c.isupper() for c in core))
 
 
 def _atoms(word: str) -> list[str]:
@@ -86,7 +87,6 @@ def _atoms(word: str) -> list[str]:
     return atoms
 
 
-_UNSPACED_CLASS = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}"
 #: Word boundaries; a letter of a script written without spaces does not continue a word.
 _LEFT = rf"(?<![\p{{L}}\p{{N}}\p{{M}}](?<![{_UNSPACED_CLASS}]))"
 _RIGHT = rf"(?!(?![{_UNSPACED_CLASS}])[\p{{L}}\p{{N}}\p{{M}}])"
@@ -118,11 +118,11 @@ def _emit(node: dict[str, dict], *, backward: bool) -> str:
 def word_alternation(words: Iterable[str], *, backward: bool = False, bounded: bool = True) -> str:
     """A regex matching any of ``words`` as a whole word, as a trie (suffix trie when ``backward``).
 
-    Words of one or two characters with a capital letter match case-sensitively, all others
-    case-insensitively; whitespace inside a word matches runs of spaces. When ``bounded``, words
-    starting (for ``backward``, used in look-behinds) or ending (otherwise) with a letter or digit
-    of a spaced script need a word boundary on that side; the longest word wins. Returns a
-    never-matching pattern when ``words`` is empty.
+    One-character words, and two-character words with a capital letter, match case-sensitively,
+    all others case-insensitively; whitespace inside a word matches runs of spaces. When
+    ``bounded``, words starting (for ``backward``, used in look-behinds) or ending (otherwise)
+    with a letter or digit of a spaced script need a word boundary on that side; the longest word
+    wins. Returns a never-matching pattern when ``words`` is empty.
     """
     groups: dict[tuple[bool, bool], list[list[str]]] = {}
     for word in {w.strip() for w in words if w.strip()}:
@@ -193,6 +193,7 @@ class FactVocabulary:
 
     unit_words: tuple[str, ...]
     units: Mapping[str, Fact]
+    label_unit_words: tuple[str, ...]
     per: tuple[str, ...]
     before_words: tuple[str, ...]
     before: Mapping[str, Fact]
@@ -260,6 +261,9 @@ def fact_vocabulary(langs: tuple[str, ...]) -> FactVocabulary:
                 units.setdefault(normalise_word(unit), kind)
                 extend("unit_words", [unit])
         extend("per", _strings(data.get("units", {}), "per", where))
+        for unit in _strings(data.get("units", {}), "after_label", where):
+            units.setdefault(normalise_word(unit), Fact.VITAL)
+            extend("label_unit_words", [unit])
         for group, kind in (("quantity", Fact.QUANTITY), ("frequency", Fact.DOSE)):
             for word in _strings(data.get("before", {}), group, where):
                 before.setdefault(normalise_word(word), kind)
@@ -288,6 +292,7 @@ def fact_vocabulary(langs: tuple[str, ...]) -> FactVocabulary:
     return FactVocabulary(
         unit_words=tuple(lists.get("unit_words", [])),
         units=units,
+        label_unit_words=tuple(lists.get("label_unit_words", [])),
         per=tuple(lists.get("per", [])),
         before_words=tuple(lists.get("before_words", [])),
         before=before,
@@ -374,7 +379,7 @@ def _build_pattern(vocab: FactVocabulary) -> str:
     context = _context_pattern(vocab)
     fact_units = word_alternation(vocab.unit_words)
     time_units = word_alternation(vocab.time_units)
-    units = word_alternation((*vocab.unit_words, *vocab.time_units))
+    units = word_alternation((*vocab.unit_words, *vocab.time_units, *vocab.label_unit_words))
     per = word_alternation(vocab.per)
     routes = word_alternation(vocab.routes)
     freqs = word_alternation(vocab.frequencies)
@@ -398,7 +403,7 @@ def _build_pattern(vocab: FactVocabulary) -> str:
         rf"|(?<=(?P<q>[qQ])\d)(?P<b_q>)\d?(?:[-–]\d{{1,2}})?{SP}?(?:hrly|hr|h|H)(?![\p{{L}}\p{{N}}])"
         rf"|(?<=(?P<evm>E)\d)(?P<b_evm>){SP}?[Vv](?:\d|T){SP}?[Mm]\d(?![\p{{L}}\p{{N}}])"
         rf"|(?<=(?P<x>[Xx×])\d)(?P<b_x>)\d?{_NO_MORE_DIGITS}"
-        rf"(?:(?P<xf>{_FRACTION})|{SP}?(?P<xu>{units}))?"
+        rf"(?:(?P<xf>{_FRACTION})|{SP}?(?P<xu>{time_units}))?"
         ")"
     )
     plain = (
@@ -425,7 +430,7 @@ class _Matcher:
     pattern: Pattern
     context_before: Pattern
     roles: Mapping[str, frozenset[str]]
-    time_units: frozenset[str]
+    label_units: frozenset[str]
     lead: Pattern
     after_marker: Pattern
 
@@ -438,7 +443,7 @@ def _matcher(langs: tuple[str, ...]) -> _Matcher:
         pattern=compile_pattern(_build_pattern(vocab)),
         context_before=compile_pattern(f"(?<={_context_pattern(vocab)})"),
         roles=_context_roles(vocab),
-        time_units=frozenset(normalise_word(u) for u in vocab.time_units),
+        label_units=frozenset(normalise_word(u) for u in vocab.label_unit_words),
         lead=compile_pattern(f"(?<={duration_lead_pattern(vocab)})"),
         after_marker=compile_pattern(rf"{SP}*(?:{word_alternation(vocab.duration_after)})"),
     )
@@ -531,12 +536,12 @@ def _judge(m: Match, text: str, mt: _Matcher) -> _Found | None:
     end = m.end()
     if _has(m, "b_scheme"):
         return _Found(m.start(), end, Fact.DOSE) if text[m.start()] in "01234" else None
-    if _has(m, "b_x"):
-        if _has(m, "xf") or (_has(m, "xu") and normalise_word(m.group("xu")) in mt.time_units):
+    if _has(m, "b_x"):  # x7/7, x5 days; or a count: vomiting x3
+        if _has(m, "xf") or _has(m, "xu"):
             return _Found(m.start("x"), end, Fact.DURATION)
-        if _has(m, "xu") or _continues_with_digits(text, end):
-            return None
-        return _Found(m.start("x"), end, Fact.QUANTITY)
+        return (
+            None if _continues_with_digits(text, end) else _Found(m.start("x"), end, Fact.QUANTITY)
+        )
     if _has(m, "b_gp"):
         return _Found(m.start("gp"), end, Fact.QUANTITY)
     if _has(m, "b_q"):
@@ -561,13 +566,10 @@ def _judge_number(m: Match, text: str, mt: _Matcher) -> _Found | None:
         found = _judge_label(m, text, mt, label)
         if found is not None or unit is None:
             return found
+    if unit in mt.label_units:
+        return None  # "2ºC" without a label: a floor and a door, not a temperature
     if unit in mt.vocab.units:
-        if parse_number(text[m.start() : m.end("nt")]) is None:
-            return None  # 12.03.1980 is a date, whatever follows it
-        if unit in mt.vocab.before and _continues_with_digits(text, m.end()):
-            return None  # "63 empeke 2": the count word belongs to the number after it
-        start = ctx_start if "before" in roles else _with_comparator(text, m.start())
-        return _Found(start, m.end(), mt.vocab.units[unit])
+        return _judge_unit(m, text, mt, unit, ctx_start if "before" in roles else -1)
     if unit is not None or roles & {"marker", "time_before"}:
         found = _judge_duration(m, ctx_start, text, mt, roles)
         if found is not None or unit is not None:
@@ -576,6 +578,20 @@ def _judge_number(m: Match, text: str, mt: _Matcher) -> _Found | None:
     if before is Fact.QUANTITY and not _continues_with_digits(text, m.end()):
         return _Found(ctx_start, m.end(), before)
     return None
+
+
+def _judge_unit(m: Match, text: str, mt: _Matcher, unit: str, before: int) -> _Found | None:
+    """A number and a fact unit; ``before`` is where a count word before it starts, or -1."""
+    if plain_value(text[m.start() : m.end("nt")]) is None:
+        return None  # 12.03.1980 or 0772-…: a date or a phone, whatever follows it
+    if _has(m, "n2") and plain_value(m.group("n2")) is None:
+        return None
+    if unit in mt.vocab.before and _continues_with_digits(text, m.end()):
+        return None  # "63 empeke 2": the count word belongs to the number after it
+    if text[m.end() : m.end() + 1] in ("-", "/") and text[m.end() + 1 : m.end() + 2].isdigit():
+        return None  # "1g-89": part of an address or a code
+    start = before if before >= 0 else _with_comparator(text, m.start())
+    return _Found(start, m.end(), mt.vocab.units[unit])
 
 
 def _label_of(ctx_match: Match | None, roles: frozenset[str]) -> tuple[str, int] | None:
@@ -633,11 +649,9 @@ def _judge_duration(
     return _Found(start, m.end() if after is None else after.end(), Fact.DURATION)
 
 
-def find_facts(
-    text: str, langs: tuple[str, ...], segment: Segment, rule_id: str
-) -> Iterator[_Found]:
-    """Facts in ``text`` for the canonical languages ``langs``, left to right, not overlapping."""
-    mt = _matcher(langs)
+def _find_facts(segment: Segment, langs: tuple[str, ...], rule_id: str) -> Iterator[_Found]:
+    """Facts in the segment for the canonical languages ``langs``, left to right, disjoint."""
+    mt, text = _matcher(langs), segment.text
     last_end = 0
     for m in guarded_finditer(mt.pattern, segment, rule_id):
         found = _judge(m, text, mt)
@@ -666,5 +680,5 @@ class ClinicalFactRule(RuleDetector):
         langs = tuple(segment_languages(segment))
         return [
             Span(f.start, f.end, f.kind, _KIND_SOURCES[f.kind])
-            for f in find_facts(segment.text, langs, segment, self.id)
+            for f in _find_facts(segment, langs, self.id)
         ]
