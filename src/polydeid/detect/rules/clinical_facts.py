@@ -419,7 +419,7 @@ def _build_pattern(vocab: FactVocabulary) -> str:
         rf"(?:{SP}?+{unit}{extension})?"
         ")"
     )
-    return rf"\d(?:{glued}|{plain})"
+    return rf"(?<!\p{{N}})\d(?:{glued}|{plain})"
 
 
 @dataclass(frozen=True, slots=True)
