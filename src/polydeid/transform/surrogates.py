@@ -462,6 +462,12 @@ def _contact_candidates(draw: Draw) -> Iterator[str]:
         while True:
             path = "/" + "".join(rng.choice(_ASCII_LOWER) for _ in range(6)) if url["path"] else ""
             yield f"{url['scheme'] or ''}{url['www'] or ''}{rng.choice(_EXAMPLE_DOMAINS)}{path}"
+    if any(c.isspace() or c in "[](){}" for c in text):
+        # An obfuscated e-mail ("nguyen dot an at gmail dot com"): a plain one replaces it,
+        # since a random string of the same shape no longer reads as an address.
+        while True:
+            given, family = _latin_name(pool, rng)
+            yield f"{given}.{family}@{rng.choice(_EXAMPLE_DOMAINS)}"
     yield from _shape_candidates(draw)
 
 
