@@ -1,0 +1,1 @@
+"""Corpus readers: annotated documents with gold spans mapped to canonical categories."""
