@@ -27,7 +27,7 @@ EXPECTED_SIZES: dict[str, int] = {
     "meddocan": 29,
     "i2b2_2014": 30,
     "hipaa_safe_harbor": 19,
-    "presidio": 46,
+    "presidio": 48,
     "conll": 5,
     "germeval2014": 12,
     "echr_tab": 8,

@@ -25,7 +25,10 @@ the text itself. ``location`` is a short string such as ``notes.jsonl:12`` or ``
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
+
+_LABEL_SHAPE = re.compile(r"[A-Za-z][A-Za-z0-9_\-.]{0,39}")
 
 
 class PolydeidError(Exception):
@@ -71,9 +74,11 @@ class UnknownCategoryError(ConfigError):
     code = "PD102"
 
     def __init__(self, name: str, *, known: Iterable[str], scheme: str | None = None) -> None:
-        # Category names come from configs and annotation schemes, not from clinical text.
+        # A malformed annotation line can put text where a label belongs: only names shaped
+        # like labels are echoed.
         where = f" in scheme {scheme!r}" if scheme else ""
-        super().__init__(f"unknown category {name[:60]!r}{where}; known: {_known(known)}")
+        shown = repr(name) if _LABEL_SHAPE.fullmatch(name) else "(not shown: not label-shaped)"
+        super().__init__(f"unknown category {shown}{where}; known: {_known(known)}")
 
 
 class UnknownSchemeError(ConfigError):

@@ -1,0 +1,327 @@
+"""CoNLL-style token-per-line files with BIO/BIOES tags (MasakhaNER, ECHR, GermEval 2014).
+
+One token per line with its columns separated by spaces/tabs (``separator=None``) or by tabs
+only (``separator="\\t"``); a blank line ends a sentence; ``-DOCSTART-`` starts a document.
+``token_column`` picks the token and ``tag_columns`` the tag layers (negative indices count
+from the end). The first layer is the primary one; further layers (GermEval's inner column)
+add their spans where they map to a category and do not repeat a span already there.
+
+The text is a **reconstruction**: tokens joined by one space, sentences by a newline. The
+original spacing is not in the file, so offsets index the rebuilt text (``meta["reconstructed"]``
+is true, ``meta["sentence_starts"]`` gives each sentence's offset).
+
+Documents: one per ``-DOCSTART-`` block, else one per file, or ``sentences_per_document``
+sentences each when given. Tags are decoded leniently, as conlleval does: an ``I-`` tag that
+does not continue a span of the same label starts one. A document with a malformed line
+(too few columns, a label the scheme does not know) is left out and reported at ``file:line``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import NamedTuple
+
+from polydeid.core import taxonomy
+from polydeid.core.errors import ConfigError, InputError, PolydeidError, RecordError
+from polydeid.core.spans import Span
+from polydeid.core.taxonomy import Category, Scheme
+from polydeid.corpora.document import AnnotatedDocument, Corpus, ReadFailure
+from polydeid.formats.text import decode_utf8
+from polydeid.locales import canonical_language
+
+DOCSTART = "-DOCSTART-"
+_BLANKS = re.compile(r"[ \t]+")
+_CLOSING = frozenset({"E", "L", "S", "U"})
+_OPENING = frozenset({"B", "S", "U"})
+
+
+@dataclass(frozen=True, slots=True)
+class Columns:
+    """Where the token and the tag layers are, and how columns are separated."""
+
+    token: int = 0
+    tags: tuple[int, ...] = (-1,)
+    separator: str | None = None
+    comment_prefix: str | None = None
+
+
+class _Row(NamedTuple):
+    """One token line: its 1-based number and its columns (a tuple: many per corpus)."""
+
+    line: int
+    fields: tuple[str, ...]
+
+
+Sentence = list[_Row]
+Found = tuple[int, int, str, Category | None]
+
+
+def read_conll(
+    path: str | Path,
+    *,
+    scheme: str | None = "conll",
+    lang: str | None = None,
+    token_column: int = 0,
+    tag_columns: Sequence[int] = (-1,),
+    separator: str | None = None,
+    comment_prefix: str | None = None,
+    sentences_per_document: int | None = None,
+    name: str | None = None,
+) -> Corpus:
+    """Read one CoNLL file, or every regular file of a directory (sorted by name)."""
+    if lang is None:
+        raise ConfigError("the conll reader needs lang= (the files do not say their language)")
+    if sentences_per_document is not None and sentences_per_document < 1:
+        raise ConfigError("sentences_per_document must be at least 1")
+    mapping, language = taxonomy.scheme(scheme or "conll"), canonical_language(lang)
+    columns = Columns(token_column, tuple(tag_columns), separator, comment_prefix)
+    root = Path(path)
+    files = _files(root)
+    documents: list[AnnotatedDocument] = []
+    failures: list[ReadFailure] = []
+    for file in files:
+        try:
+            blocks = _documents(file, columns, sentences_per_document)
+        except PolydeidError as exc:
+            failures.append(ReadFailure(str(file), exc))
+            continue
+        for index, sentences in enumerate(blocks):
+            try:
+                doc_id = file.stem if len(blocks) == 1 else f"{file.stem}#{index}"
+                documents.append(
+                    build_document(
+                        sentences,
+                        columns,
+                        mapping,
+                        language,
+                        doc_id=doc_id,
+                        source=str(file),
+                    )
+                )
+            except PolydeidError as exc:
+                failures.append(ReadFailure(str(file), exc))
+    return Corpus(name or root.name, tuple(documents), tuple(failures))
+
+
+def read_germeval(
+    path: str | Path,
+    *,
+    scheme: str | None = "germeval2014",
+    lang: str | None = "de",
+    sentences_per_document: int | None = None,
+    name: str | None = None,
+) -> Corpus:
+    """GermEval 2014 TSV: ``idx token outer inner`` with a ``#`` comment line per sentence."""
+    return read_conll(
+        path,
+        scheme=scheme or "germeval2014",
+        lang=lang or "de",
+        token_column=1,
+        tag_columns=(2, 3),
+        separator="\t",
+        comment_prefix="#",
+        sentences_per_document=sentences_per_document,
+        name=name,
+    )
+
+
+def _files(root: Path) -> list[Path]:
+    if root.is_file():
+        return [root]
+    if root.is_dir():
+        return sorted(p for p in root.iterdir() if p.is_file() and not p.name.startswith("."))
+    raise InputError("no such file or directory", location=str(root))
+
+
+def _split(line: str, separator: str | None) -> tuple[str, ...]:
+    if separator is None:
+        # str.split() would also split at no-break and other Unicode spaces inside a token
+        return tuple(line.split() if line.isascii() else _BLANKS.split(line.strip(" \t")))
+    return tuple(line.split(separator))
+
+
+def _documents(file: Path, columns: Columns, per_document: int | None) -> list[list[Sentence]]:
+    """The file's sentences grouped into documents (rows not validated yet)."""
+    text = decode_utf8(file.read_bytes(), source=str(file))
+    documents: list[list[Sentence]] = [[]]
+    sentence: Sentence = []
+    for number, raw in enumerate(text.split("\n"), start=1):
+        line = raw.rstrip("\r\n")
+        if not line.strip(" \t"):
+            if sentence:
+                documents[-1].append(sentence)
+                sentence = []
+            continue
+        prefix = columns.comment_prefix
+        if prefix is not None and not sentence and line.startswith(prefix):
+            continue
+        fields = _split(line, columns.separator)
+        if DOCSTART in fields[:2]:
+            if sentence:
+                documents[-1].append(sentence)
+                sentence = []
+            if documents[-1]:
+                documents.append([])
+            continue
+        sentence.append(_Row(number, fields))
+    if sentence:
+        documents[-1].append(sentence)
+    documents = [d for d in documents if d]
+    if per_document is None:
+        return documents
+    return [d[i : i + per_document] for d in documents for i in range(0, len(d), per_document)]
+
+
+def _positions(columns: Columns, width: int) -> tuple[int, tuple[int, ...]] | str:
+    """Token and tag indices for a row of ``width`` columns, or why the row is unusable."""
+    resolved = []
+    for index in (columns.token, *columns.tags):
+        at = index if index >= 0 else width + index
+        if not 0 <= at < width:
+            return f"line has {width} column(s); column {index} is missing"
+        resolved.append(at)
+    if resolved[0] in resolved[1:]:
+        return f"line has {width} column(s); no separate tag column"
+    return resolved[0], tuple(resolved[1:])
+
+
+class _Decoder:
+    """BIO/BIOES decoding of one tag layer into ``(start, end, label, category)``."""
+
+    def __init__(self, mapping: Scheme) -> None:
+        self.mapping = mapping
+        self.cache: dict[str, tuple[str, str, Category | None]] = {}
+
+    def parse(self, tag: str) -> tuple[str, str, Category | None]:
+        parsed = self.cache.get(tag)
+        if parsed is None:
+            prefix, category = self.mapping.map_bio(tag)
+            head, sep, rest = tag.strip().partition("-")
+            label = rest if sep and head.upper() in {"B", "I", "E", "S", "L", "U"} else tag.strip()
+            parsed = self.cache[tag] = (prefix, label, category)
+        return parsed
+
+
+def build_document(
+    sentences: list[Sentence],
+    columns: Columns,
+    mapping: Scheme,
+    lang: str,
+    *,
+    doc_id: str,
+    source: str,
+) -> AnnotatedDocument:
+    """Rebuild one document's text and its spans from parsed sentences."""
+    decoder = _Decoder(mapping)
+    known: dict[int, tuple[int, tuple[int, ...]] | str] = {}  # column positions by row width
+    lines: list[str] = []
+    starts: list[int] = []
+    layers: list[list[Found]] = [[] for _ in columns.tags]
+    offset = 0
+    for sentence in sentences:
+        starts.append(offset)
+        tokens, token_spans, tags = _tokens(sentence, columns, offset, source, known)
+        for layer, layer_tags in zip(layers, tags, strict=True):
+            layer.extend(_decode(token_spans, layer_tags, decoder, sentence, source))
+        lines.append(" ".join(tokens))
+        offset = token_spans[-1][1] + 1
+    text = "\n".join(lines)
+    spans, dropped = _merge_layers(layers)
+    meta = {
+        "reconstructed": True,
+        "sentences": len(sentences),
+        "tokens": sum(len(s) for s in sentences),
+        "dropped": dropped,
+        "sentence_starts": tuple(starts),
+    }
+    return AnnotatedDocument(
+        id=doc_id, text=text, lang=lang, spans=spans, source=source, meta=MappingProxyType(meta)
+    )
+
+
+def _tokens(
+    sentence: Sentence,
+    columns: Columns,
+    offset: int,
+    source: str,
+    known: dict[int, tuple[int, tuple[int, ...]] | str],
+) -> tuple[list[str], list[tuple[int, int]], list[list[str]]]:
+    """The sentence's tokens, their offsets in the rebuilt text, and each layer's tags."""
+    tokens: list[str] = []
+    token_spans: list[tuple[int, int]] = []
+    tags: list[list[str]] = [[] for _ in columns.tags]
+    for row in sentence:
+        width = len(row.fields)
+        positions = known.get(width)
+        if positions is None:
+            positions = known[width] = _positions(columns, width)
+        if isinstance(positions, str):
+            raise RecordError(positions, location=f"{source}:{row.line}")
+        token_at, tag_at = positions
+        token = row.fields[token_at]
+        if not token:
+            raise RecordError("empty token", location=f"{source}:{row.line}")
+        tokens.append(token)
+        token_spans.append((offset, offset + len(token)))
+        offset += len(token) + 1
+        for layer, i in zip(tags, tag_at, strict=True):
+            layer.append(row.fields[i])
+    return tokens, token_spans, tags
+
+
+def _decode(
+    token_spans: list[tuple[int, int]],
+    tags: list[str],
+    decoder: _Decoder,
+    sentence: Sentence,
+    source: str,
+) -> list[Found]:
+    found: list[Found] = []
+    current: Found | None = None
+    for (start, end), tag, row in zip(token_spans, tags, sentence, strict=True):
+        try:
+            prefix, label, category = decoder.parse(tag)
+        except PolydeidError as exc:
+            raise exc.at(f"{source}:{row.line}") from None
+        if prefix == taxonomy.OUTSIDE:
+            if current is not None:
+                found.append(current)
+            current = None
+            continue
+        if current is not None and prefix not in _OPENING and current[2] == label:
+            current = (current[0], end, label, current[3])
+        else:
+            if current is not None:
+                found.append(current)
+            current = (start, end, label, category)
+        if prefix in _CLOSING:
+            found.append(current)
+            current = None
+    if current is not None:
+        found.append(current)
+    return found
+
+
+def _merge_layers(
+    layers: list[list[Found]],
+) -> tuple[tuple[Span, ...], int]:
+    """Primary layer first, then other layers' spans that are mapped and new."""
+    spans: list[Span] = []
+    seen: set[tuple[int, int, Category]] = set()
+    dropped = 0
+    for depth, layer in enumerate(layers):
+        for start, end, label, category in layer:
+            if category is None:
+                dropped += 1
+                continue
+            key = (start, end, category)
+            if depth and key in seen:
+                continue
+            seen.add(key)
+            spans.append(Span(start, end, category, f"gold:{label}"))
+    spans.sort(key=lambda s: (s.start, s.end, s.label.value))
+    return tuple(spans), dropped

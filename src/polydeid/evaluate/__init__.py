@@ -1,0 +1,1 @@
+"""Evaluation: scores, unseen-name rewrites and reports over annotated corpora."""

@@ -1,0 +1,129 @@
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from polydeid import ConfigError
+from polydeid.corpora.conll import read_conll, read_germeval
+
+FIXTURES = Path(__file__).parent / "fixtures" / "conll"
+
+
+def labelled(doc):
+    return [(s.label.value, doc.text[s.start : s.end], s.source) for s in doc.spans]
+
+
+def test_docstart_splits_documents_and_text_is_rebuilt():
+    corpus = read_conll(FIXTURES / "luganda.conll", lang="lug")
+    assert [d.id for d in corpus.documents] == ["luganda#0", "luganda#1"] and not corpus.failures
+    first, second = corpus.documents
+    assert first.lang == "lg"
+    assert first.text == (
+        "Nakato Aisha yagenze e Kampala ku Mmande 12 .\nMinisitule ya Byobulamu yayogedde ."
+    )
+    assert labelled(first) == [
+        ("PERSON", "Nakato Aisha", "gold:PER"),
+        ("LOCATION_VILLAGE", "Kampala", "gold:LOC"),
+        ("DATE", "Mmande 12", "gold:DATE"),
+        ("ORGANIZATION", "Minisitule ya Byobulamu", "gold:ORG"),
+    ]
+    assert first.meta["sentences"] == 2 and first.meta["sentence_starts"] == (0, 46)
+    assert first.meta["reconstructed"] is True
+    # I- after O starts a span; B- after I- of the same type starts a new one; MISC is dropped
+    assert labelled(second) == [
+        ("PERSON", "Okello", "gold:PER"),
+        ("PERSON", "Opio", "gold:PER"),
+        ("LOCATION_VILLAGE", "Mukono", "gold:LOC"),
+        ("LOCATION_VILLAGE", "Jinja", "gold:LOC"),
+    ]
+    assert second.meta["dropped"] == 1
+
+
+def test_sentences_per_document_groups_sentences():
+    corpus = read_conll(FIXTURES / "luganda.conll", lang="lg", sentences_per_document=1)
+    assert [d.meta["sentences"] for d in corpus.documents] == [1, 1, 1]
+    assert corpus.documents[1].text == "Minisitule ya Byobulamu yayogedde ."
+
+
+def test_germeval_keeps_outer_and_new_inner_spans_and_skips_comments():
+    corpus = read_germeval(FIXTURES / "germeval.tsv")
+    (doc,) = corpus.documents
+    assert doc.lang == "de" and doc.meta["sentences"] == 2
+    assert (
+        doc.text == "Die Universität Heidelberg und die deutsche Merkel-Regierung .\nBerlin liegt #"
+    )
+    assert labelled(doc) == [
+        ("ORGANIZATION", "Universität Heidelberg", "gold:ORG"),
+        ("LOCATION_VILLAGE", "Heidelberg", "gold:LOC"),  # inner layer
+        ("ORGANIZATION", "Merkel-Regierung", "gold:ORG"),
+        ("PERSON", "Merkel-Regierung", "gold:PERpart"),  # inner, other category: kept
+        ("LOCATION_VILLAGE", "Berlin", "gold:LOC"),  # inner duplicate of outer: once
+    ]
+    assert doc.meta["dropped"] == 1  # LOCderiv
+
+
+def test_bioes_tags_are_decoded(tmp_path):
+    path = tmp_path / "bioes.txt"
+    path.write_text("Juma S-PER\nwa O\nDar B-LOC\nes I-LOC\nSalaam E-LOC\nJuma S-PER\n", "utf-8")
+    doc = read_conll(path, lang="sw").documents[0]
+    assert [doc.text[s.start : s.end] for s in doc.spans] == ["Juma", "Dar es Salaam", "Juma"]
+
+
+def test_tab_separated_columns_are_chosen_by_option(tmp_path):
+    path = tmp_path / "cols.tsv"
+    path.write_text("x\tKigali\tNNP\tB-LOC\ny\tni\tVB\tO\n", "utf-8")
+    doc = read_conll(path, lang="rw", token_column=1, tag_columns=(3,), separator="\t").documents[0]
+    assert doc.text == "Kigali ni" and labelled(doc) == [("LOCATION_VILLAGE", "Kigali", "gold:LOC")]
+
+
+BAD_FILES = [
+    ("Juma B-PER\nlonely\n", "column"),
+    ("Juma B-PER\nwa B-NOPE\n", "unknown category"),
+]
+
+
+@pytest.mark.parametrize(("content", "message"), BAD_FILES, ids=["one-column", "unknown-label"])
+def test_malformed_document_is_located_and_others_read(tmp_path, content, message):
+    good = "-DOCSTART- O\n\nOchieng B-PER\n\n"
+    (tmp_path / "a.conll").write_text(good + "-DOCSTART- O\n\n" + content, "utf-8")
+    (tmp_path / "b.conll").write_text("Kisumu B-LOC\n", "utf-8")
+    corpus = read_conll(tmp_path, lang="luo")
+    assert [d.id for d in corpus.documents] == ["a#0", "b"]
+    (failure,) = corpus.failures
+    assert "a.conll:8" in str(failure.error) and message in str(failure.error)
+    assert "Juma" not in str(failure.error)
+
+
+def test_language_is_required():
+    with pytest.raises(ConfigError):
+        read_conll(FIXTURES / "luganda.conll")
+
+
+TOKEN = st.text(alphabet=st.characters(blacklist_categories=("Z", "C")), min_size=1, max_size=6)
+TAG = st.sampled_from(["O", "B-PER", "I-PER", "B-LOC", "I-LOC", "B-MISC"])
+
+
+@given(st.lists(st.lists(st.tuples(TOKEN, TAG), min_size=1, max_size=8), min_size=1, max_size=4))
+def test_rebuilt_text_and_span_offsets_agree_with_tokens(tmp_path_factory, sentences):
+    path = tmp_path_factory.mktemp("prop") / "p.conll"
+    lines = ["\n".join(f"{tok} {tag}" for tok, tag in s) for s in sentences]
+    path.write_text("\n\n".join(lines) + "\n", "utf-8")
+    corpus = read_conll(path, lang="en")
+    assert not corpus.failures
+    (doc,) = corpus.documents
+    assert doc.text == "\n".join(" ".join(tok for tok, _ in s) for s in sentences)
+    tokens = {t for s in sentences for t, _ in s}
+    for span in doc.spans:
+        covered = doc.text[span.start : span.end]
+        assert covered.split(" ")[0] in tokens and "\n" not in covered
+    starts = sum(tag.startswith("B-") and tag != "B-MISC" for s in sentences for _, tag in s)
+    assert len(doc.spans) >= starts
+
+
+def test_unicode_spaces_and_separators_stay_inside_tokens(tmp_path):
+    path = tmp_path / "u.conll"
+    path.write_text("Dar\u00a0es\u2028Salaam B-LOC\r\nni O\r\n", "utf-8")
+    doc = read_conll(path, lang="sw").documents[0]
+    assert doc.text == "Dar\u00a0es\u2028Salaam ni" and doc.meta["sentences"] == 1
+    assert [(s.start, s.end) for s in doc.spans] == [(0, 13)]
