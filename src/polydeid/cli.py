@@ -1,4 +1,4 @@
-"""Command-line interface: ``polydeid detect|redact|languages|categories|policies|keygen|decrypt``.
+"""Command-line interface: ``polydeid detect|redact|eval|decrypt|keygen`` and listings.
 
 Exit codes: 0 success; 1 some records or files failed (each reported on stderr with its
 location, the rest processed); 2 usage or configuration error (nothing processed).
@@ -71,6 +71,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--key-file", default=None, help="secret key file (or POLYDEID_KEY_FILE)")
     p.add_argument("--patient-id", default=None, help="patient id for date shifting")
     p.set_defaults(func=cmd_redact)
+
+    p = sub.add_parser("eval", help="score systems side by side on an annotated corpus")
+    p.add_argument("--gold", required=True, help="annotated corpus: file or directory")
+    p.add_argument("--format", required=True, help="corpus format (brat, conll, jsonl, …)")
+    p.add_argument("--scheme", default=None, help="label scheme of the corpus (e.g. meddocan)")
+    p.add_argument("--lang", default=None, help="language of the corpus, where it has none")
+    p.add_argument(
+        "--system",
+        action="append",
+        default=[],
+        help="system to run (repeatable): a profile (rules, default), presidio, "
+        "or detector names joined by '+' (default: rules)",
+    )
+    p.add_argument("--out", required=True, help="folder for report.json, report.md, report.html")
+    p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples (0: none)")
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=cmd_eval)
 
     p = sub.add_parser("languages", help="list supported languages")
     p.set_defaults(func=cmd_languages)
@@ -291,6 +308,40 @@ def cmd_redact(args: argparse.Namespace) -> int:
         return str(result["text"]).encode("utf-8")
 
     return _run(args, handle, render, "", report)
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from polydeid.corpora import read_corpus
+    from polydeid.evaluate.harness import evaluate
+    from polydeid.evaluate.report import write_report
+
+    lang = canonical_language(args.lang) if args.lang else None
+    corpus = read_corpus(args.gold, args.format, scheme=args.scheme, lang=lang)
+    for failure in corpus.failures:
+        print(f"polydeid: error: {failure.error}", file=sys.stderr)
+    run = evaluate(
+        corpus,
+        args.system or ["rules"],
+        corpus_format=args.format,
+        bootstrap=args.bootstrap,
+        seed=args.seed,
+    )
+    paths = write_report(run, Path(args.out))
+    for result in run.systems:
+        micro = result.scores.strict.micro
+        print(
+            f"polydeid: {result.name}: strict P/R/F1 "
+            + "/".join(
+                "–" if v is None else f"{v:.3f}" for v in (micro.precision, micro.recall, micro.f1)
+            ),
+            file=sys.stderr,
+        )
+    print(
+        f"polydeid: {run.documents} document(s), {len(run.failures)} unreadable; "
+        f"report: {', '.join(str(p) for p in paths.values())}",
+        file=sys.stderr,
+    )
+    return 1 if run.failures else 0
 
 
 def cmd_languages(args: argparse.Namespace) -> int:

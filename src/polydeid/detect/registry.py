@@ -7,17 +7,21 @@ from functools import cache
 from polydeid.core.errors import ConfigError
 from polydeid.detect.base import Detector, create, register
 
-#: Named detector sets. ``rules`` is the rule layer with the clinical-fact protection.
+_RULES = (
+    "facts.clinical.v1",
+    "rules.ids.v1",
+    "rules.records.v1",
+    "rules.phones.v1",
+    "rules.contacts.v1",
+    "rules.dates.v1",
+    "rules.ages.v1",
+)
+
+#: Named detector sets. ``rules`` is the rule layer with the clinical-fact protection;
+#: ``default`` is the full shipped pipeline (the rule layer until the tagger ships).
 PROFILES: dict[str, tuple[str, ...]] = {
-    "rules": (
-        "facts.clinical.v1",
-        "rules.ids.v1",
-        "rules.records.v1",
-        "rules.phones.v1",
-        "rules.contacts.v1",
-        "rules.dates.v1",
-        "rules.ages.v1",
-    ),
+    "rules": _RULES,
+    "default": _RULES,
 }
 
 

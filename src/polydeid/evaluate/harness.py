@@ -1,0 +1,206 @@
+"""Systems side by side: run several detectors over one corpus and score them the same way.
+
+A *system* is a named detector set: a polydeid profile (``rules``, ``default``), a
+``+``-joined composition of registered detector names (``rules.dates.v1+rules.phones.v1``),
+or a baseline (``presidio``: Microsoft Presidio's English pipeline on every language, as
+practitioners run it). Every system's spans go through the same resolution policy and the
+same scorer (:func:`polydeid.evaluate.metrics.score_corpus`).
+"""
+
+from __future__ import annotations
+
+import platform
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from polydeid.core.errors import ConfigError
+from polydeid.core.segments import Origin, Segment
+from polydeid.core.spans import Span
+from polydeid.corpora.document import Corpus, ReadFailure
+from polydeid.detect.base import Detector, create
+from polydeid.detect.pipeline import Pipeline
+from polydeid.detect.registry import PROFILES, profile_detectors
+from polydeid.evaluate.bootstrap import BootstrapCIs, bootstrap_ci
+from polydeid.evaluate.metrics import Scores, score_corpus
+
+#: Score thresholds of the precision–recall curve.
+THRESHOLDS: tuple[float, ...] = tuple(round(0.1 * i, 1) for i in range(10))
+
+
+def _presidio() -> list[Detector]:
+    from polydeid.evaluate.baselines import PresidioDetector
+
+    return [PresidioDetector(allow_any_language=True)]
+
+
+BASELINES: dict[str, tuple[str, Callable[[], list[Detector]]]] = {
+    "presidio": (
+        "Microsoft Presidio 2.2 + spaCy en_core_web_sm (English on every language)",
+        _presidio,
+    ),
+}
+
+
+def system_names() -> tuple[str, ...]:
+    return (*sorted(PROFILES), *sorted(BASELINES))
+
+
+def build_system(name: str) -> tuple[str, Pipeline]:
+    """(description, pipeline) of the system called ``name``; the error lists known ones."""
+    if name in PROFILES:
+        return f"polydeid profile `{name}`: {', '.join(PROFILES[name])}", Pipeline(
+            profile_detectors(name)
+        )
+    if name in BASELINES:
+        description, factory = BASELINES[name]
+        return description, Pipeline(factory())
+    if "+" in name or "." in name:
+        detectors = [create(part.strip()) for part in name.split("+") if part.strip()]
+        return f"composition: {', '.join(d.id for d in detectors)}", Pipeline(detectors)
+    raise ConfigError(
+        f"unknown system {name!r}; known: {', '.join(system_names())}, "
+        "or detector names joined by '+'"
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ThresholdPoint:
+    """Micro strict precision and recall when only spans scoring ≥ ``threshold`` count."""
+
+    threshold: float
+    precision: float | None
+    recall: float | None
+    predicted: int
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "threshold": self.threshold,
+            "precision": self.precision,
+            "recall": self.recall,
+            "predicted": self.predicted,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SystemResult:
+    """One system's scores on one corpus."""
+
+    name: str
+    description: str
+    scores: Scores
+    seconds: float
+    curve: tuple[ThresholdPoint, ...]
+    cis: BootstrapCIs | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "name": self.name,
+            "description": self.description,
+            "seconds": round(self.seconds, 3),
+            "scores": self.scores.to_dict(),
+            "curve": [p.to_dict() for p in self.curve],
+            "bootstrap": None if self.cis is None else self.cis.to_dict(),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class EvaluationRun:
+    """Several systems scored on one corpus, with the files that could not be read."""
+
+    corpus: str
+    format: str
+    documents: int
+    gold_spans: int
+    systems: tuple[SystemResult, ...]
+    failures: tuple[ReadFailure, ...] = ()
+    machine: str = field(
+        default_factory=lambda: f"{platform.machine()}, Python {platform.python_version()}"
+    )
+    created: str = field(default_factory=lambda: datetime.now(UTC).strftime("%Y-%m-%d"))
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "corpus": self.corpus,
+            "format": self.format,
+            "documents": self.documents,
+            "gold_spans": self.gold_spans,
+            "machine": self.machine,
+            "created": self.created,
+            "failures": [{"file": f.file, "error": str(f.error)} for f in self.failures],
+            "systems": [s.to_dict() for s in self.systems],
+        }
+
+
+def predict(pipeline: Pipeline, corpus: Corpus) -> dict[str, tuple[Span, ...]]:
+    """Resolved identifier spans of every document, by document id."""
+    out: dict[str, tuple[Span, ...]] = {}
+    for doc in corpus.documents:
+        segment = Segment(doc.text, lang=doc.lang, origin=Origin(file=doc.source or doc.id))
+        out[doc.id] = pipeline.detect(segment)
+    return out
+
+
+def threshold_curve(
+    corpus: Corpus, predictions: Mapping[str, Sequence[Span]]
+) -> tuple[ThresholdPoint, ...]:
+    """Micro strict P/R over :data:`THRESHOLDS` (one pass per threshold over exact-match sets)."""
+    gold = {(d.id, s.start, s.end, s.label) for d in corpus.documents for s in d.spans}
+    points = []
+    for t in THRESHOLDS:
+        kept = {
+            (doc_id, s.start, s.end, s.label)
+            for doc_id, spans in predictions.items()
+            for s in spans
+            if s.score >= t
+        }
+        hits = len(kept & gold)
+        points.append(
+            ThresholdPoint(
+                threshold=t,
+                precision=hits / len(kept) if kept else None,
+                recall=hits / len(gold) if gold else None,
+                predicted=len(kept),
+            )
+        )
+    return tuple(points)
+
+
+def evaluate(
+    corpus: Corpus,
+    systems: Sequence[str],
+    *,
+    corpus_format: str = "",
+    bootstrap: int = 1000,
+    seed: int = 0,
+) -> EvaluationRun:
+    """Score every system in ``systems`` on ``corpus`` with the same scorer."""
+    if not systems:
+        raise ConfigError("name at least one system to evaluate")
+    results = []
+    for name in systems:
+        description, pipeline = build_system(name)
+        start = time.perf_counter()
+        predictions = predict(pipeline, corpus)
+        seconds = time.perf_counter() - start
+        scores = score_corpus(corpus.documents, predictions)
+        cis = bootstrap_ci(scores, n_resamples=bootstrap, seed=seed) if bootstrap else None
+        results.append(
+            SystemResult(
+                name=name,
+                description=description,
+                scores=scores,
+                seconds=seconds,
+                curve=threshold_curve(corpus, predictions),
+                cis=cis if corpus.documents else None,
+            )
+        )
+    return EvaluationRun(
+        corpus=corpus.name,
+        format=corpus_format,
+        documents=len(corpus.documents),
+        gold_spans=sum(len(d.spans) for d in corpus.documents),
+        systems=tuple(results),
+        failures=corpus.failures,
+    )
