@@ -26,9 +26,10 @@ from types import MappingProxyType
 from typing import NamedTuple
 
 from polydeid.core import taxonomy
-from polydeid.core.errors import ConfigError, InputError, PolydeidError, RecordError
+from polydeid.core.errors import ConfigError, PolydeidError, RecordError
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Scheme
+from polydeid.corpora._files import corpus_files
 from polydeid.corpora.document import AnnotatedDocument, Corpus, ReadFailure
 from polydeid.formats.text import decode_utf8
 from polydeid.locales import canonical_language
@@ -80,7 +81,7 @@ def read_conll(
     mapping, language = taxonomy.scheme(scheme or "conll"), canonical_language(lang)
     columns = Columns(token_column, tuple(tag_columns), separator, comment_prefix)
     root = Path(path)
-    files = _files(root)
+    files = corpus_files(root)
     documents: list[AnnotatedDocument] = []
     failures: list[ReadFailure] = []
     for file in files:
@@ -127,14 +128,6 @@ def read_germeval(
         sentences_per_document=sentences_per_document,
         name=name,
     )
-
-
-def _files(root: Path) -> list[Path]:
-    if root.is_file():
-        return [root]
-    if root.is_dir():
-        return sorted(p for p in root.iterdir() if p.is_file() and not p.name.startswith("."))
-    raise InputError("no such file or directory", location=str(root))
 
 
 def _split(line: str, separator: str | None) -> tuple[str, ...]:

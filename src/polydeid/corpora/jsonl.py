@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from polydeid.core import taxonomy
-from polydeid.core.errors import InputError, PolydeidError, RecordError
+from polydeid.core.errors import PolydeidError, RecordError
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Fact, Scheme
+from polydeid.corpora._files import corpus_files
 from polydeid.corpora.document import AnnotatedDocument, Corpus, ReadFailure
 from polydeid.formats.jsonl import JsonlFailure, JsonlRecord, read_jsonl
 from polydeid.locales import canonical_language
@@ -39,7 +40,7 @@ def read_jsonl_corpus(
     root = Path(path)
     documents: list[AnnotatedDocument] = []
     failures: list[ReadFailure] = []
-    for file in _files(root):
+    for file in corpus_files(root, suffixes=SUFFIXES):
         source = str(file)
         for item in read_jsonl(file.read_bytes(), source=source):
             if isinstance(item, JsonlFailure):
@@ -50,14 +51,6 @@ def read_jsonl_corpus(
             except PolydeidError as exc:
                 failures.append(ReadFailure(source, exc.at(f"{source}:{item.line}")))
     return Corpus(name or root.name, tuple(documents), tuple(failures))
-
-
-def _files(root: Path) -> list[Path]:
-    if root.is_file():
-        return [root]
-    if root.is_dir():
-        return sorted(p for p in root.iterdir() if p.is_file() and p.suffix in SUFFIXES)
-    raise InputError("no such file or directory", location=str(root))
 
 
 def record_document(

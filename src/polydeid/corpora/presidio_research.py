@@ -19,7 +19,6 @@ out and reported as ``file:record[i]``; a file that is not a JSON list is one fa
 
 from __future__ import annotations
 
-import json
 import re
 from functools import cache
 from pathlib import Path
@@ -27,11 +26,11 @@ from types import MappingProxyType
 from typing import Any
 
 from polydeid.core import taxonomy
-from polydeid.core.errors import InputError, PolydeidError, RecordError
+from polydeid.core.errors import PolydeidError, RecordError
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Scheme
+from polydeid.corpora._files import corpus_files, load_json
 from polydeid.corpora.document import AnnotatedDocument, Corpus, ReadFailure
-from polydeid.formats.text import decode_utf8
 from polydeid.locales import canonical_language, language_data
 
 _NEXT_WORD = re.compile(r"[ \t]+\w")
@@ -50,7 +49,7 @@ def read_presidio_research(
     root = Path(path)
     documents: list[AnnotatedDocument] = []
     failures: list[ReadFailure] = []
-    for file in _files(root):
+    for file in corpus_files(root, suffixes={".json"}):
         try:
             records = _records(file)
         except PolydeidError as exc:
@@ -64,21 +63,9 @@ def read_presidio_research(
     return Corpus(name or root.name, tuple(documents), tuple(failures))
 
 
-def _files(root: Path) -> list[Path]:
-    if root.is_file():
-        return [root]
-    if root.is_dir():
-        return sorted(p for p in root.iterdir() if p.is_file() and p.suffix == ".json")
-    raise InputError("no such file or directory", location=str(root))
-
-
 def _records(file: Path) -> list[Any]:
     source = str(file)
-    try:
-        data = json.loads(decode_utf8(file.read_bytes(), source=source))
-    except json.JSONDecodeError as exc:
-        where = f"{source}:{exc.lineno}"
-        raise RecordError(f"malformed JSON ({exc.msg})", location=where) from None
+    data = load_json(file)
     if not isinstance(data, list):
         raise RecordError("expected a JSON list of records", location=source)
     return data

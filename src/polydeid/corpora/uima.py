@@ -21,7 +21,6 @@ The language comes from the view's ``uima.tcas.DocumentAnnotation`` ``language``
 
 from __future__ import annotations
 
-import json
 import re
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -32,11 +31,11 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 from polydeid.core import taxonomy
-from polydeid.core.errors import ConfigError, InputError, PolydeidError, RecordError
+from polydeid.core.errors import ConfigError, PolydeidError, RecordError
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Scheme
+from polydeid.corpora._files import corpus_files, load_json
 from polydeid.corpora.document import AnnotatedDocument, Corpus, ReadFailure
-from polydeid.formats.text import decode_utf8
 from polydeid.locales import canonical_language
 
 NAMED_ENTITY = "de.tudarmstadt.ukp.dkpro.core.api.ner.type.NamedEntity"
@@ -75,7 +74,7 @@ def read_uima_json(
     root = Path(path)
     documents: list[AnnotatedDocument] = []
     failures: list[ReadFailure] = []
-    for file in _files(root):
+    for file in corpus_files(root, suffixes={".json"}):
         try:
             documents.append(read_cas_file(file, mapping, options))
         except PolydeidError as exc:
@@ -94,22 +93,10 @@ class _Options:
     lang: str | None
 
 
-def _files(root: Path) -> list[Path]:
-    if root.is_file():
-        return [root]
-    if root.is_dir():
-        return sorted(p for p in root.iterdir() if p.is_file() and p.suffix == ".json")
-    raise InputError("no such file or directory", location=str(root))
-
-
 def read_cas_file(file: Path, mapping: Scheme, options: _Options) -> AnnotatedDocument:
     """One CAS JSON file as a document; raises a located error when it cannot be used."""
     source = str(file)
-    try:
-        cas = json.loads(decode_utf8(file.read_bytes(), source=source))
-    except json.JSONDecodeError as exc:
-        where = f"{source}:{exc.lineno}"
-        raise RecordError(f"malformed JSON ({exc.msg})", location=where) from None
+    cas = load_json(file)
     if not isinstance(cas, dict):
         raise RecordError("a CAS must be a JSON object", location=source)
     structures = _structures(cas, source)
