@@ -83,3 +83,16 @@ def test_cli_eval_writes_reports_and_lists_bad_files(tmp_path, capsys):
     assert "rules: strict P/R/F1" in err and "Secret" not in err
     for name in ("report.json", "report.md", "report.html"):
         assert "Secret" not in (out / name).read_text("utf-8")
+
+
+def test_facts_changed_measured_against_silver_facts():
+    from polydeid.core.taxonomy import Fact
+    from polydeid.evaluate.harness import SILVER_FACTS, silver_facts
+
+    facts = silver_facts(corpus())
+    assert [(s.start, s.end, s.label) for s in facts["a"]] == [(40, 52, Fact.LAB_VALUE)]
+    run = evaluate(corpus(), ["rules"], bootstrap=0)
+    assert run.facts_reference == SILVER_FACTS
+    counts = run.systems[0].scores.facts
+    assert counts.changed_rate == 0.0
+    assert run.to_dict()["facts_reference"] == SILVER_FACTS

@@ -115,6 +115,7 @@ class EvaluationRun:
     gold_spans: int
     systems: tuple[SystemResult, ...]
     failures: tuple[ReadFailure, ...] = ()
+    facts_reference: str = "none"
     machine: str = field(
         default_factory=lambda: f"{platform.machine()}, Python {platform.python_version()}"
     )
@@ -126,6 +127,7 @@ class EvaluationRun:
             "format": self.format,
             "documents": self.documents,
             "gold_spans": self.gold_spans,
+            "facts_reference": self.facts_reference,
             "machine": self.machine,
             "created": self.created,
             "failures": [{"file": f.file, "error": str(f.error)} for f in self.failures],
@@ -167,6 +169,23 @@ def threshold_curve(
     return tuple(points)
 
 
+#: How "facts changed" is measured when a corpus annotates no clinical facts.
+SILVER_FACTS = "silver: spans of facts.clinical.v1 (doses, labs, vitals, durations, quantities)"
+
+
+def silver_facts(corpus: Corpus) -> dict[str, tuple[Span, ...]]:
+    """Clinical-fact spans found by polydeid's fact layer, as the reference for "facts changed".
+
+    Corpora rarely annotate facts; this measures how many of the doses, lab values and vitals
+    a system would destroy. By construction polydeid's own pipelines protect these spans, so
+    the figure is informative for other systems and for fact-overriding identifier rules.
+    """
+    rule = create("facts.clinical.v1")
+    return {
+        doc.id: tuple(rule.detect(Segment(doc.text, lang=doc.lang))) for doc in corpus.documents
+    }
+
+
 def evaluate(
     corpus: Corpus,
     systems: Sequence[str],
@@ -178,13 +197,15 @@ def evaluate(
     """Score every system in ``systems`` on ``corpus`` with the same scorer."""
     if not systems:
         raise ConfigError("name at least one system to evaluate")
+    has_gold_facts = any(doc.facts for doc in corpus.documents)
+    facts = None if has_gold_facts else silver_facts(corpus)
     results = []
     for name in systems:
         description, pipeline = build_system(name)
         start = time.perf_counter()
         predictions = predict(pipeline, corpus)
         seconds = time.perf_counter() - start
-        scores = score_corpus(corpus.documents, predictions)
+        scores = score_corpus(corpus.documents, predictions, facts=facts)
         cis = bootstrap_ci(scores, n_resamples=bootstrap, seed=seed) if bootstrap else None
         results.append(
             SystemResult(
@@ -203,4 +224,5 @@ def evaluate(
         gold_spans=sum(len(d.spans) for d in corpus.documents),
         systems=tuple(results),
         failures=corpus.failures,
+        facts_reference="gold" if has_gold_facts else SILVER_FACTS,
     )

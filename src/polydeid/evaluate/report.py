@@ -210,6 +210,7 @@ def _metadata(run: EvaluationRun) -> tuple[tuple[str, str], ...]:
         ("Format", _text(run.format)),
         ("Documents", str(run.documents)),
         ("Gold spans", str(run.gold_spans)),
+        ("Clinical facts", _text(run.facts_reference)),
         ("Machine", _text(run.machine)),
         ("Date", _text(run.created)),
     )
