@@ -126,7 +126,7 @@ def main() -> int:
         )
         corpus = type(corpus)(spec.name, corpus.documents, corpus.failures)
         run = evaluate(corpus, systems, corpus_format=spec.format, bootstrap=args.bootstrap)
-        slug = spec.path.split("/")[0] + "-" + Path(spec.path).stem
+        slug = str(Path(spec.path).with_suffix("")).replace("/", "-")
         write_report(run, RESULTS / "quality" / slug)
         runs.append(run)
         print(f"{spec.name}: {run.documents} documents, {run.gold_spans} gold spans", flush=True)
