@@ -50,7 +50,7 @@ def system_names() -> tuple[str, ...]:
 def build_system(name: str) -> tuple[str, Pipeline]:
     """(description, pipeline) of the system called ``name``; the error lists known ones."""
     if name in PROFILES:
-        return f"polydeid profile `{name}`: {', '.join(PROFILES[name])}", Pipeline(
+        return f"polydeid profile {name!r}: {', '.join(PROFILES[name])}", Pipeline(
             profile_detectors(name)
         )
     if name in BASELINES:
