@@ -184,3 +184,14 @@ def test_console_script_entry_point():
     )
     assert proc.returncode == 0
     assert json.loads(proc.stdout)["spans"]
+
+
+def test_validate_rejects_a_corrupted_corpus_with_file_and_line(capsys):
+    fixtures = Path(__file__).parent / "synth" / "fixtures"
+    assert main(["validate", str(fixtures / "validate_clean.jsonl")]) == 0
+    capsys.readouterr()
+    assert main(["validate", str(fixtures / "validate_corrupt.jsonl"), "--json"]) == 1
+    captured = capsys.readouterr()
+    report = json.loads(captured.out)
+    assert report["ok"] is False
+    assert "validate_corrupt.jsonl:3: [OFFSET_OUT_OF_RANGE]" in captured.err

@@ -1,4 +1,4 @@
-"""Command-line interface: ``polydeid detect|redact|eval|decrypt|keygen`` and listings.
+"""Command-line interface: ``polydeid detect|redact|eval|validate|decrypt|keygen``, listings.
 
 Exit codes: 0 success; 1 some records or files failed (each reported on stderr with its
 location, the rest processed); 2 usage or configuration error (nothing processed).
@@ -88,6 +88,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples (0: none)")
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=cmd_eval)
+
+    p = sub.add_parser("validate", help="check a corpus: offsets, labels, language, duplicates")
+    p.add_argument("path", help="JSONL corpus file or directory (or any --format corpus)")
+    p.add_argument("--format", default="jsonl", help="corpus format (default: jsonl)")
+    p.add_argument("--scheme", default=None, help="label scheme for non-JSONL corpora")
+    p.add_argument("--lang", default=None, help="language for corpora without one")
+    p.add_argument("--no-language-check", action="store_true", help="skip language ID")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.set_defaults(func=cmd_validate)
 
     p = sub.add_parser("languages", help="list supported languages")
     p.set_defaults(func=cmd_languages)
@@ -342,6 +351,32 @@ def cmd_eval(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     return 1 if run.failures else 0
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from polydeid.synth.validate import validate_corpus, validate_jsonl
+
+    check = not args.no_language_check
+    if args.format == "jsonl":
+        report = validate_jsonl(args.path, check_language=check)
+    else:
+        from polydeid.corpora import read_corpus
+
+        lang = canonical_language(args.lang) if args.lang else None
+        corpus = read_corpus(args.path, args.format, scheme=args.scheme, lang=lang)
+        report = validate_corpus(corpus, check_language=check)
+    if args.json:
+        print(json.dumps(report.to_dict(), ensure_ascii=False, indent=2))
+    else:
+        print(report.to_markdown())
+    for issue in report.errors:
+        print(f"polydeid: error: {issue.location}: [{issue.code}] {issue.message}", file=sys.stderr)
+    print(
+        f"polydeid: {report.documents} document(s), {len(report.errors)} error(s), "
+        f"{len(report.warnings)} warning(s)",
+        file=sys.stderr,
+    )
+    return 0 if report.ok else 1
 
 
 def cmd_languages(args: argparse.Namespace) -> int:

@@ -67,3 +67,40 @@ def test_malformed_lines_are_located_and_the_rest_read(tmp_path):
     assert [any(f"g.jsonl:{n}" in m for m in located) for n in range(2, 7)] == [True] * 5
     assert "spans[0]" in located[1] and "outside the text" in located[1]
     assert all("Wanjiru" not in m for m in located)
+
+
+def test_facts_and_meta_round_trip_through_the_exporter(tmp_path):
+    from polydeid import Category, Fact, Span
+    from polydeid.corpora.document import AnnotatedDocument
+    from polydeid.corpora.jsonl import read_jsonl_corpus
+    from polydeid.synth.export import export_jsonl
+
+    text = "Simu 0772 123456; Hb 11.2 g/dL."
+    doc = AnnotatedDocument(
+        id="d1",
+        text=text,
+        lang="sw",
+        spans=(Span(5, 16, Category.CONTACT_PHONE, "gold:CONTACT_PHONE"),),
+        facts=(Span(18, 30, Fact.LAB_VALUE, "gold:LAB_VALUE"),),
+        meta={"document_type": "nursing_note", "edge_cases": ["spaced_phone"]},
+    )
+    export_jsonl([doc], tmp_path / "out.jsonl")
+    (back,) = read_jsonl_corpus(tmp_path / "out.jsonl").documents
+    assert [(s.start, s.end, s.label) for s in back.spans] == [(5, 16, Category.CONTACT_PHONE)]
+    assert [(s.start, s.end, s.label) for s in back.facts] == [(18, 30, Fact.LAB_VALUE)]
+    assert back.meta["document_type"] == "nursing_note"
+    assert list(back.meta["edge_cases"]) == ["spaced_phone"]
+
+
+def test_unknown_fact_kind_is_a_located_error(tmp_path):
+    from polydeid.corpora.jsonl import read_jsonl_corpus
+
+    path = tmp_path / "bad.jsonl"
+    path.write_text(
+        '{"id": 1, "lang": "en", "text": "abc def", "spans": [],'
+        ' "facts": [{"start": 0, "end": 3, "kind": "NOPE"}]}\n',
+        "utf-8",
+    )
+    corpus = read_jsonl_corpus(path)
+    assert not corpus.documents
+    assert "bad.jsonl:1:facts[0]" in str(corpus.failures[0].error)

@@ -12,6 +12,7 @@ and the other lines are still read.
 from __future__ import annotations
 
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from polydeid.core import taxonomy
@@ -75,14 +76,29 @@ def record_document(
         category = mapping.map(label)
         if category is not None:
             spans.append(Span(start, end, category, f"gold:{label}"))
+    raw_facts = record.data.get("facts", [])
+    if not isinstance(raw_facts, list):
+        raise RecordError('"facts" must be a list', location=location)
+    for index, raw in enumerate(raw_facts):
+        where = f"{location}:facts[{index}]"
+        if isinstance(raw, dict) and "kind" in raw and "label" not in raw:
+            raw = {**raw, "label": raw["kind"]}
+        start, end, kind = _span_fields(raw, len(record.text), location=where)
+        if kind not in _FACTS:
+            raise RecordError(f"unknown fact kind; known: {', '.join(_FACTS)}", location=where)
+        facts.append(Span(start, end, _FACTS[kind], f"gold:{kind}"))
+    meta = record.data.get("meta", {})
+    if not isinstance(meta, dict):
+        raise RecordError('"meta" must be an object', location=location)
     record_id = record.id if record.id is not None else f"{file.stem}:{record.line}"
     return AnnotatedDocument(
         id=str(record_id),
         text=record.text,
         lang=canonical_language(lang),
         spans=tuple(sorted(spans, key=lambda s: (s.start, s.end, s.label.value))),
-        facts=tuple(sorted(facts, key=lambda s: (s.start, s.end, s.label.value))),
+        facts=tuple(sorted(set(facts), key=lambda s: (s.start, s.end, s.label.value))),
         source=location,
+        meta=MappingProxyType(dict(meta)),
     )
 
 

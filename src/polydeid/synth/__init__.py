@@ -1,0 +1,1 @@
+"""Synthetic clinical corpora: generation, validation and export."""

@@ -1,0 +1,1 @@
+"""Text utilities shared by training, export and evaluation: the word grid."""
