@@ -77,3 +77,15 @@ def test_exceptions_carry_no_text() -> None:
     with pytest.raises(PolydeidError) as info:
         Deidentifier(policy="hash").redact(TEXT, lang="sw")  # no key: fails closed
     assert_clean(str(info.value))
+
+
+def test_value_types_holding_text_do_not_show_it_in_repr() -> None:
+    from polydeid.corpora.document import AnnotatedDocument
+    from polydeid.formats.jsonl import JsonlRecord
+
+    values = [
+        Segment(TEXT, lang="sw"),
+        JsonlRecord(1, {"text": TEXT}),
+        AnnotatedDocument(id="d", text=TEXT, lang="sw", spans=()),
+    ]
+    assert_clean(*(repr(v) for v in values), *(str(v) for v in values))

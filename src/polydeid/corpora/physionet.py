@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
@@ -46,7 +46,7 @@ class Note:
 
     patient: str
     note: str
-    text: str
+    text: str = field(repr=False)  # may hold identifier text
     line: int
 
 

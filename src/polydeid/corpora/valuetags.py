@@ -20,7 +20,7 @@ query out, reported at ``file:line``. Scheme ``asq_phi``; language ``en`` unless
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
@@ -42,7 +42,7 @@ class Block:
 
     index: int
     line: int
-    text: str
+    text: str = field(repr=False)  # may hold identifier text
     tags: tuple[tuple[int, str], ...]
     well_formed: bool = True
 
@@ -53,7 +53,7 @@ class Tag:
 
     line: int
     label: str
-    value: str
+    value: str = field(repr=False)  # may hold identifier text
 
 
 def read_value_tags(

@@ -185,7 +185,7 @@ class _Word:
 
     start: int
     end: int
-    text: str
+    text: str = field(repr=False)  # may hold identifier text
     role: str  # "keep", "initial", "given", "family", "clan" or "han"
 
 
@@ -534,7 +534,7 @@ class _Entity:
     doc: int
     key: str
     category: Category
-    text: str
+    text: str = field(repr=False)  # may hold identifier text
 
 
 def reshuffle_names(

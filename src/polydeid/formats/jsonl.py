@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from polydeid.core.errors import PolydeidError, RecordError
@@ -16,7 +16,7 @@ class JsonlRecord:
     """One parsed record; ``line`` is 1-based in its source."""
 
     line: int
-    data: dict[str, Any]
+    data: dict[str, Any] = field(repr=False)  # may hold identifier text
 
     @property
     def text(self) -> str:

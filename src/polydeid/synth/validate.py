@@ -226,7 +226,7 @@ class _GoldSpan:
 @dataclass(frozen=True, slots=True)
 class _Record:
     location: str
-    text: str
+    text: str = field(repr=False)  # may hold identifier text
     lang: str
     spans: tuple[_GoldSpan, ...]
     facts: tuple[_GoldSpan, ...]

@@ -43,7 +43,7 @@ from __future__ import annotations
 import random
 import unicodedata
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import regex
 
@@ -96,7 +96,7 @@ _EXAMPLE_DOMAINS = ("example.org", "example.com", "example.net")
 class Draw:
     """One surrogate request: the original, its category, its segment and a seeded RNG."""
 
-    original: str
+    original: str = field(repr=False)  # may hold identifier text
     category: Category
     segment: Segment
     rng: random.Random
