@@ -268,3 +268,13 @@ def test_repr_has_no_text() -> None:
     spans = RULE.detect(Segment("NIN CM92034102ABCD"))
     assert "CM92034102ABCD" not in repr(spans)
     assert "CM92034102ABCD" not in repr(RULE)
+
+
+def test_a_crashing_stdnum_validator_fails_closed() -> None:
+    """stdnum.cn.ric raises KeyError on unknown region codes: detection must not crash, and
+    the identifier-shaped value is redacted rather than passed through."""
+    from polydeid import Deidentifier
+
+    text = "身份证号 123456199001011233，电话待补。"
+    spans = Deidentifier().detect(text, lang="zh")
+    assert any(text[s.start : s.end] == "123456199001011233" for s in spans)
