@@ -372,6 +372,8 @@ _S = r"[^\S\r\n\f\v\x85\u2028\u2029]"  # whitespace that does not break a line
 _LB = r"(?<![^\W\p{Han}])"  # not glued to a letter or digit on the left (Han text has no spaces)
 _RB = r"(?![^\W\p{Han}])"
 _WORD_END = r"(?![^\W\d_\p{Han}])"  # a word ends here (a digit may follow)
+#: A word starts here: "wed" in "reviewed" is no weekday (matters in backward matching).
+_WORD_START = r"(?<![^\W\d_\p{Han}])"
 _NEVER = r"(?!)"
 _MARKS = "\u200e\u200f \t\u00a0\u202f"
 _HAN = compile_pattern(r"\p{Han}")
@@ -566,7 +568,7 @@ def _word_scanner(w: _Words, han_months: str) -> str:
 
 def _left_pattern(w: _Words) -> str:
     """What may precede a month core inside one date (weekday, day, year), matched backwards."""
-    weekday = rf"(?:{w.weekdays}){_WORD_END}\.?[,،፣]?{_S}*"
+    weekday = rf"{_WORD_START}(?:{w.weekdays}){_WORD_END}\.?[,،፣]?{_S}*"
     year = (
         rf"(?:(?:{w.year_prefixes}){_S}?)?(?<!\d)\d{{4}}(?:{_S}?(?:{w.year_words}))?"
         rf"{_S}*(?:[-/]{_S}*)?"
@@ -588,7 +590,7 @@ def _range_left_pattern(range_words: Sequence[str]) -> str:
 
 def _weekday_left_pattern(w: _Words) -> str:
     """A weekday right before a numeric date ("Mo., 12.03.2024"), matched backwards."""
-    return rf"(?r)(?:{w.weekdays}){_WORD_END}\.?[,،፣]?{_S}*"
+    return rf"(?r){_WORD_START}(?:{w.weekdays}){_WORD_END}\.?[,،፣]?{_S}*"
 
 
 # --- vocabulary of a language set ---------------------------------------------------------------
