@@ -65,3 +65,9 @@ def test_duplicates_collapse_and_is_deterministic():
     a = Span(0, 4, P, "tagger.x", 0.9)
     b = Span(0, 4, D, "tagger.x", 0.9)
     assert resolve([a, a, b]) == resolve([b, a, a]) == (b,)  # label name breaks the tie
+
+
+def test_labelled_id_beats_a_phone_reading_of_the_same_digits():
+    labelled = Span(7, 17, Category.ID_NATIONAL, "rule.id.ke_id.v1", 0.9)
+    phone = Span(7, 17, Category.CONTACT_PHONE, "rule.phone.national.v1", 0.95)
+    assert resolve([phone, labelled]) == (labelled,)

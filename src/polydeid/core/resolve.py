@@ -28,6 +28,10 @@ from polydeid.core.spans import Span
 
 DEFAULT_PRIORITIES: Mapping[str, int] = {
     "rule.": 20,
+    # A number right after an ID or record label is that identifier, even where it also
+    # reads as a phone number ("ID No: 0712345678").
+    "rule.id.": 25,
+    "rule.record.prefix": 25,
     "rule.checksum.": 30,
     "rule.contact.email": 30,
     "rule.contact.url": 30,
