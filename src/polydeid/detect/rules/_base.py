@@ -28,6 +28,11 @@ Match = regex.Match[str]
 _UNSPACED = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}]")
 
 
+def _needs_boundary(char: str) -> bool:
+    """Whether a phrase edge needs a word boundary: a letter or digit of a spaced script."""
+    return char.isalnum() and not _UNSPACED.match(char)
+
+
 def compile_pattern(pattern: str, flags: int = 0) -> Pattern:
     """Compile with the project's defaults (Unicode, VERSION0 semantics)."""
     return regex.compile(pattern, flags | regex.VERSION0)
@@ -64,13 +69,15 @@ class ContextLexicon:
 
     @staticmethod
     def _phrase_pattern(phrase: str) -> str:
-        """Pattern of one phrase, with word boundaries except next to unspaced scripts."""
+        """Pattern of one phrase: a word boundary on each side that is a letter or digit of a
+        script written with spaces (none next to Han, kana, Thai…, or punctuation like "№")."""
         parts = [regex.escape(w) for w in phrase.split()]
         body = r"[\s\-_]*".join(parts)
         if body.endswith(r"\."):
             body = body[:-2] + r"\.?"
-        left = "" if _UNSPACED.match(phrase[0]) else r"(?<![\p{L}\p{N}])"
-        right = "" if _UNSPACED.match(phrase[-1]) else r"(?![\p{L}\p{N}])"
+        core = phrase.rstrip(".") or phrase
+        left = r"(?<![\p{L}\p{N}])" if _needs_boundary(phrase[0]) else ""
+        right = r"(?![\p{L}\p{N}])" if _needs_boundary(core[-1]) else ""
         return f"{left}{body}{right}"
 
     def __bool__(self) -> bool:

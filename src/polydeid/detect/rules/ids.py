@@ -157,16 +157,6 @@ _WORD_MEMO = 50_000
 _UNSPACED = compile_pattern(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}]")
 
 
-def _bounded(body: str, phrase: str) -> str:
-    """``body`` with whole-word boundaries on the sides where ``phrase`` has a letter or digit."""
-    if _UNSPACED.search(phrase):
-        return body
-    core = phrase.rstrip(".")
-    left = r"(?<![\p{L}\p{N}])" if phrase[:1].isalnum() else ""
-    right = r"(?![\p{L}\p{N}])" if core[-1:].isalnum() else ""
-    return f"{left}{body}{right}"
-
-
 def _key(word: str) -> str:
     """Dispatch key of a phrase or of the text's last word: its last character in unspaced
     scripts, else its last run between separators ("hosp. no." -> "no")."""
@@ -187,9 +177,9 @@ def _phrase_keys(phrase: str) -> set[str]:
 class LabelLexicon(ContextLexicon):
     """Label phrases of several kinds, found where they end right before a value.
 
-    Phrases follow :class:`ContextLexicon` rules (whole words, case-insensitive, flexible inner
-    spaces, optional trailing "."), except that phrases in scripts written without spaces (Han)
-    match without word boundaries. Up to three ``fillers`` may stand between label and value.
+    Phrases follow :class:`ContextLexicon` rules (whole words — none next to scripts written
+    without spaces —, case-insensitive, flexible inner spaces, optional trailing "."). Up to
+    three ``fillers`` may stand between label and value.
 
     Matching is dispatched on the word right before the value: only phrases ending in that word
     are tried, so a value after an ordinary word costs one short match and a dictionary lookup.
@@ -226,7 +216,7 @@ class LabelLexicon(ContextLexicon):
             ((p, i) for i, phrases in group.items() for p in phrases), key=lambda x: -len(x[0])
         )
         alternatives = "|".join(
-            f"(?P<k{i}>{_bounded(self._phrase_pattern(p), p)})" for p, i in ranked
+            f"(?P<k{i}>{self._phrase_pattern(p)})" for p, i in ranked
         )
         return compile_pattern(f"(?r)(?:{alternatives}){_GAP}", regex.IGNORECASE)
 
