@@ -54,3 +54,17 @@ def test_redact_segment_reports_replacements_without_text():
     assert result.text == "MRN: *******"
     assert [(r.start, r.end, r.label) for r in result.replacements] == [(5, 12, Category.ID_RECORD)]
     assert "4455667" not in repr(result.replacements)
+
+
+def test_rules_profile_covers_the_seven_rule_categories():
+    from polydeid.detect.registry import profile_categories
+
+    assert profile_categories("rules") == (
+        Category.ID_NATIONAL,
+        Category.ID_RECORD,
+        Category.ID_OTHER,
+        Category.CONTACT_PHONE,
+        Category.CONTACT_OTHER,
+        Category.DATE,
+        Category.AGE,
+    )

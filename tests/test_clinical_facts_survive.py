@@ -8,18 +8,11 @@ from pathlib import Path
 import pytest
 
 from polydeid import Deidentifier, Segment
+from polydeid.detect.registry import profile_categories
 from polydeid.locales import languages
 
 FIXTURES = Path(__file__).parent / "fixtures" / "clinical_facts"
-RULE_LABELS = {
-    "ID_NATIONAL",
-    "ID_RECORD",
-    "ID_OTHER",
-    "CONTACT_PHONE",
-    "CONTACT_OTHER",
-    "DATE",
-    "AGE",
-}
+RULE_LABELS = {c.value for c in profile_categories("rules")}
 
 
 @pytest.fixture(scope="module")

@@ -24,7 +24,7 @@ from stdnum.iban import calc_check_digits
 
 from polydeid import Category, Segment
 from polydeid.detect.pipeline import Pipeline
-from polydeid.detect.registry import profile_detectors
+from polydeid.detect.registry import profile_categories, profile_detectors
 from polydeid.locales import language_data, language_info, languages
 
 FIXTURES = Path(__file__).parent / "fixtures" / "clinical_facts"
@@ -159,15 +159,7 @@ def make_identifier(category: Category, rng: random.Random, lang: str) -> tuple[
     return _age(rng, lang)
 
 
-RULE_CATEGORIES = [
-    Category.CONTACT_PHONE,
-    Category.CONTACT_OTHER,
-    Category.ID_NATIONAL,
-    Category.ID_OTHER,
-    Category.ID_RECORD,
-    Category.DATE,
-    Category.AGE,
-]
+RULE_CATEGORIES = list(profile_categories("rules"))
 
 
 def insert(carrier: str, phrase: str, rng: random.Random) -> tuple[str, int]:

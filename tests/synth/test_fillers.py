@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from polydeid import Deidentifier
 from polydeid.core.errors import ConfigError
 from polydeid.core.taxonomy import Category
+from polydeid.detect.registry import profile_categories
 from polydeid.locales import languages
 from polydeid.synth.fillers import (
     SPLITS,
@@ -24,15 +25,7 @@ from polydeid.transform.normalise import normalise
 
 LANGS = languages()
 
-RULE_CATEGORIES = (
-    Category.ID_NATIONAL,
-    Category.ID_RECORD,
-    Category.ID_OTHER,
-    Category.CONTACT_PHONE,
-    Category.CONTACT_OTHER,
-    Category.DATE,
-    Category.AGE,
-)
+RULE_CATEGORIES = profile_categories("rules")
 
 #: Context words after which the rule layer misses (part of) a date: known rule gaps, reported
 #: to the lead. Values drawn with these prefixes are not counted.

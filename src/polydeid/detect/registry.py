@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import cache
 
 from polydeid.core.errors import ConfigError
+from polydeid.core.taxonomy import Category
 from polydeid.detect.base import Detector, create, register
 
 _RULES = (
@@ -45,6 +46,12 @@ def register_builtins() -> None:
     register("rules.contacts.v1", contacts.ContactRule)
     register("rules.dates.v1", dates.DateRule)
     register("rules.ages.v1", ages.AgeRule)
+
+
+def profile_categories(profile: str) -> tuple[Category, ...]:
+    """The identifier categories the named profile's detectors can emit, in canonical order."""
+    labels = {label for d in profile_detectors(profile) for label in d.labels}
+    return tuple(c for c in Category if c in labels)
 
 
 def profile_detectors(profile: str) -> list[Detector]:

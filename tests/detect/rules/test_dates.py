@@ -534,7 +534,7 @@ def test_rendered_dates_found_with_exact_offsets(case: tuple[str, str], frame: s
 
 
 def test_weekday_abbreviation_inside_a_word_does_not_cut_the_date() -> None:
-    """"wed" ends "reviewed", "viewed", "showed": the day before the month must stay."""
+    """ "wed" ends "reviewed", "viewed", "showed": the day before the month must stay."""
     from polydeid.detect.rules.dates import find_dates
 
     for text in ("reviewed 14 October 1995", "showed 3 March 2020"):

@@ -215,9 +215,7 @@ class LabelLexicon(ContextLexicon):
         ranked = sorted(
             ((p, i) for i, phrases in group.items() for p in phrases), key=lambda x: -len(x[0])
         )
-        alternatives = "|".join(
-            f"(?P<k{i}>{self._phrase_pattern(p)})" for p, i in ranked
-        )
+        alternatives = "|".join(f"(?P<k{i}>{self._phrase_pattern(p)})" for p, i in ranked)
         return compile_pattern(f"(?r)(?:{alternatives}){_GAP}", regex.IGNORECASE)
 
     def _filler_end(self, word: str, unspaced: bool) -> int | None:
