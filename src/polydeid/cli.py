@@ -98,6 +98,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=cmd_validate)
 
+    p = sub.add_parser("synth", help="generate a synthetic annotated clinical corpus")
+    size = p.add_mutually_exclusive_group()
+    size.add_argument("--n", type=int, default=None, help="documents in all (default 1000)")
+    size.add_argument("--per-language", type=int, default=None, help="documents per language")
+    p.add_argument("--seed", type=int, default=13, help="random seed (default 13)")
+    p.add_argument("--out", required=True, help="output folder (synth.jsonl, manifest.json)")
+    p.add_argument("--langs", default=None, help="comma-separated codes (default: all)")
+    p.add_argument("--split", choices=("train", "dev", "test"), default="train", help="name split")
+    p.add_argument("--formats", default=None, help="comma-separated text formats (default: all)")
+    p.add_argument(
+        "--export",
+        default="",
+        help="also write these exports: comma-separated bio, hf, sft",
+    )
+    p.add_argument("--scheme", default=None, help="label scheme of the bio/hf exports")
+    p.add_argument(
+        "--validate", action="store_true", help="validate the output; write validation.md"
+    )
+    p.set_defaults(func=cmd_synth)
+
     p = sub.add_parser("languages", help="list supported languages")
     p.set_defaults(func=cmd_languages)
     p = sub.add_parser("categories", help="list canonical categories")
@@ -377,6 +397,103 @@ def cmd_validate(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     return 0 if report.ok else 1
+
+
+def _split_list(value: str | None) -> list[str] | None:
+    if value is None:
+        return None
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
+def cmd_synth(args: argparse.Namespace) -> int:
+    import itertools
+    import time
+
+    from polydeid.synth import export
+    from polydeid.synth.generate import generate, synth_languages
+
+    exports = _split_list(args.export) or []
+    unknown = sorted(set(exports) - {"bio", "hf", "sft"})
+    if unknown:
+        raise ConfigError(f"unknown export(s): {', '.join(unknown)}; known: bio, hf, sft")
+    langs = _split_list(args.langs)
+    codes = [canonical_language(c) for c in langs] if langs else list(synth_languages())
+    if args.per_language is not None:
+        per_language, total = args.per_language, args.per_language * len(codes)
+    else:
+        total = 1000 if args.n is None else args.n
+        per_language = -(-total // max(1, len(codes)))
+    if total < 0 or per_language < 0:
+        raise ConfigError("the number of documents must not be negative")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    stream = generate(
+        per_language=per_language,
+        seed=args.seed,
+        langs=codes,
+        name_split=args.split,
+        formats=_split_list(args.formats),
+    )
+    docs = []
+    for doc in itertools.islice(stream, total):
+        docs.append(doc)
+        if len(docs) % 500 == 0:
+            print(f"polydeid: synth: {len(docs)}/{total} documents", file=sys.stderr)
+    elapsed = time.perf_counter() - started
+    report = export.export_jsonl(docs, out / "synth.jsonl")
+    if "bio" in exports:
+        export.export_bio(docs, out / "synth.bio", scheme=args.scheme)
+    if "hf" in exports:
+        export.export_hf(docs, out / "hf", scheme=args.scheme)
+    if "sft" in exports:
+        export.export_sft(docs, out / "sft.jsonl")
+    manifest = {
+        "generator": "polydeid.synth.generate",
+        "version": _version(),
+        "seed": args.seed,
+        "split": args.split,
+        "languages": codes,
+        "documents": report.documents,
+        "spans": report.spans,
+        "facts": report.facts,
+        "seconds": round(elapsed, 2),
+    }
+    _write_atomic(
+        str(out / "manifest.json"),
+        (json.dumps(manifest, ensure_ascii=False, indent=2) + "\n").encode("utf-8"),
+    )
+    print(
+        f"polydeid: synth: {report.documents} document(s), {report.spans} span(s), "
+        f"{report.facts} fact(s) in {elapsed:.1f} s -> {out / 'synth.jsonl'}",
+        file=sys.stderr,
+    )
+    if args.validate:
+        from polydeid.synth.validate import validate_jsonl
+
+        checked = validate_jsonl(out / "synth.jsonl")
+        _write_atomic(str(out / "validation.md"), checked.to_markdown().encode("utf-8"))
+        for issue in checked.errors:
+            print(
+                f"polydeid: error: {issue.location}: [{issue.code}] {issue.message}",
+                file=sys.stderr,
+            )
+        print(
+            f"polydeid: validation: {len(checked.errors)} error(s), "
+            f"{len(checked.warnings)} warning(s)",
+            file=sys.stderr,
+        )
+        return 0 if checked.ok else 1
+    return 0
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("polydeid")
+    except PackageNotFoundError:
+        return "unknown"
 
 
 def cmd_languages(args: argparse.Namespace) -> int:

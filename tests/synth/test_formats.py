@@ -171,11 +171,11 @@ GOLDEN_TEXT = {
         'NTE|1|L|Seen at "Mulago" \\T\\ given 5 mg.\\X0A\\By Dr Okello\r'
     ),
     "chat": (
-        "clinician: Patient name?\n"
+        "doctor: Patient name?\n"
         "patient: Nakato Sarah\n"
-        "clinician: MRN?\n"
+        "doctor: MRN?\n"
         "patient: 77|A&B\n"
-        'clinician: Seen at "Mulago" & given 5 mg.\n'
+        'doctor: Seen at "Mulago" & given 5 mg.\n'
         "By Dr Okello\n"
     ),
     "log": (
@@ -252,7 +252,8 @@ def test_labels_come_from_table_or_are_humanised():
     assert label_for("patient_name", "en") == "Patient name"
     assert label_for("mrn", "en") == "MRN"
     assert label_for("blood_group", "en") == "Blood group"
-    assert label_for("admission_note", "lg") == "Admission note"  # no pack table: defaults
+    assert label_for("admission_note", "lg") == "Ebiwandiiko by'okuyingizibwa"  # pack table
+    assert label_for("blood_group", "lg") == "Blood group"  # not in the pack table: humanised
 
 
 # --- Golden documents ---------------------------------------------------------------------------
@@ -524,7 +525,7 @@ def _parse_code(text, fields):
 
 
 def _parse_chat(text, fields):
-    assert text.startswith("clinician: ")
+    assert text.startswith(label_for("_clinician", "en") + ": ")
 
 
 PARSERS = {

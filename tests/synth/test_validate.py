@@ -260,7 +260,7 @@ STRUCTURE_CASES = [
             "text": "Took 5 mg.",
             "lang": "en",
             "spans": [],
-            "facts": [{"start": 5, "end": 9, "kind": "DRUG"}],
+            "facts": [{"start": 5, "end": 9, "kind": "ALLERGY"}],
         },
         {"UNKNOWN_FACT_KIND"},
     ),

@@ -55,6 +55,12 @@ class Fact(StrEnum):
     VITAL = "VITAL"
     DURATION = "DURATION"
     QUANTITY = "QUANTITY"
+    #: Named clinical entities annotated in corpora (the synthetic generator's hard negatives:
+    #: a drug that reads like a name, an eponymous disease, a ward). The rule layer does not
+    #: find these; a detector or gold annotation that marks them protects them all the same.
+    DRUG = "DRUG"
+    DIAGNOSIS = "DIAGNOSIS"
+    DEPARTMENT = "DEPARTMENT"
 
 
 Label = Category | Fact

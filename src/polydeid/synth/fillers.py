@@ -120,6 +120,7 @@ class Filler:
         self.name_split = name_split
         key = f"{seed}|{self.lang}|{','.join(self.countries)}|{name_split}".encode()
         self._rng = random.Random(int.from_bytes(hashlib.sha256(key).digest()[:16], "big"))
+        self._years = (_MIN_YEAR, _MAX_YEAR)
 
     def __repr__(self) -> str:
         return f"Filler({self.lang}, countries={self.countries}, split={self.name_split})"
@@ -132,8 +133,17 @@ class Filler:
     def country(self) -> str | None:
         return self.countries[0] if self.countries else None
 
-    def value(self, category: Category, *, variant: str | None = None) -> FilledValue:
-        """One value of ``category``; ``variant`` picks a shape from :data:`VARIANTS`."""
+    def value(
+        self,
+        category: Category,
+        *,
+        variant: str | None = None,
+        years: tuple[int, int] | None = None,
+    ) -> FilledValue:
+        """One value of ``category``; ``variant`` picks a shape from :data:`VARIANTS`.
+
+        ``years`` bounds the year of a DATE (default 1935–2025).
+        """
         known = VARIANTS.get(category)
         if known is None:
             raise ConfigError(
@@ -143,6 +153,7 @@ class Filler:
             raise ConfigError(
                 f"unknown variant {variant!r} for {category.name}; known: {', '.join(known)}"
             )
+        self._years = years or (_MIN_YEAR, _MAX_YEAR)
         text, prefix = _MAKERS[category](self, variant)
         return FilledValue(text, category, prefix)
 
@@ -636,7 +647,7 @@ def _date(f: Filler, variant: str | None) -> tuple[str, str]:
     raw = language_data(f.lang, "dates")
     grammar = raw.get("grammar", {})
     shape = f._variant(variant, ("numeric", "numeric", "iso", "text", "text"))
-    year, month = f._rng.randint(_MIN_YEAR, _MAX_YEAR), f._rng.randint(1, 12)
+    year, month = f._rng.randint(*f._years), f._rng.randint(1, 12)
     day = f._rng.randint(1, 28)
     prefix = _pick(f, _date_words(f.lang))
     month_first = bool(set(f.countries[:1]) & set(grammar.get("month_first_regions", ())))

@@ -62,7 +62,15 @@ SUFFIXES = frozenset({".jsonl", ".ndjson"})
 
 #: Meta axes a synthetic record may carry, with the JSON type of each.
 META_AXES: Mapping[str, type] = MappingProxyType(
-    {"document_type": str, "text_format": str, "length": str, "edge_cases": list, "template": str}
+    {
+        "document_type": str,
+        "text_format": str,
+        "length": str,
+        "edge_cases": list,
+        "template": str,
+        "templates": list,
+        "country": str,
+    }
 )
 #: Axes summarised in the diversity report.
 REPORTED_AXES = ("document_type", "text_format", "length", "edge_cases")
@@ -485,7 +493,7 @@ def _check_span_text(
     covered = text[span.start : span.end]
     if covered[0].isspace() or covered[-1].isspace():
         issues.warn(location, "SPAN_BOUNDARY_SPACE", f"{span.where(key)} starts or ends in space")
-    elif _is_punct(covered[0]) or _is_punct(covered[-1]):
+    elif _loose_punct(covered):
         issues.warn(
             location, "SPAN_BOUNDARY_PUNCT", f"{span.where(key)} starts or ends in punctuation"
         )
@@ -493,6 +501,54 @@ def _check_span_text(
 
 def _is_punct(ch: str) -> bool:
     return unicodedata.category(ch).startswith("P")
+
+
+_PAIRS = {"(": ")", "[": "]", "{": "}", "«": "»", "“": "”", "„": "“", "‘": "’", "「": "」"}
+#: Punctuation that ends a value by itself: "6,9 %", "T°"; a dot ends "p.o." and initials.
+_VALUE_END = frozenset("%‰°'’")
+#: Abbreviations that end names of organisations and people with a dot ("Acme Inc.").
+_ABBREVIATIONS = frozenset(
+    [
+        "inc",
+        "ltd",
+        "co",
+        "corp",
+        "plc",
+        "llc",
+        "bros",
+        "jr",
+        "sr",
+        "st",
+        "mt",
+        "cie",
+        "ste",
+        "hosp",
+        "dept",
+        "univ",
+        "assn",
+    ]
+)
+
+
+def _loose_punct(covered: str) -> bool:
+    """Whether a span starts or ends in punctuation that is not part of the value.
+
+    Brackets closed or opened inside the span ("infarto (STEMI)", "(0772) 123456") and value
+    symbols at the end ("6,9 %", "p.o.") belong to it.
+    """
+    first, last = covered[0], covered[-1]
+    opens_inside = first in _PAIRS and _PAIRS[first] in covered[1:]
+    if _is_punct(first) and not opens_inside and first not in "¿¡#+":
+        return True
+    if _is_punct(last):
+        closes_inside = any(last == c and o in covered[:-1] for o, c in _PAIRS.items())
+        lone_letter = covered[-2:-1].isalpha() and not covered[-3:-2].isalpha()
+        abbreviation = covered[:-1].rsplit(None, 1)[-1].lower() in _ABBREVIATIONS
+        initial = last == "." and (covered.count(".") > 1 or lone_letter or abbreviation)
+        value_end = last in _VALUE_END and last != "." and len(covered) > 1
+        if not (closes_inside or initial or value_end):
+            return True
+    return False
 
 
 def _parse_meta(
@@ -952,7 +1008,11 @@ def _language_diversity(lang: str, records: Sequence[_Record], check: LanguageCh
     for record in records:
         spans.update(s.label.value for s in record.spans)
         facts.update(f.label.value for f in record.facts)
-        if isinstance(record.meta.get("template"), str):
+        # Distinct sentence templates (``templates``), else distinct document templates.
+        listed = record.meta.get("templates")
+        if isinstance(listed, list):
+            templates.update(t for t in listed if isinstance(t, str))
+        elif isinstance(record.meta.get("template"), str):
             templates.add(record.meta["template"])
         masked = _masked(record)
         shapes.update(_sentences(masked))

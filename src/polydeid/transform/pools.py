@@ -169,7 +169,7 @@ class PlaceData:
         for kind in ("villages", "localities", "cities", "districts"):
             if self.lists.get(kind):
                 return self.lists[kind]
-        return ()
+        return next((values for values in self.lists.values() if values), ())
 
     def list_for(self, original: str) -> tuple[str, ...]:
         """The list the original belongs to, else the most local list in the original's script."""

@@ -56,7 +56,11 @@ _WORDCHAR = compile_pattern(r"[\p{L}\p{N}\p{M}]")
 #: Comparators that belong to a lab value ("<40 copies/mL").
 _COMPARATORS = "<>≤≥~≈"
 
-_KIND_SOURCES: Mapping[Fact, str] = {kind: f"fact.{kind.value.lower()}.v1" for kind in Fact}
+#: The fact kinds this rule finds (numbers with units and labels; not drugs or diagnoses).
+RULE_KINDS: frozenset[Fact] = frozenset(
+    {Fact.DOSE, Fact.LAB_VALUE, Fact.VITAL, Fact.DURATION, Fact.QUANTITY}
+)
+_KIND_SOURCES: Mapping[Fact, str] = {kind: f"fact.{kind.value.lower()}.v1" for kind in RULE_KINDS}
 
 
 # --------------------------------------------------------------------------------------------
@@ -384,11 +388,12 @@ def _build_pattern(vocab: FactVocabulary) -> str:
     routes = word_alternation(vocab.routes)
     freqs = word_alternation(vocab.frequencies)
     after_markers = word_alternation(vocab.duration_after)
-    unit = rf"(?P<u>{units})(?:/(?:{per}))*"
+    # a unit never continues into a word: "2013 ng'alina" is a year and a Luganda verb
+    unit = rf"(?P<u>{units})(?!['’]\p{{L}})(?:/(?:{per}))*"
     # without a word before the number, a time unit is a fact only with a marker after it
     # ("3 दिन से", "3 días de evolución"): "3 years" alone may be an age
     unit_alone = (
-        rf"(?:(?P<u>{fact_units})(?:/(?:{per}))*"
+        rf"(?:(?P<u>{fact_units})(?!['’]\p{{L}})(?:/(?:{per}))*"
         rf"|(?P<u>{time_units})(?={SP}*(?:{after_markers})))"
     )
     # route and frequency words after a dose ("500 mg PO tds"), not a frequency word that
@@ -561,6 +566,8 @@ def _judge_number(m: Match, text: str, mt: _Matcher) -> _Found | None:
     ctx = normalise_word(ctx_match.group("ctx")) if ctx_match else None
     ctx_start = ctx_match.start("ctx") if ctx_match else -1
     roles = mt.roles.get(ctx, frozenset()) if ctx else frozenset()
+    if ctx_match is not None and unit is None and _code_like(m, text, ctx_match):
+        return None
     label = _label_of(ctx_match, roles)
     if label is not None and (unit is None or unit in mt.vocab.units):
         found = _judge_label(m, text, mt, label)
@@ -578,6 +585,14 @@ def _judge_number(m: Match, text: str, mt: _Matcher) -> _Found | None:
     if before is Fact.QUANTITY and not _continues_with_digits(text, m.end()):
         return _Found(ctx_start, m.end(), before)
     return None
+
+
+def _code_like(m: Match, text: str, ctx_match: Match) -> bool:
+    """``PT-656015``, ``ALT-24023``: a label glued by a hyphen to five or more digits and no unit
+    is a code (a record number), not a lab value (``K-4.5``, ``Na-135`` stay facts)."""
+    gap = text[ctx_match.end("ctx") : m.start()]
+    integer = text[m.start() : m.end("nt")].replace(",", ".").split(".")[0]
+    return gap in ("-", "–") and sum(c.isdigit() for c in integer) >= 5
 
 
 def _judge_unit(m: Match, text: str, mt: _Matcher, unit: str, before: int) -> _Found | None:
@@ -671,7 +686,7 @@ class ClinicalFactRule(RuleDetector):
     """Finds doses, lab values, vitals, durations and quantities to protect from redaction."""
 
     id = "facts.clinical.v1"
-    labels = frozenset(Fact)
+    labels = RULE_KINDS
 
     def __init__(self) -> None:
         self.languages = frozenset(languages())

@@ -1,0 +1,1371 @@
+"""The synthetic clinical corpus generator: documents with gold spans by construction.
+
+``generate(per_language=..., seed=...)`` yields
+:class:`~polydeid.corpora.document.AnnotatedDocument` records, one language
+after another in round-robin order, each with its identifier spans, its clinical-fact spans
+(hard negatives to keep) and a ``meta`` object recording the sampled axes:
+
+* **language** — every language pack that ships ``synth.toml`` (sentence templates and
+  vocabulary written for that language) and the country (from the language's countries) whose
+  names, places, IDs and phone conventions fill the slots;
+* **document type** — ``data/doctypes.toml`` (17 types: admission note … birth notification),
+  each with its header fields and narrative sections;
+* **text format** — one of the type's formats, rendered by :mod:`polydeid.synth.formats`
+  (prose, SOAP, bullets, key-value, CSV, JSON, FHIR, XML, HL7 v2, chat, log, code);
+* **length** — short, medium or long (long documents are longer than one 512-token model
+  window: at least ``min_chars`` characters);
+* **edge cases** — :data:`EDGE_CASES`; a few are forced per document and every edge case the
+  document actually contains is recorded (``meta.edge_cases`` is what the text holds, not what
+  was asked for).
+
+Sentences come from the language's ``[[sentence]]`` templates, whose ``{slot}`` placeholders
+(:data:`SLOTS`) are filled by :class:`~polydeid.synth.fillers.Filler` (names, places, IDs with
+valid checksums, phones valid for the country, dates, ages) and by this module (clinical
+facts from ``data/clinical.toml`` and the language's ``facts.toml``; vocabulary from
+``synth.toml``). A document names one patient, one relative and one clinician, each the same
+person at every mention. Generation is deterministic for a seed: document *i* depends only on
+``(seed, i)``, never on the documents before it, except that a document whose masked text
+repeats an earlier one exactly is drawn again.
+
+Names come from one third of the name pools (``name_split``), so train, dev and test corpora
+generated with different splits share no given or family name (unseen-name tests).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+import tomllib
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from types import MappingProxyType
+from typing import Any, Final
+
+from polydeid.core.errors import ConfigError
+from polydeid.core.spans import Span
+from polydeid.core.taxonomy import Category, Fact
+from polydeid.corpora.document import AnnotatedDocument
+from polydeid.locales import canonical_language, country_data, language_data, languages
+from polydeid.synth.fillers import SPLITS, Filler, name_split_of
+from polydeid.synth.formats import Field, Rendered, render
+from polydeid.transform.pools import name_data
+
+Label = Category | Fact
+
+SOURCE = "synth.v1"
+
+#: Slots a sentence template may use, with the label their value gets (None: plain words).
+SLOTS: Final[Mapping[str, Label | None]] = MappingProxyType(
+    {
+        "patient": Category.PERSON,
+        "relative": Category.PERSON_THIRD_PARTY,
+        "clinician": Category.PERSON_THIRD_PARTY,
+        "age": Category.AGE,
+        "date": Category.DATE,
+        "dob": Category.DATE,
+        "phone": Category.CONTACT_PHONE,
+        "relative_phone": Category.CONTACT_PHONE,
+        "email": Category.CONTACT_OTHER,
+        "village": Category.LOCATION_VILLAGE,
+        "district": Category.LOCATION_VILLAGE,
+        "address": Category.LOCATION_ADDRESS,
+        "facility": Category.LOCATION_FACILITY,
+        "organization": Category.ORGANIZATION,
+        "national_id": Category.ID_NATIONAL,
+        "record": Category.ID_RECORD,
+        "insurance": Category.ID_OTHER,
+        "profession": Category.PROFESSION,
+        "religion": Category.RELIGION,
+        "tribe": Category.TRIBE,
+        "clan": Category.PERSON_CLAN,
+        "sex": Category.SEX,
+        "diagnosis": Fact.DIAGNOSIS,
+        "eponym": Fact.DIAGNOSIS,
+        "drug": Fact.DRUG,
+        "dose": Fact.DOSE,
+        "lab": Fact.LAB_VALUE,
+        "vital": Fact.VITAL,
+        "duration": Fact.DURATION,
+        "department": Fact.DEPARTMENT,
+        "vaccine": Fact.DRUG,
+        "birth_weight": Fact.VITAL,
+        "medication": Fact.DRUG,  # a drug and its dose: two fact spans
+        "relation": None,
+        "relative_date": None,
+        "time": None,
+        "amount": None,
+    }
+)
+
+#: Sentence sections of ``synth.toml`` and the fewest templates each language must give.
+SECTIONS: Final[Mapping[str, int]] = MappingProxyType(
+    {
+        "complaint": 8,
+        "history": 8,
+        "social_history": 8,
+        "examination": 8,
+        "labs": 6,
+        "assessment": 8,
+        "plan": 10,
+        "nursing": 6,
+        "radiology": 6,
+        "operative": 6,
+        "vaccination": 5,
+        "consent": 5,
+        "sms": 8,
+        "chat": 8,
+        "billing": 6,
+        "death": 5,
+        "birth": 5,
+        "referral": 6,
+        "code_mixed": 8,
+    }
+)
+
+LENGTHS: Final = ("short", "medium", "long")
+_LENGTH_WEIGHTS: Final = (0.35, 0.45, 0.2)
+
+#: Every edge case a document may record, with what it means.
+EDGE_CASES: Final[Mapping[str, str]] = MappingProxyType(
+    {
+        "name_lowercase": "a person's name written in lower case",
+        "name_allcaps": "a person's name written in capitals",
+        "name_punctuation": "a name directly before or after punctuation",
+        "name_is_word": "a given name that is also an ordinary word of the language",
+        "single_name": "a person named by one word only",
+        "initials": "given names written as initials",
+        "hyphenated_name": "a hyphenated family name",
+        "apostrophe_name": "a name written with an apostrophe (Ng'ang'a)",
+        "title_name": "a title before a name, outside the span (Dr, Bw, Mama)",
+        "possessive_name": "a name with a possessive ending ('s)",
+        "diacritics_name": "a name with letters outside ASCII",
+        "repeated_name_forms": "one person mentioned in two different forms",
+        "third_party_name": "a relative's or visitor's name",
+        "clinician_name": "a clinician's name",
+        "eponym_disease": "a disease named after a person (Parkinson, Hodgkin): not a name",
+        "name_like_drug": "a drug brand that reads like a given name (Yasmin): not a name",
+        "obfuscated_email": "an e-mail written with words for @ and dot",
+        "plain_email": "an e-mail address",
+        "spaced_phone": "a phone number written with spaces between digit groups",
+        "international_phone": "a phone number with its country code",
+        "phone_extension": "a phone number with an extension",
+        "relative_phone": "a relative's phone number",
+        "date_words": "a date with the month in words",
+        "date_iso": "an ISO 8601 date",
+        "partial_date": "a month and year without a day",
+        "relative_date": "a relative time (yesterday, last week): not a date to redact",
+        "time_of_day": "a time of day: not a date to redact",
+        "age_words": "an age written in words",
+        "ocr_noise": "OCR-like letter confusions in the running text",
+        "code_mixed": "a sentence mixing the language with another",
+        "nested_facility": "a facility name that contains a place name",
+        "clan_mention": "a clan named",
+        "tribe_mention": "an ethnic group or tribe named",
+        "religion_mention": "a religion named",
+        "profession_mention": "an occupation named",
+        "id_in_url": "a record number inside a URL",
+        "money_amount": "an amount of money: a number that is not an identifier",
+    }
+)
+
+#: Edge cases a document can be asked for up front (the rest arise from the templates).
+_FORCIBLE: Final = (
+    "name_lowercase",
+    "name_allcaps",
+    "name_is_word",
+    "single_name",
+    "initials",
+    "hyphenated_name",
+    "apostrophe_name",
+    "title_name",
+    "repeated_name_forms",
+    "eponym_disease",
+    "name_like_drug",
+    "obfuscated_email",
+    "spaced_phone",
+    "international_phone",
+    "phone_extension",
+    "date_words",
+    "date_iso",
+    "partial_date",
+    "age_words",
+    "ocr_noise",
+    "code_mixed",
+    "nested_facility",
+    "id_in_url",
+)
+
+_SLOT = re.compile(r"\{(\w+)\}")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
+_DEDUP_TRIES = 8
+
+
+# --------------------------------------------------------------------------------------------
+# Data
+
+
+@dataclass(frozen=True, slots=True)
+class Template:
+    """One sentence template of a language."""
+
+    id: str
+    section: str
+    text: str
+    types: frozenset[str]
+    slots: tuple[str, ...]
+
+    def __repr__(self) -> str:
+        return f"Template({self.id!r})"
+
+
+@dataclass(frozen=True, slots=True)
+class LanguageData:
+    """A language's templates by section and its generator vocabulary."""
+
+    lang: str
+    sections: Mapping[str, tuple[Template, ...]]
+    vocab: Mapping[str, Any]
+
+    def words(self, key: str) -> tuple[str, ...]:
+        value = self.vocab.get(key, ())
+        return tuple(value) if isinstance(value, list) else ()
+
+
+@dataclass(frozen=True, slots=True)
+class DocType:
+    name: str
+    header: tuple[str, ...]
+    required: frozenset[str]
+    sections: tuple[tuple[str, str], ...]  # (field key, sentence section)
+    formats: tuple[str, ...]
+    lengths: tuple[str, ...]
+
+
+def _data_file(name: str) -> dict[str, Any]:
+    with resources.files("polydeid.synth").joinpath("data", name).open("rb") as handle:
+        return tomllib.load(handle)
+
+
+@cache
+def doctype_data() -> Mapping[str, Any]:
+    return MappingProxyType(_data_file("doctypes.toml"))
+
+
+@cache
+def clinical_data() -> Mapping[str, Any]:
+    return MappingProxyType(_data_file("clinical.toml"))
+
+
+@cache
+def document_types() -> Mapping[str, DocType]:
+    """The document types of ``data/doctypes.toml``, by name."""
+    raw = doctype_data()
+    known_fields = raw["fields"]
+    types: dict[str, DocType] = {}
+    for name, spec in raw["doc"].items():
+        for key in (*spec["header"], *spec.get("required", ())):
+            if key not in known_fields:
+                raise ConfigError(f"document type {name}: unknown header field {key!r}")
+        for key, section in spec["sections"].items():
+            if section not in SECTIONS:
+                raise ConfigError(f"document type {name}: unknown section {section!r} ({key})")
+        types[name] = DocType(
+            name=name,
+            header=tuple(spec["header"]),
+            required=frozenset(spec.get("required", ())),
+            sections=tuple(spec["sections"].items()),
+            formats=tuple(spec["formats"]),
+            lengths=tuple(spec.get("lengths", LENGTHS)),
+        )
+    return MappingProxyType(types)
+
+
+@cache
+def language_templates(lang: str) -> LanguageData:
+    """Templates and vocabulary of ``lang``; :class:`ConfigError` when it has no ``synth.toml``."""
+    code = canonical_language(lang)
+    raw = language_data(code, "synth")
+    if not raw:
+        raise ConfigError(f"language {code} ships no synth.toml: no synthetic documents for it")
+    by_section: dict[str, list[Template]] = {s: [] for s in SECTIONS}
+    for i, entry in enumerate(raw.get("sentence", [])):
+        section, text = entry.get("section"), entry.get("text")
+        where = f"languages/{code}/synth.toml sentence {i + 1}"
+        if section not in SECTIONS or not isinstance(text, str) or not text.strip():
+            raise ConfigError(f"{where}: needs a known section and a text")
+        slots = tuple(_SLOT.findall(text))
+        unknown = sorted(set(slots) - set(SLOTS))
+        if unknown:
+            raise ConfigError(f"{where}: unknown slot(s) {', '.join(unknown)}")
+        types = frozenset(entry.get("types", ()))
+        bad_types = types - set(document_types())
+        if bad_types:
+            raise ConfigError(f"{where}: unknown document type(s) {', '.join(sorted(bad_types))}")
+        by_section[section].append(
+            Template(f"{code}.{section}.{len(by_section[section])}", section, text, types, slots)
+        )
+    return LanguageData(
+        code,
+        MappingProxyType({k: tuple(v) for k, v in by_section.items()}),
+        MappingProxyType(dict(raw.get("vocab", {}))),
+    )
+
+
+@cache
+def synth_languages() -> tuple[str, ...]:
+    """Languages whose pack ships ``synth.toml``."""
+    return tuple(code for code in languages() if language_data(code, "synth"))
+
+
+@cache
+def _tribes(country: str) -> tuple[str, ...]:
+    raw = country_data(country, "people")
+    if not raw.get("meta", {}).get("recorded", True):
+        return ()
+    return tuple(raw.get("people", {}).get("tribes", ()))
+
+
+# --------------------------------------------------------------------------------------------
+# Pieces of text
+
+
+@dataclass(frozen=True, slots=True)
+class _Piece:
+    text: str
+    label: Label | None = None
+    edges: frozenset[str] = frozenset()
+
+
+class _Unfillable(Exception):
+    """A slot this language or country has no value for (a tribe in Germany)."""
+
+
+@dataclass(slots=True)
+class _Person:
+    """One person of a document: the base form of the name and its tokens."""
+
+    text: str
+    edges: frozenset[str]
+    tokens: tuple[str, ...]
+    mentions: int = 0
+
+
+@dataclass(slots=True)
+class _State:
+    """Everything one document draws, so that a person or a phone stays the same throughout."""
+
+    lang: str
+    country: str
+    rng: random.Random
+    filler: Filler
+    data: LanguageData
+    doctype: DocType
+    forced: frozenset[str]
+    people: dict[str, _Person] = field(default_factory=dict)
+    fixed: dict[str, list[_Piece]] = field(default_factory=dict)
+    used_templates: list[str] = field(default_factory=list)
+    edges: set[str] = field(default_factory=set)
+
+
+def _decimal_comma(lang: str) -> bool:
+    return lang in clinical_data().get("format", {}).get("decimal_comma", ())
+
+
+def _number(state: _State, low: float, high: float, decimals: int) -> str:
+    value = state.rng.uniform(low, high)
+    text = f"{value:.{decimals}f}" if decimals else str(round(value))
+    return text.replace(".", ",") if decimals and _decimal_comma(state.lang) else text
+
+
+# --- people --------------------------------------------------------------------------------
+
+
+def _name_tokens(lang: str, text: str) -> tuple[str, ...]:
+    data = name_data(lang)
+    if data is None or not data.joiner:
+        return (text,)
+    return tuple(text.split(data.joiner))
+
+
+def _new_person(state: _State, role: str) -> _Person:
+    category = Category.PERSON if role == "patient" else Category.PERSON_THIRD_PARTY
+    shapes = state.filler.name_shapes()
+    forced = state.forced if role == "patient" else frozenset()
+    wanted = {
+        "initials": "initials",
+        "hyphenated_name": "hyphenated",
+        "apostrophe_name": "apostrophe",
+        "single_name": "single",
+    }
+    edges: set[str] = set()
+    variant = "full"
+    for edge, shape in wanted.items():
+        if edge in forced and shape in shapes:
+            variant, edges = shape, {edge}
+            break
+    text = state.filler.value(category, variant=variant).text
+    if role == "patient" and "name_is_word" in forced and variant == "full":
+        words = [
+            w for w in state.data.words("word_names") if name_split_of(w) == state.filler.name_split
+        ]
+        if words:
+            tokens = list(_name_tokens(state.lang, text))
+            data = name_data(state.lang)
+            given_at = -1 if data is not None and data.family_first else 0
+            tokens[given_at] = state.rng.choice(words)
+            joiner = data.joiner if data is not None else " "
+            text = joiner.join(tokens) if len(tokens) > 1 else tokens[0]
+            edges.add("name_is_word")
+    if forced & {"name_allcaps"} and text.upper() != text:
+        text, edges = text.upper(), edges | {"name_allcaps"}
+    elif forced & {"name_lowercase"} and text.lower() != text:
+        text, edges = text.lower(), edges | {"name_lowercase"}
+    if any(ord(c) > 127 and c.isalpha() for c in text):
+        edges.add("diacritics_name")
+    if role != "patient":
+        edges.add("clinician_name" if role == "clinician" else "third_party_name")
+    if variant == "single":
+        edges.add("single_name")
+    return _Person(text, frozenset(edges), _name_tokens(state.lang, text))
+
+
+#: Particles of compound family names that never name a person alone (de, van, bin…).
+_PARTICLES: Final = frozenset(
+    [
+        "de",
+        "del",
+        "della",
+        "di",
+        "da",
+        "das",
+        "do",
+        "dos",
+        "du",
+        "la",
+        "le",
+        "van",
+        "von",
+        "der",
+        "den",
+        "ter",
+        "ten",
+        "zu",
+        "bin",
+        "ibn",
+        "al",
+        "el",
+        "y",
+        "e",
+    ]
+)
+
+
+def _name_word(token: str) -> bool:
+    """Whether ``token`` of a name can stand alone as a name (not an initial, not a particle)."""
+    core = token.strip(".")
+    return len(core) > 1 and core.lower() not in _PARTICLES
+
+
+def _titles(state: _State) -> tuple[str, ...]:
+    data = name_data(state.lang)
+    titles = language_data(state.lang, "names").get("format", {}).get("titles", ())
+    return tuple(t for t in titles if t[:1].isupper()) if data is not None else ()
+
+
+def _person_pieces(state: _State, role: str, before: str) -> list[_Piece]:
+    person = state.people.get(role)
+    if person is None:
+        person = state.people[role] = _new_person(state, role)
+    label = Category.PERSON if role == "patient" else Category.PERSON_THIRD_PARTY
+    text, edges = person.text, set(person.edges)
+    person.mentions += 1
+    if (
+        person.mentions > 1
+        and len(person.tokens) > 1
+        and ("repeated_name_forms" in state.forced or state.rng.random() < 0.25)
+    ):
+        tokens = [t for t in person.tokens if _name_word(t)]
+        if tokens:
+            text = state.rng.choice(tokens)
+            edges.add("repeated_name_forms")
+    pieces: list[_Piece] = []
+    titles = _titles(state)
+    has_title = (
+        bool(re.search(r"(?:^|\W)(?:" + "|".join(map(re.escape, titles)) + r")\.?\s*$", before))
+        if titles
+        else False
+    )
+    wants_title = (role == "clinician" and state.rng.random() < 0.5) or (
+        "title_name" in state.forced
+    )
+    if titles and not has_title and wants_title and person.mentions == 1:
+        joiner = "" if state.lang == "zh" else " "
+        title = state.rng.choice(titles)
+        if state.lang == "zh":  # 王医生: the title follows the name
+            return [_Piece(text, label, frozenset(edges | {"title_name"})), _Piece(title)]
+        pieces.append(_Piece(title + joiner))
+        edges.add("title_name")
+    elif has_title:
+        edges.add("title_name")
+    pieces.append(_Piece(text, label, frozenset(edges)))
+    return pieces
+
+
+# --- identifiers ---------------------------------------------------------------------------
+
+
+def _fixed(state: _State, key: str, make: Any) -> list[_Piece]:
+    if key not in state.fixed:
+        state.fixed[key] = make()
+    return state.fixed[key]
+
+
+def _with_prefix(
+    state: _State, category: Category, header: bool, variant: str | None = None
+) -> list[_Piece]:
+    value = state.filler.value(category, variant=variant)
+    pieces = [_Piece(value.text, category)]
+    if value.context_prefix and not header:
+        pieces.insert(0, _Piece(value.context_prefix + " "))
+    return pieces
+
+
+def _phone(state: _State, role: str) -> list[_Piece]:
+    forced = state.forced
+    variant = None
+    edges: set[str] = {"relative_phone"} if role == "relative" else set()
+    if "spaced_phone" in forced:
+        variant = "spaced"
+    elif "international_phone" in forced:
+        variant = state.rng.choice(("international", "e164"))
+    value = state.filler.value(Category.CONTACT_PHONE, variant=variant)
+    text = value.text
+    if text.startswith("+"):
+        edges.add("international_phone")
+    if variant == "spaced":
+        edges.add("spaced_phone")
+    ext_words = language_data(state.lang, "contacts").get("extension", {}).get("words", ())
+    if "phone_extension" in forced and role == "patient" and ext_words:
+        text = f"{text} {state.rng.choice(ext_words)} {state.rng.randint(100, 999)}"
+        edges.add("phone_extension")
+    return [_Piece(text, Category.CONTACT_PHONE, frozenset(edges))]
+
+
+def _email(state: _State) -> list[_Piece]:
+    obfuscated = "obfuscated_email" in state.forced
+    value = state.filler.value(
+        Category.CONTACT_OTHER, variant="obfuscated_email" if obfuscated else "email"
+    )
+    edge = "obfuscated_email" if obfuscated else "plain_email"
+    return [_Piece(value.text, Category.CONTACT_OTHER, frozenset({edge}))]
+
+
+def _record(state: _State, header: bool) -> list[_Piece]:
+    value = state.filler.value(Category.ID_RECORD)
+    if "id_in_url" in state.forced and not header and re.fullmatch(r"[\w/.-]+", value.text):
+        host = state.rng.choice(("emr.example.org", "portal.example.com", "his.example.net"))
+        return [
+            _Piece(f"https://{host}/patients?mrn="),
+            _Piece(value.text, Category.ID_RECORD, frozenset({"id_in_url"})),
+        ]
+    pieces = [_Piece(value.text, Category.ID_RECORD)]
+    if value.context_prefix and not header:
+        pieces.insert(0, _Piece(value.context_prefix + " "))
+    return pieces
+
+
+def _date(state: _State, years: tuple[int, int] = (2012, 2025)) -> list[_Piece]:
+    forced = state.forced
+    if "partial_date" in forced and state.rng.random() < 0.6:
+        text = _partial_date(state)
+        if text:
+            return [_Piece(text, Category.DATE, frozenset({"partial_date"}))]
+    variant = None
+    if "date_words" in forced:
+        variant = "text"
+    elif "date_iso" in forced:
+        variant = "iso"
+    value = state.filler.value(Category.DATE, variant=variant, years=years)
+    edges = set()
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value.text):
+        edges.add("date_iso")
+    elif re.search(r"[^\W\d_]{3}", value.text):
+        edges.add("date_words")
+    return [_Piece(value.text, Category.DATE, frozenset(edges))]
+
+
+def _partial_date(state: _State) -> str:
+    raw = language_data(state.lang, "dates")
+    grammar = raw.get("grammar", {})
+    first = {k: v[0] for k, v in grammar.items() if isinstance(v, list) and v}
+    year, month = state.rng.randint(2005, 2025), state.rng.randint(1, 12)
+    if {"month_number_suffixes", "year_words"} <= first.keys():  # 2024年3月
+        return f"{year}{first['year_words']}{month}{first['month_number_suffixes']}"
+    if "month_number_prefixes" in first:  # tháng 3 năm 2024
+        year_word = f"{first['year_prefixes']} " if "year_prefixes" in first else ""
+        return f"{first['month_number_prefixes']} {month} {year_word}{year}"
+    for form in raw.get("month_forms", {}).values():
+        names = form.get("names", ())
+        if len(names) == 12 and not form.get("abbreviation", False):
+            return f"{names[month - 1]} {year}"
+    return ""
+
+
+@cache
+def _age_words(lang: str) -> tuple[str, ...]:
+    """The language's ages in words that hold a number word its ``ages.toml`` knows (others
+    could not be told from prose by the validator, nor read by the rule layer)."""
+    figures = language_data(lang, "ages").get("numbers", {})
+    known = {w.lower() for group in ("words", "tens", "hundreds") for w in figures.get(group, {})}
+    if not known:
+        return ()
+    pattern = re.compile(
+        r"(?<!\w)(?:" + "|".join(map(re.escape, sorted(known, key=len, reverse=True))) + r")(?!\w)"
+    )
+    return tuple(
+        w for w in language_templates(lang).words("age_words") if pattern.search(w.lower())
+    )
+
+
+def _age(state: _State) -> list[_Piece]:
+    words = _age_words(state.lang)
+    if words and ("age_words" in state.forced or state.rng.random() < 0.05):
+        return [_Piece(state.rng.choice(words), Category.AGE, frozenset({"age_words"}))]
+    return [_Piece(state.filler.value(Category.AGE).text, Category.AGE)]
+
+
+def _vocab_piece(state: _State, key: str, label: Label | None, edge: str = "") -> list[_Piece]:
+    words = state.data.words(key)
+    if not words:
+        raise _Unfillable(key)
+    return [_Piece(state.rng.choice(words), label, frozenset({edge} if edge else ()))]
+
+
+def _clan(state: _State) -> list[_Piece]:
+    try:
+        text = state.filler.value(Category.PERSON_CLAN).text
+    except ConfigError:
+        words = state.data.words("clans")
+        if not words:
+            raise _Unfillable("clan") from None
+        text = state.rng.choice(words)
+    return [_Piece(text, Category.PERSON_CLAN, frozenset({"clan_mention"}))]
+
+
+def _tribe(state: _State) -> list[_Piece]:
+    tribes = _tribes(state.country)
+    if not tribes:
+        raise _Unfillable("tribe")
+    return [_Piece(state.rng.choice(tribes), Category.TRIBE, frozenset({"tribe_mention"}))]
+
+
+def _sex(state: _State) -> list[_Piece]:
+    word = state.data.vocab.get(state.rng.choice(("sex_female", "sex_male")))
+    if not isinstance(word, str) or not word:
+        raise _Unfillable("sex")
+    return [_Piece(word, Category.SEX)]
+
+
+def _facility(state: _State) -> list[_Piece]:
+    variant = "pattern" if "nested_facility" in state.forced else None
+    try:
+        value = state.filler.value(Category.LOCATION_FACILITY, variant=variant)
+    except ConfigError:
+        value = state.filler.value(Category.LOCATION_FACILITY)
+    places = {p for p in _place_words(state.country)}
+    nested = any(p in value.text for p in places if len(p) > 3)
+    edges = frozenset({"nested_facility"}) if nested else frozenset()
+    return [_Piece(value.text, Category.LOCATION_FACILITY, edges)]
+
+
+#: Place lists of ``places.toml`` from the most local up, for the village and district slots.
+_LOCAL_LISTS: Final = (
+    "villages",
+    "cells",
+    "wards",
+    "parishes",
+    "bairros",
+    "freguesias",
+    "localities",
+    "sectors",
+    "subcounties",
+    "constituencies",
+    "cities",
+)
+_DISTRICT_LISTS: Final = (
+    "districts",
+    "counties",
+    "concelhos",
+    "subcounties",
+    "sectors",
+    "provinces",
+    "regions",
+    "departments",
+    "states",
+    "governorates",
+    "cities",
+)
+
+
+def _place(state: _State, slot: str) -> list[_Piece]:
+    """A village (or district) of the document's country, from the most local lists it has."""
+    from polydeid.transform.pools import place_data
+
+    data = place_data(state.country)
+    lists = data.lists if data is not None else {}
+    wanted = _LOCAL_LISTS if slot == "village" else _DISTRICT_LISTS
+    options = [v for kind in wanted for v in lists.get(kind, ())]
+    if not options:
+        options = [v for values in lists.values() for v in values]
+    if not options:
+        raise _Unfillable(slot)
+    return [_Piece(state.rng.choice(options), Category.LOCATION_VILLAGE)]
+
+
+@cache
+def _place_words(country: str) -> frozenset[str]:
+    from polydeid.transform.pools import place_data
+
+    data = place_data(country)
+    if data is None:
+        return frozenset()
+    return frozenset(v for values in data.lists.values() for v in values)
+
+
+# --- clinical facts ------------------------------------------------------------------------
+
+
+def _dose_text(state: _State, frequency: bool) -> str:
+    doses = clinical_data()["dose"]
+    unit = state.rng.choice(("mg", "mg", "mg", "g", "mcg", "mL", "IU"))
+    value = state.rng.choice(doses[unit])
+    number = f"{value:g}"
+    if _decimal_comma(state.lang):
+        number = number.replace(".", ",")
+    text = f"{number} {unit}"
+    if frequency and state.rng.random() < 0.5:
+        text += " " + state.rng.choice(doses["frequencies"])
+    return text
+
+
+def _drug(state: _State) -> _Piece:
+    if "name_like_drug" in state.forced and state.rng.random() < 0.7:
+        names = clinical_data()["drugs"]["name_like"]
+        return _Piece(state.rng.choice(names), Fact.DRUG, frozenset({"name_like_drug"}))
+    words = state.data.words("drugs")
+    if not words:
+        raise _Unfillable("drug")
+    return _Piece(state.rng.choice(words), Fact.DRUG)
+
+
+def _lab(state: _State) -> str:
+    test = state.rng.choice(clinical_data()["lab"])
+    low, high = test["range"]
+    value = _number(state, low, high, test["decimals"])
+    return f"{state.rng.choice(test['names'])} {value} {state.rng.choice(test['unit'])}"
+
+
+def _vital_labels(lang: str, kind: str) -> tuple[str, ...]:
+    own = language_data(lang, "facts").get("vital", {}).get(kind, {}).get("labels", ())
+    english = language_data("en", "facts").get("vital", {}).get(kind, {}).get("labels", ())
+    return tuple(own) or tuple(english)
+
+
+def _vital(state: _State) -> str:
+    vitals = clinical_data()["vital"]
+    kind = state.rng.choice(sorted(vitals))
+    spec = vitals[kind]
+    labels = _vital_labels(state.lang, kind)
+    if state.rng.random() < 0.4:
+        english = _vital_labels("en", kind)
+        labels = english[:3] or labels
+    label = state.rng.choice(labels)
+    unit = state.rng.choice(spec["units"])
+    if kind == "blood_pressure":
+        systolic = state.rng.randint(*spec["range"])
+        diastolic = min(state.rng.randint(*spec["diastolic"]), systolic - 20)
+        value = f"{systolic}/{diastolic}"
+    else:
+        value = _number(state, *spec["range"], spec.get("decimals", 0))
+    space = "" if unit in ("%", "°C") and state.rng.random() < 0.5 else " "
+    return f"{label} {value}{space}{unit}"
+
+
+def _duration(state: _State) -> str:
+    units = language_data(state.lang, "ages").get("units", {})
+    kind = state.rng.choice(("day", "day", "week", "month"))
+    spec = units.get(kind) or units.get("day") or {}
+    number = state.rng.randint(2, 14)
+    joiner = "" if state.lang == "zh" else " "
+    before, after = spec.get("before", ()), spec.get("after", ())
+    if before and (not after or state.rng.random() < 0.7):
+        return f"{before[0]}{joiner}{number}"
+    if after:
+        return f"{number}{joiner}{after[0]}"
+    facts = language_data(state.lang, "facts").get("duration", {})
+    if facts.get("units_before"):
+        return f"{state.rng.choice(facts['units_before'])}{joiner}{number}"
+    if facts.get("units"):
+        return f"{number}{joiner}{state.rng.choice(facts['units'])}"
+    raise _Unfillable("duration")
+
+
+def _birth_weight(state: _State) -> str:
+    return f"{_number(state, 1.8, 4.6, 1)} kg"
+
+
+def _amount(state: _State) -> list[_Piece]:
+    currencies = clinical_data()["amount"].get(state.country, ("USD",))
+    value = state.rng.randrange(5, 2000) * state.rng.choice((10, 100, 1000))
+    number = f"{value:,}".replace(",", "." if _decimal_comma(state.lang) else ",")
+    currency = state.rng.choice(currencies)
+    text = f"{currency} {number}" if state.rng.random() < 0.5 else f"{number} {currency}"
+    return [_Piece(text, None, frozenset({"money_amount"}))]
+
+
+def _time(state: _State) -> list[_Piece]:
+    words = state.data.words("times")
+    if words:
+        text = state.rng.choice(words)
+    else:
+        text = f"{state.rng.randint(7, 18):02d}:{state.rng.choice((0, 15, 30, 45)):02d}"
+    return [_Piece(text, None, frozenset({"time_of_day"}))]
+
+
+# --- slot dispatch -------------------------------------------------------------------------
+
+
+def _fill(state: _State, slot: str, before: str, header: bool = False) -> list[_Piece]:
+    """The pieces that fill ``slot`` (``before``: the text written just before it)."""
+    try:
+        return _fill_slot(state, slot, before, header)
+    except ConfigError:  # the country's packs lack this kind of value (no streets for CN)
+        raise _Unfillable(slot) from None
+
+
+def _fill_slot(state: _State, slot: str, before: str, header: bool) -> list[_Piece]:
+    if slot in ("patient", "relative", "clinician"):
+        return _person_pieces(state, slot, "" if header else before)
+    if slot == "phone":
+        return _fixed(state, "phone", lambda: _phone(state, "patient"))
+    if slot == "relative_phone":
+        return _fixed(state, "relative_phone", lambda: _phone(state, "relative"))
+    if slot == "email":
+        return _fixed(state, "email", lambda: _email(state))
+    if slot == "dob":
+        return _fixed(state, "dob", lambda: _date(state, (1935, 2024)))
+    if slot == "date":
+        return _date(state)
+    if slot == "age":
+        return _fixed(state, "age", lambda: _age(state))
+    if slot in ("village", "district"):
+        return _fixed(state, slot, lambda: _place(state, slot))
+    if slot == "address":
+        return _fixed(
+            state,
+            slot,
+            lambda: [
+                _Piece(
+                    state.filler.value(Category.LOCATION_ADDRESS).text, Category.LOCATION_ADDRESS
+                )
+            ],
+        )
+    if slot == "facility":
+        return _fixed(state, slot, lambda: _facility(state))
+    if slot == "organization":
+        return [_Piece(state.filler.value(Category.ORGANIZATION).text, Category.ORGANIZATION)]
+    if slot == "national_id":
+        return _fixed(
+            state, f"national_id{header}", lambda: _with_prefix(state, Category.ID_NATIONAL, header)
+        )
+    if slot == "record":
+        return _fixed(state, f"record{header}", lambda: _record(state, header))
+    if slot == "insurance":
+        return _fixed(
+            state, f"insurance{header}", lambda: _with_prefix(state, Category.ID_OTHER, header)
+        )
+    if slot == "profession":
+        return _fixed(
+            state,
+            slot,
+            lambda: _vocab_piece(state, "professions", Category.PROFESSION, "profession_mention"),
+        )
+    if slot == "religion":
+        return _fixed(
+            state,
+            slot,
+            lambda: _vocab_piece(state, "religions", Category.RELIGION, "religion_mention"),
+        )
+    if slot == "tribe":
+        return _fixed(state, slot, lambda: _tribe(state))
+    if slot == "clan":
+        return _fixed(state, slot, lambda: _clan(state))
+    if slot == "sex":
+        return _fixed(state, slot, lambda: _sex(state))
+    if slot == "diagnosis":
+        return _vocab_piece(state, "diagnoses", Fact.DIAGNOSIS)
+    if slot == "eponym":
+        return _vocab_piece(state, "eponym_diagnoses", Fact.DIAGNOSIS, "eponym_disease")
+    if slot == "drug":
+        return [_drug(state)]
+    if slot == "vaccine":
+        names = clinical_data()["vaccines"]["names"]
+        return [_Piece(state.rng.choice(names), Fact.DRUG)]
+    if slot == "medication":
+        return [_drug(state), _Piece(" "), _Piece(_dose_text(state, True), Fact.DOSE)]
+    if slot == "dose":
+        return [_Piece(_dose_text(state, False), Fact.DOSE)]
+    if slot == "lab":
+        return [_Piece(_lab(state), Fact.LAB_VALUE)]
+    if slot == "vital":
+        return [_Piece(_vital(state), Fact.VITAL)]
+    if slot == "birth_weight":
+        return [_Piece(_birth_weight(state), Fact.VITAL)]
+    if slot == "duration":
+        return [_Piece(_duration(state), Fact.DURATION)]
+    if slot == "department":
+        return _vocab_piece(state, "departments", Fact.DEPARTMENT)
+    if slot == "relation":
+        return _vocab_piece(state, "relations", None)
+    if slot == "relative_date":
+        return _vocab_piece(state, "relative_dates", None, "relative_date")
+    if slot == "time":
+        return _time(state)
+    if slot == "amount":
+        return _amount(state)
+    raise ConfigError(f"unknown slot {slot!r}")
+
+
+# --------------------------------------------------------------------------------------------
+# OCR noise (letters only, never digits: noise must not forge an identifier)
+
+_OCR_CONFUSIONS: Final = (
+    ("rn", "m"),
+    ("m", "rn"),
+    ("cl", "d"),
+    ("e", "c"),
+    ("h", "b"),
+    ("i", "l"),
+    ("u", "v"),
+    ("o", "a"),
+)
+
+
+def _ocr(state: _State, text: str) -> str:
+    out, i = [], 0
+    while i < len(text):
+        if state.rng.random() < 0.04:
+            for old, new in _OCR_CONFUSIONS:
+                if text.startswith(old, i):
+                    out.append(new)
+                    i += len(old)
+                    break
+            else:
+                out.append(text[i])
+                i += 1
+        else:
+            out.append(text[i])
+            i += 1
+    return "".join(out)
+
+
+# --------------------------------------------------------------------------------------------
+# Sentences and fields
+
+
+def _sentence(state: _State, template: Template, noisy: bool) -> list[_Piece]:
+    pieces: list[_Piece] = []
+    last = 0
+    written = ""
+    for match in _SLOT.finditer(template.text):
+        literal = template.text[last : match.start()]
+        if literal:
+            literal = _ocr(state, literal) if noisy else literal
+            pieces.append(_Piece(literal))
+            written += literal
+        filled = _fill(state, match.group(1), written)
+        pieces.extend(filled)
+        written += "".join(p.text for p in filled)
+        last = match.end()
+    tail = template.text[last:]
+    if tail:
+        pieces.append(_Piece(_ocr(state, tail) if noisy else tail))
+    return pieces
+
+
+def _field(key: str, pieces: Sequence[_Piece], state: _State) -> Field:
+    text_parts: list[str] = []
+    spans: list[Span] = []
+    facts: list[Span] = []
+    offset = 0
+    for piece in pieces:
+        if piece.label is not None and piece.text:
+            span = Span(offset, offset + len(piece.text), piece.label, SOURCE)
+            (facts if isinstance(piece.label, Fact) else spans).append(span)
+        state.edges.update(piece.edges)
+        text_parts.append(piece.text)
+        offset += len(piece.text)
+    text = "".join(text_parts)
+    _punctuation_edges(state, text, spans)
+    return Field(key, text, tuple(spans), tuple(facts))
+
+
+def _punctuation_edges(state: _State, text: str, spans: Sequence[Span]) -> None:
+    for span in spans:
+        if span.label not in (Category.PERSON, Category.PERSON_THIRD_PARTY):
+            continue
+        after = text[span.end : span.end + 2]
+        before = text[span.start - 1] if span.start else ""
+        if (after and after[0] in ',;:.)!?"»”') or (before and before in '("«“'):
+            state.edges.add("name_punctuation")
+        if after in ("'s", "’s"):
+            state.edges.add("possessive_name")
+
+
+def _pick_templates(state: _State, section: str, count: int) -> list[Template]:
+    pool = [
+        t
+        for t in state.data.sections.get(section, ())
+        if not t.types or state.doctype.name in t.types
+    ]
+    if not pool:
+        return []
+    state.rng.shuffle(pool)
+    return [pool[i % len(pool)] for i in range(count)]
+
+
+def _narrative(state: _State, section: str, count: int, noisy: bool) -> list[_Piece]:
+    pieces: list[_Piece] = []
+    joiner = "" if state.lang in ("zh",) else " "
+    for template in _pick_templates(state, section, count * 3):
+        if count == 0:
+            break
+        saved = (
+            dict(state.fixed),
+            {k: _Person(p.text, p.edges, p.tokens, p.mentions) for k, p in state.people.items()},
+        )
+        try:
+            sentence = _sentence(state, template, noisy)
+        except _Unfillable:
+            state.fixed, state.people = saved
+            continue
+        if pieces:
+            pieces.append(_Piece(joiner))
+        pieces.extend(sentence)
+        state.used_templates.append(template.id)
+        count -= 1
+    return pieces
+
+
+def _header_field(state: _State, key: str) -> Field | None:
+    slot = doctype_data()["fields"][key]
+    try:
+        pieces = _fill(state, slot, "", header=True)
+    except _Unfillable:
+        return None
+    if slot in ("patient", "relative", "clinician"):
+        pieces = [p for p in pieces if p.label is not None]  # no title in a name field
+    return _field(key, pieces, state)
+
+
+# --------------------------------------------------------------------------------------------
+# Documents
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+
+
+def _seed_of(*parts: object) -> int:
+    digest = hashlib.sha256("|".join(map(str, parts)).encode("utf-8")).digest()
+    return int.from_bytes(digest[:16], "big")
+
+
+def _draw_edges(rng: random.Random, lang: str, filler: Filler) -> frozenset[str]:
+    shapes = set(filler.name_shapes())
+    allowed = [
+        e
+        for e in _FORCIBLE
+        if not (
+            (e == "initials" and "initials" not in shapes)
+            or (e == "hyphenated_name" and "hyphenated" not in shapes)
+            or (e == "apostrophe_name" and "apostrophe" not in shapes)
+            or (e in ("name_allcaps", "name_lowercase") and "caps" not in shapes)
+            or (e == "ocr_noise" and lang == "zh")
+        )
+    ]
+    k = rng.choice((0, 1, 1, 2, 2, 3, 4))
+    chosen = set(rng.sample(allowed, k))
+    if {"name_allcaps", "name_lowercase"} <= chosen:
+        chosen.discard("name_lowercase")
+    return frozenset(chosen)
+
+
+def _build(
+    lang: str, index: int, attempt: int, seed: int, name_split: str, formats: Sequence[str] | None
+) -> AnnotatedDocument:
+    rng = random.Random(_seed_of(seed, lang, index, attempt))
+    types = document_types()
+    doctype = types[rng.choice(sorted(types))]
+    allowed_formats = [f for f in doctype.formats if formats is None or f in formats]
+    if not allowed_formats:
+        allowed_formats = list(formats or doctype.formats)
+    text_format = rng.choice(allowed_formats)
+    lengths = [
+        (n, w) for n, w in zip(LENGTHS, _LENGTH_WEIGHTS, strict=True) if n in doctype.lengths
+    ]
+    length = rng.choices([n for n, _ in lengths], [w for _, w in lengths])[0]
+    countries = _countries(lang)
+    country = rng.choice(countries)
+    filler = Filler(
+        lang,
+        country=country,
+        seed=_seed_of(seed, lang, index, attempt, "fill"),
+        name_split=name_split,
+    )
+    state = _State(
+        lang=lang,
+        country=country,
+        rng=rng,
+        filler=filler,
+        data=language_templates(lang),
+        doctype=doctype,
+        forced=_draw_edges(rng, lang, filler),
+    )
+    spec = doctype_data()["lengths"][length]
+    fields = _header_fields(state, spec)
+    noisy = "ocr_noise" in state.forced
+    sections = list(doctype.sections)
+    low, high = spec["sections"]
+    if len(sections) > high:
+        keep = sorted(rng.sample(range(len(sections)), rng.randint(min(low, len(sections)), high)))
+        sections = [sections[i] for i in keep]
+    narrative: list[tuple[str, list[_Piece]]] = []
+    for key, section in sections:
+        count = rng.randint(*spec["sentences"])
+        narrative.append((key, _narrative(state, section, count, noisy)))
+    if "code_mixed" in state.forced and narrative:
+        key, pieces = narrative[rng.randrange(len(narrative))]
+        mixed = _narrative(state, "code_mixed", 1, False)
+        if mixed:
+            pieces.extend([_Piece(" "), *mixed] if pieces else mixed)
+            state.edges.add("code_mixed")
+    if noisy:
+        state.edges.add("ocr_noise")
+    rendered = _render(state, fields, narrative, text_format)
+    if length == "long":
+        minimum = spec["min_chars_cjk"] if _CJK.search(rendered.text) else spec["min_chars"]
+        rounds = 0
+        while len(rendered.text) < minimum and rounds < 12 and narrative:
+            key, pieces = narrative[rounds % len(narrative)]
+            section = dict(doctype.sections)[key]
+            extra = _narrative(state, section, 2, noisy)
+            if extra:
+                pieces.extend([_Piece(" "), *extra] if pieces else extra)
+            rendered = _render(state, fields, narrative, text_format)
+            rounds += 1
+    edges = sorted(e for e in state.edges if e in EDGE_CASES)
+    templates = sorted(set(state.used_templates))
+    meta = {
+        "document_type": doctype.name,
+        "text_format": text_format,
+        "length": length,
+        "edge_cases": edges,
+        "country": country,
+        "template": f"{doctype.name}:{_digest('+'.join(templates))}",
+        "templates": templates,
+    }
+    return AnnotatedDocument(
+        id=f"synth-{seed}-{lang}-{index:06d}",
+        text=rendered.text,
+        lang=lang,
+        spans=rendered.spans,
+        facts=rendered.facts,
+        source=SOURCE,
+        meta=MappingProxyType(meta),
+    )
+
+
+def _header_fields(state: _State, spec: Mapping[str, Any]) -> list[Field]:
+    share = state.rng.uniform(*spec["header_share"])
+    fields = []
+    for key in state.doctype.header:
+        if key not in state.doctype.required and state.rng.random() > share:
+            continue
+        made = _header_field(state, key)
+        if made is not None:
+            fields.append(made)
+    return fields
+
+
+def _render(
+    state: _State,
+    header: Sequence[Field],
+    narrative: Sequence[tuple[str, list[_Piece]]],
+    text_format: str,
+) -> Rendered:
+    fields = list(header)
+    for key, pieces in narrative:
+        if pieces:
+            fields.append(_field(key, pieces, state))
+    return render(
+        fields,
+        text_format=text_format,
+        document_type=state.doctype.name,
+        lang=state.lang,
+        rng=random.Random(_seed_of(state.rng.random())),
+    )
+
+
+@cache
+def _countries(lang: str) -> tuple[str, ...]:
+    from polydeid.locales import default_countries
+
+    found = tuple(c for c in default_countries(lang) if country_data(c, "places"))
+    if not found:
+        raise ConfigError(f"language {lang}: none of its countries has places.toml")
+    return found
+
+
+def _masked_key(doc: AnnotatedDocument) -> str:
+    parts, last = [], 0
+    for span in doc.spans:
+        parts.append(doc.text[last : span.start])
+        parts.append(f"<{span.label.value}>")
+        last = span.end
+    parts.append(doc.text[last:])
+    return re.sub(r"\d", "0", "".join(parts))
+
+
+def generate(
+    *,
+    per_language: int,
+    seed: int,
+    langs: Iterable[str] | None = None,
+    name_split: str = "train",
+    formats: Sequence[str] | None = None,
+) -> Iterator[AnnotatedDocument]:
+    """``per_language`` documents for each language, interleaved, deterministic for ``seed``."""
+    if name_split not in SPLITS:
+        raise ConfigError(f"name_split must be one of {', '.join(SPLITS)}")
+    if per_language < 0:
+        raise ConfigError("the number of documents must not be negative")
+    codes = _languages(langs)
+    if formats is not None:
+        from polydeid.synth.formats import format_names
+
+        unknown = sorted(set(formats) - set(format_names()))
+        if unknown:
+            raise ConfigError(f"unknown text format(s): {', '.join(unknown)}")
+    seen: dict[str, set[str]] = {code: set() for code in codes}
+    for index in range(per_language):
+        for lang in codes:
+            for attempt in range(_DEDUP_TRIES):
+                doc = _build(lang, index, attempt, seed, name_split, formats)
+                key = _masked_key(doc)
+                if key not in seen[lang] or attempt == _DEDUP_TRIES - 1:
+                    seen[lang].add(key)
+                    yield doc
+                    break
+
+
+def _languages(langs: Iterable[str] | None) -> tuple[str, ...]:
+    available = synth_languages()
+    if langs is None:
+        if not available:
+            raise ConfigError("no language pack ships synth.toml")
+        return available
+    codes = tuple(dict.fromkeys(canonical_language(code) for code in langs))
+    missing = [c for c in codes if c not in available]
+    if missing:
+        raise ConfigError(f"no synthetic-document data for language(s): {', '.join(missing)}")
+    return codes
+
+
+# --------------------------------------------------------------------------------------------
+# Plans for other writers (the LLM mode)
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedValue:
+    """A value a document must contain, with its slot and label (None: plain words)."""
+
+    slot: str
+    label: Label | None
+    text: str
+
+    def __repr__(self) -> str:
+        return f"PlannedValue({self.slot}, chars={len(self.text)})"
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentPlan:
+    """Sampled axes of one document and the values it must hold, for a writer to compose."""
+
+    lang: str
+    country: str
+    document_type: str
+    text_format: str
+    length: str
+    edge_cases: tuple[str, ...]
+    values: tuple[PlannedValue, ...]
+
+    def __repr__(self) -> str:
+        return f"DocumentPlan({self.lang}, {self.document_type}, values={len(self.values)})"
+
+
+#: Formats a free writer can produce as plain text (the structured ones are rendered here).
+PLAIN_FORMATS: Final = ("prose", "soap", "bullets", "key_value", "chat")
+_PLAN_SLOTS: Final = ("diagnosis", "drug", "dose", "vital", "lab", "duration")
+
+
+def plan_document(lang: str, index: int, *, seed: int, name_split: str = "train") -> DocumentPlan:
+    """The axes and slot values of document ``index``, drawn like :func:`generate` draws them."""
+    code = _languages([lang])[0]
+    rng = random.Random(_seed_of(seed, code, index, "plan"))
+    types = document_types()
+    doctype = types[rng.choice(sorted(types))]
+    formats = [f for f in doctype.formats if f in PLAIN_FORMATS] or list(PLAIN_FORMATS)
+    text_format = rng.choice(formats)
+    length = rng.choices(LENGTHS[:2], (0.5, 0.5))[0]
+    country = rng.choice(_countries(code))
+    filler = Filler(
+        code, country=country, seed=_seed_of(seed, code, index, "plan-fill"), name_split=name_split
+    )
+    state = _State(
+        lang=code,
+        country=country,
+        rng=rng,
+        filler=filler,
+        data=language_templates(code),
+        doctype=doctype,
+        forced=_draw_edges(rng, code, filler) - {"ocr_noise", "code_mixed", "id_in_url"},
+    )
+    values: list[PlannedValue] = []
+    for key in doctype.header:
+        if key not in doctype.required and rng.random() > 0.6:
+            continue
+        slot = doctype_data()["fields"][key]
+        try:
+            pieces = _fill(state, slot, "", header=True)
+        except _Unfillable:
+            continue
+        kept = [p for p in pieces if p.text.strip() and p.label]
+        values.extend(PlannedValue(key, p.label, p.text) for p in kept)
+        state.edges.update(e for p in kept for e in p.edges)
+    for slot in rng.sample(_PLAN_SLOTS, 3):
+        try:
+            pieces = _fill(state, slot, "")
+        except _Unfillable:
+            continue
+        kept = [p for p in pieces if p.label]
+        values.extend(PlannedValue(slot, p.label, p.text) for p in kept)
+        state.edges.update(e for p in kept for e in p.edges)
+    unique = {(v.label, v.text): v for v in values}
+    edges = sorted(e for e in state.edges if e in EDGE_CASES)
+    return DocumentPlan(
+        code, country, doctype.name, text_format, length, tuple(edges), tuple(unique.values())
+    )
