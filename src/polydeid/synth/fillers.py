@@ -107,6 +107,48 @@ def name_split_of(name: str) -> str:
     return SPLITS[int.from_bytes(digest[:8], "big") % 3]
 
 
+#: Particles of compound names that belong to no split (they are not names: da, van, bin…).
+NAME_PARTICLES = frozenset(
+    [
+        "de",
+        "del",
+        "della",
+        "di",
+        "da",
+        "das",
+        "do",
+        "dos",
+        "du",
+        "la",
+        "le",
+        "van",
+        "von",
+        "der",
+        "den",
+        "ter",
+        "ten",
+        "zu",
+        "bin",
+        "ibn",
+        "al",
+        "el",
+        "y",
+        "e",
+    ]
+)
+
+
+def in_split(name: str, split: str) -> bool:
+    """Whether every word of pool entry ``name`` falls in ``split`` (particles aside), so that
+    compound entries ("Jean-Paul", "Maria Eduarda") never share a word across splits."""
+    words = [w for w in _name_words(name) if w.lower() not in NAME_PARTICLES]
+    return bool(words) and all(name_split_of(w) == split for w in words)
+
+
+def _name_words(name: str) -> list[str]:
+    return [w for w in re.split(r"[\s\-‐]+", name) if w] if " " in name or "-" in name else [name]
+
+
 class Filler:
     """Deterministic, realistic slot values for one language (and country)."""
 
@@ -194,7 +236,7 @@ def _split_pool(lang: str, countries: tuple[str, ...], split: str) -> _SplitPool
     pool = data.pool(countries)
 
     def keep(values: Sequence[str]) -> tuple[str, ...]:
-        return tuple(v for v in values if name_split_of(v) == split)
+        return tuple(v for v in values if in_split(v, split))
 
     return _SplitPool(
         given_female=keep(pool.given(True)),

@@ -49,7 +49,7 @@ from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
 from polydeid.corpora.document import AnnotatedDocument
 from polydeid.locales import canonical_language, country_data, language_data, languages
-from polydeid.synth.fillers import SPLITS, Filler, name_split_of
+from polydeid.synth.fillers import NAME_PARTICLES, SPLITS, Filler, in_split
 from polydeid.synth.formats import Field, Rendered, render
 from polydeid.transform.pools import name_data
 
@@ -242,6 +242,7 @@ class DocType:
     sections: tuple[tuple[str, str], ...]  # (field key, sentence section)
     formats: tuple[str, ...]
     lengths: tuple[str, ...]
+    fact_field: str
 
 
 def _data_file(name: str) -> dict[str, Any]:
@@ -279,6 +280,7 @@ def document_types() -> Mapping[str, DocType]:
             sections=tuple(spec["sections"].items()),
             formats=tuple(spec["formats"]),
             lengths=tuple(spec.get("lengths", LENGTHS)),
+            fact_field=spec.get("fact_field", "diagnosis"),
         )
     return MappingProxyType(types)
 
@@ -408,9 +410,7 @@ def _new_person(state: _State, role: str) -> _Person:
             break
     text = state.filler.value(category, variant=variant).text
     if role == "patient" and "name_is_word" in forced and variant == "full":
-        words = [
-            w for w in state.data.words("word_names") if name_split_of(w) == state.filler.name_split
-        ]
+        words = [w for w in state.data.words("word_names") if in_split(w, state.filler.name_split)]
         if words:
             tokens = list(_name_tokens(state.lang, text))
             data = name_data(state.lang)
@@ -432,41 +432,10 @@ def _new_person(state: _State, role: str) -> _Person:
     return _Person(text, frozenset(edges), _name_tokens(state.lang, text))
 
 
-#: Particles of compound family names that never name a person alone (de, van, bin…).
-_PARTICLES: Final = frozenset(
-    [
-        "de",
-        "del",
-        "della",
-        "di",
-        "da",
-        "das",
-        "do",
-        "dos",
-        "du",
-        "la",
-        "le",
-        "van",
-        "von",
-        "der",
-        "den",
-        "ter",
-        "ten",
-        "zu",
-        "bin",
-        "ibn",
-        "al",
-        "el",
-        "y",
-        "e",
-    ]
-)
-
-
 def _name_word(token: str) -> bool:
     """Whether ``token`` of a name can stand alone as a name (not an initial, not a particle)."""
     core = token.strip(".")
-    return len(core) > 1 and core.lower() not in _PARTICLES
+    return not token.endswith(".") and len(core) > 1 and core.lower() not in NAME_PARTICLES
 
 
 def _titles(state: _State) -> tuple[str, ...]:
@@ -1155,11 +1124,17 @@ def _build(
             state.edges.add("code_mixed")
     if noisy:
         state.edges.add("ocr_noise")
+    if not any(f.facts for f in fields) and not any(
+        isinstance(p.label, Fact) for _, pieces in narrative for p in pieces
+    ):
+        extra = _header_field(state, doctype.fact_field)
+        if extra is not None:
+            fields.append(extra)
     rendered = _render(state, fields, narrative, text_format)
     if length == "long":
         minimum = spec["min_chars_cjk"] if _CJK.search(rendered.text) else spec["min_chars"]
         rounds = 0
-        while len(rendered.text) < minimum and rounds < 12 and narrative:
+        while len(rendered.text) < minimum and rounds < 40 and narrative:
             key, pieces = narrative[rounds % len(narrative)]
             section = dict(doctype.sections)[key]
             extra = _narrative(state, section, 2, noisy)

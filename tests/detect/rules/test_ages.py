@@ -308,7 +308,25 @@ def test_malformed_number_words_are_config_errors() -> None:
 
 def test_number_word_languages() -> None:
     with_words = {lang for lang in languages() if age_vocabulary((lang,)).numbers}
-    assert with_words == {"en", "de", "es", "fr", "pt", "it", "nl", "sw", "lg"}
+    assert with_words == {
+        "en",
+        "de",
+        "es",
+        "fr",
+        "pt",
+        "it",
+        "nl",
+        "sw",
+        "lg",
+        "vi",
+        "ru",
+        "ar",
+        "zh",
+        "hi",
+        "am",
+        "rw",
+        "luo",
+    }
 
 
 # --------------------------------------------------------------------------------------------

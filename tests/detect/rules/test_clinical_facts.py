@@ -308,7 +308,7 @@ def test_unknown_language_fails_closed() -> None:
 def test_rule_metadata() -> None:
     assert RULE.id == "facts.clinical.v1"
     assert RULE.labels == RULE_KINDS
-    assert RULE_KINDS < frozenset(Fact)
+    assert frozenset(Fact) > RULE_KINDS
     assert RULE.languages == frozenset(languages())
 
 

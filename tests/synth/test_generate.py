@@ -1,0 +1,259 @@
+"""The synthetic corpus generator: axes, determinism, validity, facts, name splits, data."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections import Counter
+from functools import cache
+from pathlib import Path
+
+import pytest
+import regex
+
+from polydeid.core.errors import ConfigError
+from polydeid.core.taxonomy import Category, Fact
+from polydeid.corpora.document import Corpus
+from polydeid.locales import language_data, language_info, languages
+from polydeid.synth import generate as gen
+from polydeid.synth.export import export_jsonl
+from polydeid.synth.fillers import NAME_PARTICLES
+from polydeid.synth.formats import format_names
+from polydeid.synth.generate import (
+    EDGE_CASES,
+    SECTIONS,
+    SLOTS,
+    document_types,
+    generate,
+    language_templates,
+    plan_document,
+    synth_languages,
+)
+from polydeid.synth.validate import validate_corpus, validate_jsonl
+
+NAMES = {Category.PERSON, Category.PERSON_THIRD_PARTY}
+
+
+@cache
+def corpus(per_language: int = 40, seed: int = 5, split: str = "train") -> tuple:
+    return tuple(generate(per_language=per_language, seed=seed, name_split=split))
+
+
+# --- data ---------------------------------------------------------------------------------------
+
+
+def test_every_language_ships_generator_data() -> None:
+    assert set(synth_languages()) == set(languages())
+    assert len(synth_languages()) >= 17
+    scripts = {language_info(code).script for code in synth_languages()}
+    assert len(scripts - {"Latin"}) >= 3, scripts
+
+
+@pytest.mark.parametrize("lang", languages())
+def test_templates_meet_section_minimums(lang: str) -> None:
+    data = language_templates(lang)
+    short = {s: len(data.sections[s]) for s, least in SECTIONS.items()}
+    assert all(short[s] >= least for s, least in SECTIONS.items()), short
+    used = {slot for templates in data.sections.values() for t in templates for slot in t.slots}
+    assert {"patient", "date", "phone", "diagnosis", "vital"} <= used
+
+
+@pytest.mark.parametrize("lang", languages())
+def test_vocabulary_lists_are_present(lang: str) -> None:
+    data = language_templates(lang)
+    for key in ("diagnoses", "eponym_diagnoses", "drugs", "departments", "professions"):
+        assert len(data.words(key)) >= 8, key
+    for key in ("religions", "relations", "relative_dates", "word_names", "age_words"):
+        assert len(data.words(key)) >= 5, key
+    assert data.vocab.get("sex_female") and data.vocab.get("sex_male")
+    assert language_data(lang, "synth")["meta"]["sources"]
+
+
+@pytest.mark.parametrize("lang", languages())
+def test_field_labels_cover_every_key(lang: str) -> None:
+    labels = language_data(lang, "field_labels")["labels"]
+    keys = set(gen.doctype_data()["fields"]) | set(document_types()) | {"_patient", "_clinician"}
+    assert keys <= set(labels), sorted(keys - set(labels))
+
+
+def test_template_errors_name_file_and_sentence(monkeypatch: pytest.MonkeyPatch) -> None:
+    bad = {"sentence": [{"section": "plan", "text": "Give {drug} to {nobody}."}]}
+    monkeypatch.setattr(gen, "language_data", lambda code, kind: bad)
+    gen.language_templates.cache_clear()
+    try:
+        with pytest.raises(ConfigError, match=r"synth.toml sentence 1: unknown slot\(s\) nobody"):
+            gen.language_templates("en")
+    finally:
+        gen.language_templates.cache_clear()
+
+
+def test_unknown_language_and_bad_arguments_fail_closed() -> None:
+    with pytest.raises(ConfigError):
+        list(generate(per_language=1, seed=1, langs=["tlh"]))
+    with pytest.raises(ConfigError):
+        list(generate(per_language=1, seed=1, name_split="holdout"))
+    with pytest.raises(ConfigError):
+        list(generate(per_language=1, seed=1, formats=["pdf"]))
+
+
+def test_doctypes_data_is_consistent() -> None:
+    types = document_types()
+    assert len(types) >= 16
+    for doctype in types.values():
+        assert set(doctype.formats) <= set(format_names())
+        assert doctype.required <= set(doctype.header) | {doctype.fact_field}
+        assert doctype.fact_field in gen.doctype_data()["fields"]
+    assert set(gen.doctype_data()["fields"].values()) <= set(SLOTS)
+
+
+# --- axes ---------------------------------------------------------------------------------------
+
+
+def test_every_axis_is_covered() -> None:
+    docs = corpus()
+    assert {d.lang for d in docs} == set(languages())
+    metas = [d.meta for d in docs]
+    assert {m["document_type"] for m in metas} == set(document_types())
+    assert len({m["text_format"] for m in metas}) >= 10
+    assert {m["length"] for m in metas} == {"short", "medium", "long"}
+    edges = Counter(e for m in metas for e in m["edge_cases"])
+    assert len(edges) >= 30, sorted(EDGE_CASES.keys() - edges.keys())
+    assert set(edges) <= set(EDGE_CASES)
+
+
+def test_long_documents_exceed_one_model_window() -> None:
+    spec = gen.doctype_data()["lengths"]["long"]
+    for doc in corpus():
+        if doc.meta["length"] == "long":
+            cjk = gen._CJK.search(doc.text)
+            assert len(doc.text) >= (spec["min_chars_cjk"] if cjk else spec["min_chars"]), doc
+
+
+def test_every_document_carries_clinical_facts() -> None:
+    docs = corpus()
+    assert all(doc.facts for doc in docs)
+    kinds = Counter(f.label for d in docs for f in d.facts)
+    wanted = (Fact.DOSE, Fact.LAB_VALUE, Fact.VITAL, Fact.DURATION, Fact.DRUG, Fact.DIAGNOSIS)
+    assert all(kinds[k] >= 20 for k in wanted), kinds
+
+
+def test_edge_cases_recorded_are_in_the_text() -> None:
+    for doc in corpus():
+        edges = set(doc.meta["edge_cases"])
+        names = [doc.text[s.start : s.end] for s in doc.spans if s.label in NAMES]
+        if "name_allcaps" in edges:
+            assert any(n.isupper() for n in names), doc
+        if "name_lowercase" in edges:
+            assert any(n.islower() for n in names), doc
+        if "id_in_url" in edges:
+            assert "?mrn=" in doc.text, doc
+        if "eponym_disease" in edges:
+            assert any(f.label is Fact.DIAGNOSIS for f in doc.facts), doc
+        if "initials" in edges:
+            assert any(re.search(r"\b\w\.", n) for n in names), doc
+
+
+def test_eponyms_and_drugs_are_never_names() -> None:
+    for doc in corpus():
+        for fact in doc.facts:
+            assert not any(s.start < fact.end and fact.start < s.end for s in doc.spans), doc
+
+
+def test_a_person_keeps_one_name_within_a_document() -> None:
+    for doc in corpus():
+        patients = {doc.text[s.start : s.end] for s in doc.spans if s.label is Category.PERSON}
+        if len(patients) > 1 and "repeated_name_forms" not in doc.meta["edge_cases"]:
+            pytest.fail(f"{doc!r}: {len(patients)} patient names without repeated_name_forms")
+
+
+# --- validity -----------------------------------------------------------------------------------
+
+
+def test_generated_corpus_passes_the_validator(tmp_path: Path) -> None:
+    path = tmp_path / "synth.jsonl"
+    export_jsonl(corpus(), path)
+    report = validate_jsonl(path)
+    assert report.ok, report.codes()
+    assert not [i for i in report.errors if i.code == "SPAN_TEXT_MISMATCH"]
+    assert all(d.templates >= 30 for d in report.diversity.values())
+
+
+def test_rule_layer_finds_the_fixed_format_identifiers() -> None:
+    """Values come from the rule layer's own conventions: it must find nearly all of them."""
+    from polydeid.api import Deidentifier
+
+    deid = Deidentifier(profile="rules")
+    wanted = {Category.CONTACT_PHONE, Category.CONTACT_OTHER, Category.ID_NATIONAL}
+    found = total = 0
+    for doc in corpus():
+        if doc.meta["text_format"] not in ("prose", "key_value", "bullets"):
+            continue
+        detected = deid.detect(doc.text, lang=doc.lang)
+        for span in doc.spans:
+            if span.label in wanted:
+                total += 1
+                found += any(d.start < span.end and span.start < d.end for d in detected)
+    assert total > 100
+    assert found / total >= 0.9, (found, total)
+
+
+# --- determinism and splits ---------------------------------------------------------------------
+
+
+def test_generation_is_deterministic_for_a_seed() -> None:
+    a = list(generate(per_language=3, seed=11, langs=["lg", "zh"]))
+    b = list(generate(per_language=3, seed=11, langs=["lg", "zh"]))
+    c = list(generate(per_language=3, seed=12, langs=["lg", "zh"]))
+    assert [(d.id, d.text, d.spans, d.facts, dict(d.meta)) for d in a] == [
+        (d.id, d.text, d.spans, d.facts, dict(d.meta)) for d in b
+    ]
+    assert [d.text for d in a] != [d.text for d in c]
+    assert [d.lang for d in a] == ["lg", "zh"] * 3  # interleaved, balanced
+
+
+def test_document_i_does_not_depend_on_the_languages_alongside() -> None:
+    alone = list(generate(per_language=2, seed=4, langs=["sw"]))
+    mixed = [d for d in generate(per_language=2, seed=4, langs=["en", "sw"]) if d.lang == "sw"]
+    assert [d.text for d in alone] == [d.text for d in mixed]
+
+
+def _name_tokens(docs: tuple) -> set[str]:
+    tokens = set()
+    for doc in docs:
+        for span in doc.spans:
+            if span.label in NAMES:
+                # initials ("डी.") and elided particles ("D’Souza", "डी’कोस्टा") are not names
+                text = doc.text[span.start : span.end]
+                words = regex.findall(r"[\p{L}\p{M}]{2,}(?![\p{L}\p{M}.'’])", text)
+                tokens.update(w.lower() for w in words if w.lower() not in NAME_PARTICLES)
+    return tokens
+
+
+def test_name_splits_are_disjoint() -> None:
+    train = _name_tokens(corpus(20, 5, "train"))
+    test = _name_tokens(corpus(20, 5, "test"))
+    assert len(train) > 300 and len(test) > 300
+    assert not train & test, sorted(train & test)[:10]
+
+
+# --- plans (LLM mode) ---------------------------------------------------------------------------
+
+
+def test_plans_are_deterministic_and_carry_values() -> None:
+    a = plan_document("sw", 3, seed=1)
+    assert a == plan_document("sw", 3, seed=1)
+    assert a.text_format in gen.PLAIN_FORMATS
+    assert any(v.label in NAMES or v.label is Category.CONTACT_PHONE for v in a.values)
+    assert "PlannedValue(" in repr(a.values[0]) and a.values[0].text not in repr(a.values[0])
+
+
+def test_validator_accepts_corpus_objects() -> None:
+    report = validate_corpus(Corpus("synth", corpus(3, 2)), check_language=False)
+    assert report.ok, report.codes()
+
+
+def test_synth_toml_files_parse() -> None:
+    root = Path(gen.__file__).parent.parent / "locales" / "languages"
+    for path in root.glob("*/synth.toml"):
+        with path.open("rb") as handle:
+            assert tomllib.load(handle)["sentence"], path
