@@ -116,6 +116,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--validate", action="store_true", help="validate the output; write validation.md"
     )
+    p.add_argument(
+        "--llm-url",
+        default=None,
+        help="write documents with an OpenAI-compatible chat endpoint (.../chat/completions); "
+        "API key from POLYDEID_LLM_API_KEY",
+    )
+    p.add_argument("--llm-model", default="local", help="model name sent to the endpoint")
     p.set_defaults(func=cmd_synth)
 
     p = sub.add_parser("languages", help="list supported languages")
@@ -428,13 +435,27 @@ def cmd_synth(args: argparse.Namespace) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    stream = generate(
-        per_language=per_language,
-        seed=args.seed,
-        langs=codes,
-        name_split=args.split,
-        formats=_split_list(args.formats),
-    )
+    llm_report = None
+    if args.llm_url:
+        from polydeid.synth.llm import ChatEndpoint, LlmReport, generate_llm
+
+        llm_report = LlmReport()
+        stream = generate_llm(
+            ChatEndpoint(args.llm_url, args.llm_model),
+            per_language=per_language,
+            seed=args.seed,
+            langs=[canonical_language(c) for c in codes],
+            name_split=args.split,
+            report=llm_report,
+        )
+    else:
+        stream = generate(
+            per_language=per_language,
+            seed=args.seed,
+            langs=codes,
+            name_split=args.split,
+            formats=_split_list(args.formats),
+        )
     docs = []
     for doc in itertools.islice(stream, total):
         docs.append(doc)
@@ -459,6 +480,17 @@ def cmd_synth(args: argparse.Namespace) -> int:
         "facts": report.facts,
         "seconds": round(elapsed, 2),
     }
+    if llm_report is not None:
+        manifest["llm"] = {
+            "requested": llm_report.requested,
+            "accepted": llm_report.accepted,
+            "rejected": dict(llm_report.rejected),
+        }
+        print(
+            f"polydeid: synth: LLM mode: {llm_report.accepted}/{llm_report.requested} accepted; "
+            f"rejected {dict(llm_report.rejected)}",
+            file=sys.stderr,
+        )
     _write_atomic(
         str(out / "manifest.json"),
         (json.dumps(manifest, ensure_ascii=False, indent=2) + "\n").encode("utf-8"),

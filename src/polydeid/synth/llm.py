@@ -156,7 +156,11 @@ def annotate(text: str, plan: DocumentPlan) -> tuple[tuple[Span, ...], tuple[Spa
             span = Span(start, start + len(value.text), value.label, LLM_SOURCE)
             (facts if isinstance(value.label, Fact) else spans).append(span)
             taken.append((span.start, span.end))
-    return tuple(sorted(spans)), tuple(sorted(facts))
+    return tuple(sorted(spans, key=_position)), tuple(sorted(facts, key=_position))
+
+
+def _position(span: Span) -> tuple[int, int]:
+    return span.start, span.end
 
 
 def _occurrences(text: str, value: str, taken: Sequence[tuple[int, int]]) -> list[int]:
