@@ -24,8 +24,9 @@ valid checksums, phones valid for the country, dates, ages) and by this module (
 facts from ``data/clinical.toml`` and the language's ``facts.toml``; vocabulary from
 ``synth.toml``). A document names one patient, one relative and one clinician, each the same
 person at every mention. Generation is deterministic for a seed: document *i* depends only on
-``(seed, i)``, never on the documents before it, except that a document whose masked text
-repeats an earlier one exactly is drawn again.
+``(seed, i)``, never on the documents before it, except that a document is drawn again when
+its masked text repeats an earlier one exactly, or when the validator's language identifier
+would confidently take it for another language (a short SMS buried in English code syntax).
 
 Names come from one third of the name pools (``name_split``), so train, dev and test corpora
 generated with different splits share no given or family name (unseen-name tests).
@@ -51,6 +52,7 @@ from polydeid.corpora.document import AnnotatedDocument
 from polydeid.locales import canonical_language, country_data, language_data, languages
 from polydeid.synth.fillers import NAME_PARTICLES, SPLITS, Filler, in_split
 from polydeid.synth.formats import Field, Rendered, render
+from polydeid.synth.validate import confident_mismatch
 from polydeid.transform.pools import name_data
 
 Label = Category | Fact
@@ -1241,7 +1243,10 @@ def generate(
             for attempt in range(_DEDUP_TRIES):
                 doc = _build(lang, index, attempt, seed, name_split, formats)
                 key = _masked_key(doc)
-                if key not in seen[lang] or attempt == _DEDUP_TRIES - 1:
+                fresh = key not in seen[lang] and not confident_mismatch(
+                    doc.text, doc.lang, doc.spans, doc.meta["edge_cases"]
+                )
+                if fresh or attempt == _DEDUP_TRIES - 1:
                     seen[lang].add(key)
                     yield doc
                     break

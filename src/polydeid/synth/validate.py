@@ -828,15 +828,34 @@ def _edge_cases(record: _Record) -> list[str]:
 
 def _masked(record: _Record, *, blank: bool = False) -> str:
     """The text with each identifier span replaced by ``<LABEL>`` (or a space when ``blank``)."""
+    return mask_spans(record.text, record.spans, blank=blank)
+
+
+def mask_spans(text: str, spans: Iterable[Any], *, blank: bool = False) -> str:
+    """``text`` with each span replaced by ``<LABEL>`` (or a space when ``blank``)."""
     parts, last = [], 0
-    for span in sorted(record.spans, key=lambda s: (s.start, -s.end)):
+    for span in sorted(spans, key=lambda s: (s.start, -s.end)):
         if span.start < last:
             continue
-        parts.append(record.text[last : span.start])
+        parts.append(text[last : span.start])
         parts.append(" " if blank else f" <{span.label.value}> ")
         last = span.end
-    parts.append(record.text[last:])
+    parts.append(text[last:])
     return "".join(parts)
+
+
+def confident_mismatch(
+    text: str, lang: str, spans: Iterable[Any], edge_cases: Sequence[str] = ()
+) -> bool:
+    """Whether the language check would report ``LANG_MISMATCH`` for this document."""
+    known = identifiable_languages()
+    if lang not in known or CODE_MIXED in edge_cases:
+        return False
+    blanked = mask_spans(text, spans, blank=True)
+    if len(_LETTER.findall(blanked)) < LANG_MIN_LETTERS:
+        return False
+    detected, probability = _restricted_identifier(tuple(sorted(known))).classify(blanked)
+    return detected != lang and probability >= LANG_CONFIDENT
 
 
 def _tokens(text: str) -> list[str]:
