@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[dev,presidio]'
+	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[dev,presidio,hf]'
 	touch $(STAMP)
 
 setup: $(STAMP)
