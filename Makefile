@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[dev,presidio,hf]'
+	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[dev,presidio,hf,tagger]'
 	touch $(STAMP)
 
 setup: $(STAMP)

@@ -396,6 +396,11 @@ def cmd_validate(args: argparse.Namespace) -> int:
         print(json.dumps(report.to_dict(), ensure_ascii=False, indent=2))
     else:
         print(report.to_markdown())
+    return _report_validation(report)
+
+
+def _report_validation(report: Any) -> int:
+    """Errors (located, never quoting text) and counts on stderr; exit 0 when valid."""
     for issue in report.errors:
         print(f"polydeid: error: {issue.location}: [{issue.code}] {issue.message}", file=sys.stderr)
     print(
@@ -505,17 +510,7 @@ def cmd_synth(args: argparse.Namespace) -> int:
 
         checked = validate_jsonl(out / "synth.jsonl")
         _write_atomic(str(out / "validation.md"), checked.to_markdown().encode("utf-8"))
-        for issue in checked.errors:
-            print(
-                f"polydeid: error: {issue.location}: [{issue.code}] {issue.message}",
-                file=sys.stderr,
-            )
-        print(
-            f"polydeid: validation: {len(checked.errors)} error(s), "
-            f"{len(checked.warnings)} warning(s)",
-            file=sys.stderr,
-        )
-        return 0 if checked.ok else 1
+        return _report_validation(checked)
     return 0
 
 

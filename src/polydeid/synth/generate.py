@@ -1091,20 +1091,13 @@ def _build(
     length = rng.choices([n for n, _ in lengths], [w for _, w in lengths])[0]
     countries = _countries(lang)
     country = rng.choice(countries)
-    filler = Filler(
+    state = _new_state(
         lang,
-        country=country,
-        seed=_seed_of(seed, lang, index, attempt, "fill"),
-        name_split=name_split,
-    )
-    state = _State(
-        lang=lang,
-        country=country,
-        rng=rng,
-        filler=filler,
-        data=language_templates(lang),
-        doctype=doctype,
-        forced=_draw_edges(rng, lang, filler),
+        country,
+        rng,
+        doctype,
+        name_split,
+        fill_seed=_seed_of(seed, lang, index, attempt, "fill"),
     )
     spec = doctype_data()["lengths"][length]
     fields = _header_fields(state, spec)
@@ -1163,6 +1156,29 @@ def _build(
         facts=rendered.facts,
         source=SOURCE,
         meta=MappingProxyType(meta),
+    )
+
+
+def _new_state(
+    lang: str,
+    country: str,
+    rng: random.Random,
+    doctype: DocType,
+    name_split: str,
+    *,
+    fill_seed: int,
+    drop_edges: frozenset[str] = frozenset(),
+) -> _State:
+    """A fresh document state: filler for the country, edge cases drawn (less ``drop_edges``)."""
+    filler = Filler(lang, country=country, seed=fill_seed, name_split=name_split)
+    return _State(
+        lang=lang,
+        country=country,
+        rng=rng,
+        filler=filler,
+        data=language_templates(lang),
+        doctype=doctype,
+        forced=_draw_edges(rng, lang, filler) - drop_edges,
     )
 
 
@@ -1312,17 +1328,14 @@ def plan_document(lang: str, index: int, *, seed: int, name_split: str = "train"
     text_format = rng.choice(formats)
     length = rng.choices(LENGTHS[:2], (0.5, 0.5))[0]
     country = rng.choice(_countries(code))
-    filler = Filler(
-        code, country=country, seed=_seed_of(seed, code, index, "plan-fill"), name_split=name_split
-    )
-    state = _State(
-        lang=code,
-        country=country,
-        rng=rng,
-        filler=filler,
-        data=language_templates(code),
-        doctype=doctype,
-        forced=_draw_edges(rng, code, filler) - {"ocr_noise", "code_mixed", "id_in_url"},
+    state = _new_state(
+        code,
+        country,
+        rng,
+        doctype,
+        name_split,
+        fill_seed=_seed_of(seed, code, index, "plan-fill"),
+        drop_edges=frozenset({"ocr_noise", "code_mixed", "id_in_url"}),
     )
     values: list[PlannedValue] = []
     for key in doctype.header:

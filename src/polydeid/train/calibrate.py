@@ -1,0 +1,183 @@
+"""Fit the tagger's per-language, per-category thresholds and scope; write ``router.toml``.
+
+    python -m polydeid.train.calibrate --model src/polydeid/detect/tagger/model [--floor 0.85]
+
+For each language, development documents with **unseen names** (synthetic documents of the
+*dev* name split, plus the language's real development data: MEDDOCAN dev, the held-out 30 % of
+GermEval 2014 and ASQ-PHI, MasakhaNER dev — "select" data may choose thresholds) are tagged
+once with every threshold at 0.05. For each category, the threshold kept is the one with the
+highest strict recall whose precision is at least ``--floor``, searched only at or below the
+uncalibrated 0.5 — so calibration can never lower recall against the uncalibrated model; when
+no threshold reaches the floor, 0.5 stays. Categories are in scope for a language unless its
+records never carry them (tribes where no country of the language records them, clans where
+the language has no clan names).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+
+from polydeid.core.taxonomy import Category
+from polydeid.corpora import AnnotatedDocument
+from polydeid.detect.tagger.detector import DEFAULT_THRESHOLD, ROUTER_FILE
+from polydeid.detect.tagger.model import TaggerModel
+from polydeid.detect.tagger.windows import decode
+from polydeid.locales import country_data, default_countries, language_data, languages
+from polydeid.train.tagger import DATA, Source, read_source
+
+log = logging.getLogger("polydeid.train")
+
+GRID = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5)
+
+REAL_DEV = (
+    Source("meddocan-dev", "meddocan/dev", "brat", "meddocan", "es"),
+    Source("asq-phi-holdout", "asq_phi/queries-dev.txt", "valuetags", "asq_phi", "en", "dev"),
+    Source(
+        "germeval-holdout",
+        "germeval2014/NER-de-dev.tsv",
+        "germeval2014",
+        "germeval2014",
+        "de",
+        "dev",
+        sentences=1,
+    ),
+    Source("masakhaner-lug", "masakhaner/lug/dev.txt", "conll", "conll", "lg", sentences=10),
+    Source("masakhaner-swa", "masakhaner/swa/dev.txt", "conll", "conll", "sw", sentences=10),
+    Source("masakhaner-kin", "masakhaner/kin/dev.txt", "conll", "conll", "rw", sentences=10),
+    Source("masakhaner-luo", "masakhaner/luo/dev.txt", "conll", "conll", "luo", sentences=10),
+)
+
+
+def in_scope(lang: str) -> list[Category]:
+    """Categories the tagger reports for ``lang``: all, less tribes and clans it never has."""
+    tribes = any(
+        country_data(cc, "people").get("people", {}).get("tribes")
+        and country_data(cc, "people").get("meta", {}).get("recorded", True)
+        for cc in default_countries(lang)
+    )
+    names = language_data(lang, "names")
+    clans = any("clans" in table for table in (names.get("default", {}),)) or any(
+        "clans" in table for table in names.get("countries", {}).values()
+    )
+    clans = clans or bool(language_data(lang, "synth").get("vocab", {}).get("clans"))
+    out = []
+    for category in Category:
+        if category is Category.TRIBE and not tribes:
+            continue
+        if category is Category.PERSON_CLAN and not clans:
+            continue
+        out.append(category)
+    return out
+
+
+def dev_documents(lang: str, per_language: int, data: Path) -> list[AnnotatedDocument]:
+    from polydeid.synth.generate import generate
+
+    docs = list(generate(per_language=per_language, seed=11, langs=[lang], name_split="dev"))
+    for source in REAL_DEV:
+        if source.lang == lang and (data / source.path).exists():
+            docs.extend(read_source(source, data))
+    return docs
+
+
+def fit(
+    tagger: TaggerModel, docs: Sequence[AnnotatedDocument], floor: float
+) -> dict[Category, tuple[float, float | None, float | None, int]]:
+    """Per category: (threshold, precision, recall, gold count) at the chosen threshold."""
+    candidates: list[tuple[str, Category, int, int, float]] = []
+    gold: dict[Category, set[tuple[str, int, int]]] = defaultdict(set)
+    for start in range(0, len(docs), 8):
+        chunk = docs[start : start + 8]
+        for doc, (aligned, probs) in zip(
+            chunk, tagger.predict([d.text for d in chunk]), strict=True
+        ):
+            for span in decode(doc.text, aligned.grid, probs, {}, default_threshold=GRID[0]):
+                candidates.append((doc.id, span.label, span.start, span.end, span.score or 0.0))
+            for span in doc.spans:
+                if isinstance(span.label, Category):
+                    gold[span.label].add((doc.id, span.start, span.end))
+    chosen: dict[Category, tuple[float, float | None, float | None, int]] = {}
+    for category in Category:
+        found = [c for c in candidates if c[1] is category]
+        rows = []
+        for threshold in GRID:
+            kept = {(d, s, e) for d, _, s, e, score in found if score >= threshold}
+            correct = len(kept & gold[category])
+            precision = correct / len(kept) if kept else None
+            recall = correct / len(gold[category]) if gold[category] else None
+            rows.append((threshold, precision, recall))
+        base = rows[-1]
+        best = base
+        for row in rows:
+            if row[1] is not None and row[1] >= floor and (row[2] or 0) > (best[2] or 0):
+                best = row
+        chosen[category] = (*best, len(gold[category]))
+    return chosen
+
+
+def write_router(folder: Path, fitted: dict[str, dict], floor: float, per_language: int) -> Path:
+    lines = [
+        "# Tagger routing: per language, the categories in scope and their score thresholds.",
+        "# Written by `python -m polydeid.train.calibrate` (do not edit by hand; rerun it).",
+        f"# Thresholds: highest strict recall at precision >= {floor} on development data with",
+        "# unseen names, searched at or below the uncalibrated 0.5.",
+        "",
+        "[meta]",
+        "sources = [",
+        f'  "synthetic dev name split, {per_language} documents per language (seed 11)",',
+        '  "MEDDOCAN dev; held-out 30 % of ASQ-PHI and GermEval 2014 dev; MasakhaNER dev",',
+        "]",
+        f"floor = {floor}",
+        "",
+        "[default]",
+        f"threshold = {DEFAULT_THRESHOLD}",
+        "",
+    ]
+    for lang in sorted(fitted):
+        info = fitted[lang]
+        lines.append(f"[languages.{lang}]")
+        lines.append("categories = [" + ", ".join(f'"{c.value}"' for c in info["categories"]) + "]")
+        lines.append(f"[languages.{lang}.thresholds]")
+        for category, (threshold, precision, recall, gold) in sorted(
+            info["fit"].items(), key=lambda kv: kv[0].value
+        ):
+            if category not in info["categories"]:
+                continue
+            p = "-" if precision is None else f"{precision:.3f}"
+            r = "-" if recall is None else f"{recall:.3f}"
+            lines.append(f"{category.value} = {threshold}  # P {p} R {r} gold {gold}")
+        lines.append("")
+    path = folder / ROUTER_FILE
+    path.write_text("\n".join(lines), "utf-8")
+    return path
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
+    p = argparse.ArgumentParser(prog="python -m polydeid.train.calibrate")
+    p.add_argument("--model", type=Path, required=True)
+    p.add_argument("--floor", type=float, default=0.85)
+    p.add_argument("--per-language", type=int, default=20)
+    p.add_argument("--langs", default=None)
+    p.add_argument("--data", type=Path, default=DATA)
+    p.add_argument("--threads", type=int, default=2)
+    args = p.parse_args(argv)
+    tagger = TaggerModel.load(args.model, threads=args.threads)
+    langs = args.langs.split(",") if args.langs else list(languages())
+    fitted = {}
+    for lang in langs:
+        docs = dev_documents(lang, args.per_language, args.data)
+        fitted[lang] = {"categories": in_scope(lang), "fit": fit(tagger, docs, args.floor)}
+        log.info("calibrated %s on %d documents", lang, len(docs))
+    path = write_router(args.model, fitted, args.floor, args.per_language)
+    log.info("wrote %s", path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,116 @@
+"""Word grid alignment, windows, window ownership and BIO decoding (no model needed)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from polydeid.core.spans import Span
+from polydeid.core.taxonomy import Category
+from polydeid.detect.tagger.windows import (
+    IGNORE,
+    TAG_INDEX,
+    TAGS,
+    align_tokens,
+    decode,
+    owner_windows,
+    token_labels,
+    windows,
+    word_tags,
+)
+
+
+def _char_tokens(text: str, size: int = 3) -> tuple[list[int], list[tuple[int, int]]]:
+    """A stand-in tokenizer: pieces of up to ``size`` characters inside each whitespace run."""
+    offsets: list[tuple[int, int]] = []
+    i = 0
+    while i < len(text):
+        if text[i].isspace():
+            i += 1
+            continue
+        j = i
+        while j < len(text) and not text[j].isspace() and j - i < size:
+            j += 1
+        offsets.append((i, j))
+        i = j
+    return list(range(len(offsets))), offsets
+
+
+@given(st.integers(0, 2000), st.integers(8, 300), st.data())
+@settings(max_examples=200, deadline=None)
+def test_windows_cover_every_token_within_size(length: int, size: int, data) -> None:
+    stride = data.draw(st.integers(1, size))
+    spans = windows(length, size, stride)
+    covered = set()
+    for start, end in spans:
+        assert 0 <= start < end <= length or length == 0
+        assert end - start <= size
+        covered.update(range(start, end))
+    assert covered == set(range(length))
+
+
+def test_windows_reject_bad_sizes() -> None:
+    with pytest.raises(ValueError):
+        windows(10, 4, 5)
+
+
+def test_alignment_with_combining_marks_and_apostrophes() -> None:
+    text = "Bw. Ng'ang'a na Nguyễn Thị Ánh (e\u0301) O’Brien"
+    ids, offsets = _char_tokens(text)
+    aligned = align_tokens(text, ids, offsets)
+    words = [text[s:e] for s, e in aligned.grid]
+    assert "Ng'ang'a" in words and "O’Brien" in words and "Nguyễn" in words
+    assert "e\u0301" in words  # a combining accent stays in its word
+    # every word is read at the token holding its first character
+    for (start, _), t in zip(aligned.grid, aligned.word_token, strict=True):
+        assert offsets[t][0] <= start < offsets[t][1]
+
+
+def test_tags_labels_and_decoding_roundtrip() -> None:
+    text = "Patient Mary-Jane Okello, NIN CM1234, seen at Mulago."
+    gold = [
+        Span(8, 24, Category.PERSON, "gold"),
+        Span(30, 36, Category.ID_NATIONAL, "gold"),
+        Span(46, 52, Category.LOCATION_FACILITY, "gold"),
+    ]
+    ids, offsets = _char_tokens(text)
+    aligned = align_tokens(text, ids, offsets)
+    tags = word_tags(aligned.grid, gold)
+    labels = token_labels(aligned, tags)
+    assert all(t >= 0 for t in aligned.word_token)
+    assert sum(label != IGNORE for label in labels) == len(set(aligned.word_token))
+    probs = [[1.0 if i == TAG_INDEX[t] else 0.0 for i in range(len(TAGS))] for t in tags]
+    decoded = decode(text, aligned.grid, probs, {})
+    assert [(s.start, s.end, s.label) for s in decoded] == [(g.start, g.end, g.label) for g in gold]
+
+
+def test_decoding_repairs_and_thresholds() -> None:
+    text = "a b c d"
+    grid = [(0, 1), (2, 3), (4, 5), (6, 7)]
+
+    def one_hot(tag: str, p: float = 0.9) -> list[float]:
+        rest = (1 - p) / (len(TAGS) - 1)
+        return [p if i == TAG_INDEX[tag] else rest for i in range(len(TAGS))]
+
+    probs = [one_hot("I-PERSON"), one_hot("I-PERSON"), one_hot("O"), one_hot("B-DATE", 0.6)]
+    spans = decode(text, grid, probs, {Category.DATE: 0.7})
+    assert [(s.start, s.end, s.label) for s in spans] == [(0, 3, Category.PERSON)]
+    assert 0.8 < spans[0].score <= 1.0
+    # a word no window decided breaks a span
+    probs = [one_hot("B-PERSON"), None, one_hot("I-PERSON"), one_hot("O")]
+    assert len(decode(text, grid, probs, {})) == 2
+
+
+def test_a_name_cut_by_a_window_edge_is_decided_once_by_the_window_that_holds_it_whole() -> None:
+    text = " ".join(f"w{i}" for i in range(40)) + " Achieng'Otieno-Wanjiru " + "x " * 40
+    ids, offsets = _char_tokens(text, size=2)
+    aligned = align_tokens(text, ids, offsets)
+    spans = windows(len(ids), 64, 32)
+    owners = owner_windows(aligned, spans)
+    name_word = next(i for i, (s, e) in enumerate(aligned.grid) if text[s:e].startswith("Achieng"))
+    owner = spans[owners[name_word]]
+    start, end = aligned.grid[name_word]
+    name_tokens = [t for t, (s, e) in enumerate(offsets) if s < end and start < e]
+    assert owner[0] <= min(name_tokens) and max(name_tokens) < owner[1]  # whole in its window
+    assert all(o >= 0 for o in owners)
