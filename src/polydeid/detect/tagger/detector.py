@@ -18,7 +18,11 @@ from functools import cache
 from pathlib import Path
 from types import MappingProxyType
 
-from polydeid.core.errors import DetectorUnavailableError, UnknownLanguageError
+from polydeid.core.errors import (
+    DetectorUnavailableError,
+    UnknownCategoryError,
+    UnknownLanguageError,
+)
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category
@@ -53,7 +57,7 @@ def read_router(folder: Path) -> dict[str, Route]:
             }
             routes[lang] = Route(categories, MappingProxyType(thresholds))
         return routes
-    except (OSError, KeyError, TypeError, ValueError, tomllib.TOMLDecodeError) as exc:
+    except (OSError, KeyError, TypeError, ValueError, UnknownCategoryError) as exc:
         raise DetectorUnavailableError(
             f"tagger router unreadable ({type(exc).__name__}) at {path}"
         ) from None

