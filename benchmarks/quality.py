@@ -17,11 +17,13 @@ from pathlib import Path
 
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
-from polydeid.corpora import AnnotatedDocument, read_corpus
+from polydeid.corpora import AnnotatedDocument, Corpus, read_corpus
 from polydeid.detect.pipeline import Pipeline
 from polydeid.evaluate.disjoint import familiar_vs_unseen, heldout_pools, name_vocabulary
 from polydeid.evaluate.harness import EvaluationRun, build_system, evaluate
+from polydeid.evaluate.metrics import score_corpus
 from polydeid.evaluate.report import quality_markdown, write_report
+from polydeid.train.tagger import in_holdout
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT.parent / "shared" / "data"
@@ -37,24 +39,28 @@ class DevCorpus:
     lang: str
     #: Sentence corpora are cut into documents of this many sentences (for bootstrap CIs).
     sentences: int | None = None
+    #: "all", or "dev": only the documents the tagger's training keeps out (30 % by id hash).
+    part: str = "all"
 
 
 DEV_CORPORA = (
     DevCorpus("MEDDOCAN dev (es, clinical)", "meddocan/dev", "brat", "meddocan", "es"),
     DevCorpus(
-        "ASQ-PHI dev (en, clinical queries)",
+        "ASQ-PHI dev, held-out 30 % (en, clinical queries)",
         "asq_phi/queries-dev.txt",
         "valuetags",
         "asq_phi",
         "en",
+        part="dev",
     ),
     DevCorpus(
-        "GermEval 2014 dev (de, news/Wikipedia)",
+        "GermEval 2014 dev, held-out 30 % (de, news/Wikipedia)",
         "germeval2014/NER-de-dev.tsv",
         "germeval2014",
         "germeval2014",
         "de",
-        10,
+        1,
+        part="dev",
     ),
     DevCorpus("ECHR ES dev (es, legal)", "echr/ES-all-dev.tsv", "conll", "echr_tab", "es", 10),
     DevCorpus("ECHR FR dev (fr, legal)", "echr/FR-all-dev.tsv", "conll", "echr_tab", "fr", 10),
@@ -106,11 +112,148 @@ def unseen_names_section(documents: tuple[AnnotatedDocument, ...], systems: list
     return "\n".join(lines) + "\n"
 
 
+def synthetic_unseen(per_language: int) -> Corpus:
+    """Synthetic documents of the *test* name split (names neither training nor calibration
+    saw: training draws the train split, calibration the dev split), all languages."""
+    from polydeid.synth.generate import generate
+
+    docs = tuple(generate(per_language=per_language, seed=29, name_split="test"))
+    return Corpus("synthetic, unseen names (17 languages)", docs)
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def _run(runs: list[EvaluationRun], key: str) -> EvaluationRun | None:
+    return next((r for r in runs if key in r.corpus), None)
+
+
+def targets_section(
+    runs: list[EvaluationRun],
+    documents: dict[str, tuple[AnnotatedDocument, ...]],
+    systems: list[str],
+) -> str:
+    """The tagger issue's development targets, every system side by side."""
+    rows: list[tuple[str, str, str, list[str]]] = []
+
+    def add(data: str, figure: str, target: str, values: list[float | None]) -> None:
+        rows.append((data, figure, target, [_fmt(v) for v in values]))
+
+    def result(run: EvaluationRun | None, system: str):
+        if run is None:
+            return None
+        return next((s.scores for s in run.systems if s.name == system), None)
+
+    med = _run(runs, "MEDDOCAN dev")
+    if med:
+        add(
+            "MEDDOCAN dev",
+            "label-agnostic strict F1",
+            ">= 0.96",
+            [result(med, s).span_strict.f1 for s in systems],
+        )
+        add(
+            "MEDDOCAN dev",
+            "coarse-category strict micro F1",
+            ">= 0.95",
+            [result(med, s).coarse_strict.micro.f1 for s in systems],
+        )
+    ger = _run(runs, "GermEval")
+    if ger:
+        add(
+            "GermEval 2014 dev (held-out)",
+            "gold persons touched",
+            ">= 0.95",
+            [result(ger, s).names.found_rate for s in systems],
+        )
+        add(
+            "GermEval 2014 dev (held-out)",
+            "name spans on non-persons",
+            "< 0.05",
+            [result(ger, s).names.non_person_rate for s in systems],
+        )
+    asq = _run(runs, "ASQ-PHI")
+    if asq:
+
+        def name_recall(scores) -> float | None:
+            parts = [scores.strict[c] for c in ("PERSON", "PERSON_THIRD_PARTY")]
+            gold = sum(p.gold for p in parts)
+            return sum(p.found_gold for p in parts) / gold if gold else None
+
+        def clean(scores) -> float | None:
+            empty = [d for d in scores.per_document.values() if d.span_strict.gold == 0]
+            return sum(d.span_strict.predicted == 0 for d in empty) / len(empty) if empty else None
+
+        add(
+            "ASQ-PHI dev (held-out)",
+            "name recall (strict)",
+            ">= 0.97",
+            [name_recall(result(asq, s)) for s in systems],
+        )
+        add(
+            "ASQ-PHI dev (held-out)",
+            "all-PHI label-agnostic recall",
+            ">= 0.95",
+            [result(asq, s).span_strict.recall for s in systems],
+        )
+        add(
+            "ASQ-PHI dev (held-out)",
+            "no-PHI queries left clean",
+            ">= 0.95",
+            [clean(result(asq, s)) for s in systems],
+        )
+    for code in ("lug", "swa", "kin", "luo"):
+        run = _run(runs, f"MasakhaNER dev {code}")
+        if not run:
+            continue
+        add(
+            f"MasakhaNER dev {code}",
+            "person recall (strict)",
+            ">= 0.60",
+            [result(run, s).strict["PERSON"].recall for s in systems],
+        )
+        per_loc_date = []
+        for s in systems:
+            table = result(run, s).strict.per_label
+            kept = [v for k, v in table.items() if k != "ORGANIZATION"]
+            per_loc_date.append(sum(kept, type(kept[0])()).f1 if kept else None)
+        add(f"MasakhaNER dev {code}", "PER-LOC-DATE strict micro F1", ">= 0.50", per_loc_date)
+    synthetic = documents.get("synthetic")
+    if synthetic:
+        pipelines = {s: build_system(s)[1] for s in systems}
+        predictions = {
+            s: {d.id: p.detect(Segment(d.text, lang=d.lang)) for d in synthetic}
+            for s, p in pipelines.items()
+        }
+        for lang in sorted({d.lang for d in synthetic}):
+            docs = [d for d in synthetic if d.lang == lang]
+            values = [
+                score_corpus(docs, {d.id: predictions[s][d.id] for d in docs})
+                .strict["PERSON"]
+                .recall
+                for s in systems
+            ]
+            add(f"synthetic, unseen names, {lang}", "patient-name recall", ">= 0.95", values)
+    lines = [
+        "## Targets of the tagger (development data)",
+        "",
+        "ASQ-PHI and GermEval are scored on the 30 % the tagger's training keeps out "
+        "(`polydeid.train.tagger.in_holdout`); MasakhaNER is select-only data.",
+        "",
+        "| data | figure | target | " + " | ".join(systems) + " |",
+        "|---|---|---|" + "---|" * len(systems),
+    ]
+    lines += [f"| {d} | {f} | {t} | " + " | ".join(v) + " |" for d, f, t, v in rows]
+    return "\n".join(lines) + "\n"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--systems", default="rules,default,presidio")
     parser.add_argument("--bootstrap", type=int, default=1000)
     parser.add_argument("--only", default="", help="comma-separated substrings of corpus names")
+    parser.add_argument("--synthetic-per-language", type=int, default=20)
     args = parser.parse_args()
     if not DATA.is_dir():
         print(f"no development data at {DATA}", file=sys.stderr)
@@ -130,6 +273,9 @@ def main() -> int:
             name=spec.name,
             **options,
         )
+        if spec.part == "dev":  # the tagger trains on the other 70 %
+            kept = tuple(d for d in corpus.documents if in_holdout(d.id))
+            corpus = Corpus(corpus.name, kept, corpus.failures)
         documents[spec.path] = corpus.documents
         run = evaluate(corpus, systems, corpus_format=spec.format, bootstrap=args.bootstrap)
         slug = str(Path(spec.path).with_suffix("")).replace("/", "-")
@@ -137,7 +283,14 @@ def main() -> int:
         runs.append(run)
         print(f"{spec.name}: {run.documents} documents, {run.gold_spans} gold spans", flush=True)
     command = "`.venv/bin/python benchmarks/quality.py " + " ".join(sys.argv[1:]) + "`"
+    if not args.only or "synthetic" in args.only:
+        corpus = synthetic_unseen(args.synthetic_per_language)
+        run = evaluate(corpus, systems, corpus_format="jsonl", bootstrap=args.bootstrap)
+        write_report(run, RESULTS / "quality" / "synthetic-unseen")
+        runs.append(run)
+        documents["synthetic"] = corpus.documents
     page = quality_markdown(runs, title="Quality on the development corpora", command=command)
+    page += "\n" + targets_section(runs, documents, systems)
     if "meddocan/dev" in documents:
         page += "\n" + unseen_names_section(documents["meddocan/dev"], systems)
     (RESULTS / "quality.md").write_text(page, "utf-8")
