@@ -499,3 +499,20 @@ def test_a_context_detector_scores_alike_on_all_three():
     report = familiar_vs_unseen(docs, oracle, pool=POOL, vocabulary=VOCAB)
     assert set(report.differences().values()) == {0.0}
     assert report.unseen.strict == 1.0
+
+
+def _unaccented(word: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", word.casefold())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+@pytest.mark.parametrize("code", [c for c in SHIPPED if c != "vi"])  # vi: tones tell names apart
+def test_heldout_names_are_not_accent_variants_of_training_names(code):
+    """``Theoneste`` in names.toml would make ``Théoneste`` a familiar name, not an unseen one."""
+    seen = {_unaccented(w) for w in name_vocabulary([code])}
+    pool = heldout_names(code)
+    every = (*pool.given_male, *pool.given_female, *pool.family, *pool.family_female)
+    variants = [
+        i for i, name in enumerate(every) if {_unaccented(t) for t in name_tokens(name)} & seen
+    ]
+    assert variants == []
