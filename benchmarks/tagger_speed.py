@@ -1,0 +1,102 @@
+"""Speed of the full pipeline (rules + tagger) against the rule layer and Presidio, same text.
+
+Runs each system over the same documents in one process, one after the other, and writes
+``benchmarks/results/tagger_speed.md``: kB of text per second, documents per second and
+peak resident memory growth. Text: MEDDOCAN dev case reports (Spanish clinical prose, from
+../shared/data when present) and synthetic notes in all 17 languages.
+
+    .venv/bin/python benchmarks/tagger_speed.py [--docs 60] [--threads 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import resource
+import time
+from pathlib import Path
+
+from polydeid.core.segments import Segment
+from polydeid.corpora import read_corpus
+from polydeid.evaluate.harness import build_system
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT.parent / "shared" / "data"
+RESULTS = ROOT / "benchmarks" / "results" / "tagger_speed.md"
+
+
+def texts(docs: int) -> dict[str, list[tuple[str, str]]]:
+    from polydeid.synth.generate import generate
+
+    sets: dict[str, list[tuple[str, str]]] = {}
+    meddocan = DATA / "meddocan" / "dev"
+    if meddocan.is_dir():
+        corpus = read_corpus(meddocan, "brat", scheme="meddocan", lang="es")
+        sets["MEDDOCAN dev (es)"] = [(d.lang, d.text) for d in corpus.documents[:docs]]
+    per_language = max(1, docs // 17)
+    synthetic = list(generate(per_language=per_language, seed=91, name_split="test"))
+    sets["synthetic, 17 languages"] = [(d.lang, d.text) for d in synthetic]
+    return sets
+
+
+def rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--docs", type=int, default=60)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--systems", default="rules,default,presidio")
+    args = parser.parse_args()
+    import torch
+
+    torch.set_num_threads(args.threads)
+    sets = texts(args.docs)
+    rows = []
+    for system in args.systems.split(","):
+        before = rss_mb()
+        start = time.perf_counter()
+        _, pipeline = build_system(system)
+        load = time.perf_counter() - start
+        for name, docs in sets.items():
+            pipeline.detect(Segment(docs[0][1], lang=docs[0][0]))  # warm-up
+            start = time.perf_counter()
+            for lang, text in docs:
+                pipeline.detect(Segment(text, lang=lang))
+            seconds = time.perf_counter() - start
+            size = sum(len(t.encode("utf-8")) for _, t in docs) / 1000
+            rows.append(
+                [
+                    system,
+                    name,
+                    str(len(docs)),
+                    f"{size:.0f}",
+                    f"{size / seconds:.1f}",
+                    f"{len(docs) / seconds:.2f}",
+                    f"{load:.1f}",
+                    f"{rss_mb() - before:.0f}",
+                ]
+            )
+            print(" | ".join(rows[-1]), flush=True)
+    machine = f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+    header = ["system", "text", "docs", "kB", "kB/s", "docs/s", "load s", "RSS growth MB"]
+    lines = [
+        "# Pipeline speed: rules + tagger vs rules vs Presidio (same text, one run)",
+        "",
+        f"Command: `.venv/bin/python benchmarks/tagger_speed.py --docs {args.docs} "
+        f"--threads {args.threads}`. Machine: {machine} (the project's shared development "
+        f"machine), torch threads {args.threads}. Presidio runs its English spaCy pipeline "
+        "on every language (its only offline model).",
+        "",
+        "| " + " | ".join(header) + " |",
+        "|" + "---|" * len(header),
+        *("| " + " | ".join(r) + " |" for r in rows),
+    ]
+    RESULTS.write_text("\n".join(lines) + "\n", "utf-8")
+    print(f"wrote {RESULTS}")
+
+
+if __name__ == "__main__":
+    main()
