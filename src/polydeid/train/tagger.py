@@ -232,6 +232,16 @@ def train(args: argparse.Namespace) -> int:
     trainable_prefixes = (*(f"bert.encoder.layer.{i}." for i in trained_layers), "classifier.")
     for name, param in model.named_parameters():
         param.requires_grad = name.startswith(trainable_prefixes)
+    if args.init is not None:  # continue from earlier fine-tuned weights (same layers)
+        from safetensors.torch import load_file
+
+        earlier = {k: v.float() for k, v in load_file(str(args.init / WEIGHTS_FILE)).items()}
+        missing = [k for k in earlier if not k.startswith(trainable_prefixes)]
+        if missing:
+            raise ConfigError(
+                f"--init weights hold {len(missing)} tensors outside the trained layers"
+            )
+        model.load_state_dict(earlier, strict=False)
 
     started = time.perf_counter()
     train_set, counts = build_training_set(args, tokenizer)
@@ -387,6 +397,7 @@ def _write_meta(
             "weight_decay": 0.01,
             "attention_dropout": 0.0,
             "frozen": "embeddings and layers below trained_layers",
+            "init": None if args.init is None else str(args.init),
         },
         "data": counts,
         "history": history,
@@ -401,6 +412,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     )
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--init", type=Path, default=None, help="continue from this tagger folder")
     p.add_argument("--epochs", type=int, default=2)
     p.add_argument("--lr-body", type=float, default=1e-4)
     p.add_argument("--lr-head", type=float, default=1e-3)
