@@ -156,6 +156,7 @@ def build_training_set(args: argparse.Namespace, tokenizer: Any) -> tuple[list[E
         "echr-es-train": args.echr_docs,
         "echr-fr-train": args.echr_docs,
         "presidio-generated": args.presidio_docs,
+        "meddocan-train": args.meddocan_docs,
     }
     for source in TRAIN_SOURCES:
         if not (args.data / source.path).exists():
@@ -425,6 +426,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--synth-dev-per-language", type=int, default=10)
     p.add_argument("--echr-docs", type=int, default=60)
     p.add_argument("--presidio-docs", type=int, default=1500)
+    p.add_argument("--meddocan-docs", type=int, default=None, help="MEDDOCAN train (default all)")
     p.add_argument("--dev-docs", type=int, default=0, help="MEDDOCAN dev documents (0: all)")
     p.add_argument("--log-every", type=int, default=20)
     p.add_argument("--data", type=Path, default=DATA)
