@@ -195,3 +195,97 @@ def test_validate_rejects_a_corrupted_corpus_with_file_and_line(capsys):
     report = json.loads(captured.out)
     assert report["ok"] is False
     assert "validate_corrupt.jsonl:3: [OFFSET_OUT_OF_RANGE]" in captured.err
+
+
+# --- language identification: --lang auto and polydeid langid ------------------------------
+
+NOTE_LUO = (
+    "Jatuo nobiro e osiptal ka en gi liet kod wich bar kuom ndalo adek, kendo ne ok ochamo maber."
+)
+NOTE_LG = "Omulwadde yazze mu ddwaliro ng'alina omusujja n'okulumwa omutwe okumala ennaku ssatu."
+
+
+def _auto_input(tmp_path):
+    src = tmp_path / "auto.jsonl"
+    records = [
+        {"id": 1, "text": NOTE_SW},
+        {"id": 2, "text": "Nakato Sarah"},  # too short to judge
+        {"id": 3, "text": NOTE_LUO},
+        {"id": 4, "lang": "en", "text": "Nakato Sarah"},  # declared: never identified
+        {"id": 5, "text": NOTE_LG},
+    ]
+    src.write_text("".join(json.dumps(r) + "\n" for r in records), "utf-8")
+    return src
+
+
+@pytest.mark.parametrize("command", ["detect", "redact"])
+def test_lang_auto_identifies_records_and_reports_undetermined(tmp_path, capsys, command):
+    src = _auto_input(tmp_path)
+    out = tmp_path / "out.jsonl"
+    argv = [command, str(src), "-o", str(out), "--lang", "auto", "--profile", "rules"]
+    assert main(argv) == 1
+    records = [json.loads(x) for x in out.read_text("utf-8").splitlines()]
+    assert [r.get("id") for r in records] == [1, 2, 3, 4, 5]
+    assert [r.get("lang") for r in records] == ["sw", None, "luo", "en", "lg"]
+    assert records[1]["line"] == 2 and records[1]["error"]["code"] == "PD202"
+    assert "error" not in records[3]  # the declared language is used, even for short text
+    if command == "redact":
+        assert "[CONTACT_PHONE]" in records[0]["text"]
+    err = capsys.readouterr().err
+    assert f"{src}:2: language undetermined" in err and "--lang" in err
+    assert "Nakato" not in err and CANARY not in err
+    assert "1 failed" in err
+
+
+def test_lang_auto_text_file_and_explicit_language(tmp_path, capsys):
+    src = tmp_path / "note.txt"
+    src.write_text(NOTE_LUO, "utf-8")
+    out = tmp_path / "note.spans.json"
+    assert main(["detect", str(src), "-o", str(out), "--lang", "auto", "--profile", "rules"]) == 0
+    assert json.loads(out.read_text("utf-8"))["lang"] == "luo"
+    # an explicit language is taken as given; without --lang nothing is identified
+    assert main(["detect", str(src), "-o", str(out), "--lang", "sw", "--profile", "rules"]) == 0
+    assert "lang" not in json.loads(out.read_text("utf-8"))
+    short = tmp_path / "short.txt"
+    short.write_text("Sarah 12/03/2024", "utf-8")
+    target = tmp_path / "short.out.txt"
+    argv = ["redact", str(short), "-o", str(target), "--lang", "auto", "--profile", "rules"]
+    assert main(argv) == 1
+    assert not target.exists()
+    err = capsys.readouterr().err
+    assert f"{short}: language undetermined" in err and "Sarah" not in err
+
+
+def test_lang_auto_fails_closed_when_the_model_cannot_load(tmp_path, capsys, monkeypatch):
+    import polydeid.detect.langid as langid
+    from polydeid.core.errors import DetectorUnavailableError
+
+    def broken():
+        raise DetectorUnavailableError("language identifier weights fail their checksum")
+
+    monkeypatch.setattr(langid, "default_identifier", broken)
+    src = _auto_input(tmp_path)
+    out = tmp_path / "out.jsonl"
+    argv = ["detect", str(src), "-o", str(out), "--lang", "auto", "--profile", "rules"]
+    assert main(argv) == 1
+    assert not out.exists()
+    assert "PD302" in capsys.readouterr().err
+    assert main(["langid", str(src)]) == 1
+
+
+def test_langid_command_per_record_and_per_line(tmp_path, capsys, monkeypatch):
+    src = _auto_input(tmp_path)
+    with src.open("a", encoding="utf-8") as handle:
+        handle.write('{"id": 6, "text": "broken\n')
+    assert main(["langid", str(src)]) == 1
+    captured = capsys.readouterr()
+    rows = [json.loads(x) for x in captured.out.splitlines()]
+    assert [r.get("id") for r in rows] == [1, 2, 3, 4, 5, None]
+    assert [r.get("lang") for r in rows[:5]] == ["sw", None, "luo", None, "lg"]
+    assert rows[0]["confidence"] > 0.9 and rows[1]["reason"] == "too_short"
+    assert rows[5]["line"] == 6 and rows[5]["error"]["code"] == "PD202"
+    assert "Nakato" not in captured.err
+    text = f"{NOTE_SW}\n\n{NOTE_LG}\nok\n".encode()
+    assert run(["langid", "-"], stdin=text, monkeypatch=monkeypatch) == 0
+    rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [(r["line"], r["lang"]) for r in rows] == [(1, "sw"), (3, "lg"), (4, None)]

@@ -17,7 +17,7 @@ RULE_LABELS = {c.value for c in profile_categories("rules")}
 
 @pytest.fixture(scope="module")
 def deid() -> Deidentifier:
-    return Deidentifier(policy="tag")
+    return Deidentifier(profile="rules", policy="tag")
 
 
 def records(lang: str) -> list[dict]:
@@ -52,3 +52,20 @@ def test_fact_text_is_byte_identical_after_redaction(deid: Deidentifier) -> None
             out = deid.redact(row["text"], lang=lang)
             for fact in row["facts"]:
                 assert row["text"][fact["start"] : fact["end"]] in out
+
+
+def test_facts_survive_the_full_pipeline_with_the_tagger() -> None:
+    """The tagger's spans are resolved against protected facts like the rules' are."""
+    pytest.importorskip("torch")
+    deid = Deidentifier(profile="default", policy="tag")
+    changed = []
+    for lang in languages():
+        for index, row in enumerate(records(lang)[:8]):
+            result = deid.redact_segment(Segment(row["text"], lang=lang))
+            for fact in row["facts"]:
+                touched = (
+                    r.start < fact["end"] and fact["start"] < r.end for r in result.replacements
+                )
+                if any(touched):
+                    changed.append((lang, index, fact["kind"]))
+    assert not changed, f"facts changed (lang, line index, kind): {changed}"

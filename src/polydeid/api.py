@@ -41,7 +41,7 @@ class Deidentifier:
     def __init__(
         self,
         *,
-        profile: str = "rules",
+        profile: str = "default",
         detectors: Sequence[Detector] | None = None,
         policy: str | Path | Policy = "tag",
         key: bytes | None = None,

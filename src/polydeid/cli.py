@@ -49,9 +49,18 @@ class RunReport:
 def _add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("input", help="file, directory, or - for standard input")
     p.add_argument("-o", "--output", default="-", help="file, directory, or - (default)")
-    p.add_argument("--lang", default=None, help="language code (default: per record, else en)")
+    p.add_argument(
+        "--lang",
+        default=None,
+        help="language code, or auto to identify it where a record has none "
+        "(default: per record, else en)",
+    )
     p.add_argument("--country", action="append", default=[], help="ISO country code (repeatable)")
-    p.add_argument("--profile", default="rules", help="detector profile (default: rules)")
+    p.add_argument(
+        "--profile",
+        default="default",
+        help="detector profile: default (rules + tagger) or rules (default: default)",
+    )
     p.add_argument(
         "--format", choices=("auto", "text", "jsonl"), default="auto", help="input format"
     )
@@ -124,6 +133,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--llm-model", default="local", help="model name sent to the endpoint")
     p.set_defaults(func=cmd_synth)
+
+    p = sub.add_parser("langid", help="identify the language of each line or record")
+    p.add_argument("input", help="file, or - for standard input")
+    p.add_argument("-o", "--output", default="-", help="file or - (default)")
+    p.add_argument(
+        "--format", choices=("auto", "text", "jsonl"), default="auto", help="input format"
+    )
+    p.set_defaults(func=cmd_langid)
 
     p = sub.add_parser("languages", help="list supported languages")
     p.set_defaults(func=cmd_languages)
@@ -224,10 +241,9 @@ def _process_file(
     if fmt == "text":
         try:
             text = decode_utf8(data, source=source)
-            segment = Segment(
-                text, lang=default_lang or "en", origin=Origin(file=source), countries=countries
-            )
-            result = handle(segment, {})
+            lang = _record_language(text, None, default_lang, source)
+            segment = Segment(text, lang=lang, origin=Origin(file=source), countries=countries)
+            result = _with_language(handle(segment, {}), lang, None, default_lang)
         except PolydeidError as exc:
             report.fail(exc.at(source) if exc.location is None else exc)
             return None
@@ -240,14 +256,14 @@ def _process_file(
             lines.append(_error_line(item.line, item.error))
             continue
         try:
-            lang = canonical_language(item.lang) if item.lang else (default_lang or "en")
+            lang = _record_language(item.text, item.lang, default_lang, f"{source}:{item.line}")
             segment = Segment(
                 item.text,
                 lang=lang,
                 origin=Origin(file=source, line=item.line),
                 countries=countries,
             )
-            out = handle(segment, item.data)
+            out = _with_language(handle(segment, item.data), lang, item.lang, default_lang)
         except PolydeidError as exc:
             err = exc if exc.location else exc.at(f"{source}:{item.line}")
             report.fail(err)
@@ -256,6 +272,47 @@ def _process_file(
         report.records += 1
         lines.append(json.dumps(out, ensure_ascii=False).encode("utf-8"))
     return b"".join(line + b"\n" for line in lines)
+
+
+# --- language: explicit, per record, or identified (--lang auto) -------------------------
+
+AUTO = "auto"
+
+
+def _default_language(value: str | None) -> str | None:
+    """``--lang``: None, ``auto`` (the identifier is loaded now: fail before any output) or a
+    canonical code."""
+    if value is None:
+        return None
+    if value.strip().lower() == AUTO:
+        from polydeid.detect.langid import default_identifier
+
+        default_identifier()
+        return AUTO
+    return canonical_language(value)
+
+
+def _record_language(
+    text: str, declared: str | None, default_lang: str | None, location: str
+) -> str:
+    """The record's own language, else ``--lang``, else en; with ``--lang auto`` the identified
+    language, or a :class:`RecordError` at ``location`` when it is undetermined."""
+    if declared:
+        return canonical_language(declared)
+    if default_lang == AUTO:
+        from polydeid.detect.langid import resolve_language
+
+        return resolve_language(text, location=location)
+    return default_lang or "en"
+
+
+def _with_language(
+    out: dict[str, Any], lang: str, declared: str | None, default_lang: str | None
+) -> dict[str, Any]:
+    """An output record with the identified language, where ``--lang auto`` supplied it."""
+    if default_lang == AUTO and not declared:
+        return {**out, "lang": lang}
+    return out
 
 
 def _error_line(line: int, error: PolydeidError, record_id: Any = None) -> bytes:
@@ -272,7 +329,7 @@ def _run(
     text_suffix: str,
     report: RunReport,
 ) -> int:
-    default_lang = canonical_language(args.lang) if args.lang else None
+    default_lang = _default_language(args.lang)
     countries = tuple(c.upper() for c in args.country)
     inputs = list(_iter_inputs(args.input))
     is_dir = inputs[0][1] is not None
@@ -568,6 +625,47 @@ def cmd_decrypt(args: argparse.Namespace) -> int:
     text = decode_utf8(_read_bytes(args.input), source=args.input)
     _write_atomic(args.output, decrypt_tokens(text, key).encode("utf-8"))
     return 0
+
+
+def cmd_langid(args: argparse.Namespace) -> int:
+    """One JSON object per non-blank line (text) or record (JSONL), in order: the language, its
+    confidence, why it is undetermined where it is; unreadable records are reported as errors."""
+    from polydeid.detect.langid import default_identifier
+
+    identifier = default_identifier()
+    data = _read_bytes(args.input)
+    source = args.input
+    items: list[tuple[int, Any, str] | JsonlFailure] = []
+    if _input_format(source, data, args.format) == "text":
+        text = decode_utf8(data, source=source)
+        for number, line in enumerate(text.split("\n"), start=1):
+            if line.strip():
+                items.append((number, None, line))
+    else:
+        for item in read_jsonl(data, source=source):
+            items.append(
+                item if isinstance(item, JsonlFailure) else (item.line, item.id, item.text)
+            )
+    lines: list[bytes] = []
+    failures = undetermined = 0
+    for item in items:
+        if isinstance(item, JsonlFailure):
+            failures += 1
+            print(f"polydeid: error: {item.error}", file=sys.stderr)
+            lines.append(_error_line(item.line, item.error))
+            continue
+        number, record_id, text = item
+        guess = identifier.identify(text)
+        undetermined += guess.lang is None
+        head = {"line": number} if record_id is None else {"id": record_id, "line": number}
+        lines.append(json.dumps({**head, **guess.to_dict()}, ensure_ascii=False).encode("utf-8"))
+    _write_atomic(args.output, b"".join(line + b"\n" for line in lines))
+    print(
+        f"polydeid: langid: {len(items) - failures} line(s) or record(s), "
+        f"{undetermined} undetermined, {failures} failed",
+        file=sys.stderr,
+    )
+    return 1 if failures else 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

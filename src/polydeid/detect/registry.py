@@ -18,11 +18,14 @@ _RULES = (
     "rules.ages.v1",
 )
 
+TAGGER = "tagger.e5small.v1"
+
 #: Named detector sets. ``rules`` is the rule layer with the clinical-fact protection;
-#: ``default`` is the full shipped pipeline (the rule layer until the tagger ships).
+#: ``default`` is the full shipped pipeline: the rules and the fine-tuned tagger (names,
+#: places, facilities, organisations …); rule spans win where both see one.
 PROFILES: dict[str, tuple[str, ...]] = {
     "rules": _RULES,
-    "default": _RULES,
+    "default": (*_RULES, TAGGER),
 }
 
 
@@ -46,6 +49,14 @@ def register_builtins() -> None:
     register("rules.contacts.v1", contacts.ContactRule)
     register("rules.dates.v1", dates.DateRule)
     register("rules.ages.v1", ages.AgeRule)
+    register(TAGGER, _tagger)
+
+
+def _tagger() -> Detector:
+    """The shipped tagger; imported only when a profile asks for it (torch is heavy)."""
+    from polydeid.detect.tagger.detector import TaggerDetector
+
+    return TaggerDetector()
 
 
 def profile_categories(profile: str) -> tuple[Category, ...]:
