@@ -15,7 +15,28 @@ def test_disjoint_spans_kept_sorted():
 def test_priority_beats_length():
     rule = Span(5, 10, D, "rule.dates.v1")
     tagger = Span(0, 12, P, "tagger.x", 0.99)
-    assert resolve([tagger, rule]) == (rule,)
+    # the rule wins its part; a model span keeps what lies outside it
+    assert resolve([tagger, rule]) == (
+        Span(0, 5, P, "tagger.x", 0.99),
+        rule,
+        Span(10, 12, P, "tagger.x", 0.99),
+    )
+    other = Span(0, 12, P, "rule.other.v1")
+    assert resolve([other, rule]) in ((rule,), (other,))  # rule spans are never cut
+
+
+def test_model_span_keeps_its_words_outside_a_rule_span_and_facts():
+    text = "Jatuo Otieno Ochieng, higni 52, dose 500 mg Amina."
+    age = Span(text.index("higni"), text.index("52") + 2, Category.AGE, "rule.age.v1")
+    tagger = Span(text.index("Ochieng"), text.index("52") + 3, P, "tagger.x", 0.6)
+    fact = Span(text.index("500"), text.index("mg") + 2, Fact.DOSE, "fact.dose.v1")
+    name = Span(text.index("500"), text.index("Amina") + 5, P, "tagger.x", 0.7)
+    out = resolve([tagger, age, fact, name], text)
+    assert [(text[s.start : s.end], s.label) for s in out] == [
+        ("Ochieng", P),
+        ("higni 52", Category.AGE),
+        ("Amina", P),
+    ]
 
 
 def test_checksum_beats_plain_rule():
@@ -25,15 +46,20 @@ def test_checksum_beats_plain_rule():
 
 
 def test_same_priority_score_then_length_then_leftmost():
-    hi = Span(0, 4, P, "tagger.a", 0.9)
-    lo_long = Span(2, 10, D, "tagger.a", 0.5)
+    hi = Span(0, 4, P, "rule.a", 0.9)
+    lo_long = Span(2, 10, D, "rule.a", 0.5)
     assert resolve([lo_long, hi]) == (hi,)
-    long_ = Span(0, 8, P, "tagger.a", 0.7)
-    short = Span(0, 4, D, "tagger.a", 0.7)
+    long_ = Span(0, 8, P, "rule.a", 0.7)
+    short = Span(0, 4, D, "rule.a", 0.7)
     assert resolve([short, long_]) == (long_,)
-    left = Span(0, 4, P, "tagger.a", 0.7)
-    right = Span(2, 6, D, "tagger.a", 0.7)
+    left = Span(0, 4, P, "rule.a", 0.7)
+    right = Span(2, 6, D, "rule.a", 0.7)
     assert resolve([right, left]) == (left,)
+    # model spans: the winner as above, the loser keeps only what lies outside it
+    assert resolve([Span(2, 6, D, "tagger.a", 0.7), Span(0, 4, P, "tagger.a", 0.7)]) == (
+        Span(0, 4, P, "tagger.a", 0.7),
+        Span(4, 6, D, "tagger.a", 0.7),
+    )
 
 
 def test_nested_span_loses_to_container():

@@ -11,6 +11,10 @@ The policy, used by de-identification and evaluation alike:
    then score (higher first), then length (longer first), then start (leftmost first), then
    label name (for determinism). Each is accepted if it overlaps no accepted span.
    A nested span therefore loses to its container unless its source has a higher priority.
+   Candidates from a model (``ResolvePolicy.split_on_overlap``: taggers, backends) are not
+   dropped when they overlap a protected fact or an accepted span: the parts outside it are
+   kept (trimmed of spaces and punctuation, when they still hold a letter or digit), so a
+   name the model ran into a rule's age span ("Ochieng, higni 52") is still redacted.
 3. **Adjacent merge.** Two accepted spans with the same label that are separated only by
    spaces or tabs (no newline, no punctuation) are merged into one span; the merged span keeps
    the higher-priority source and the lower score (conservative for thresholds).
@@ -55,6 +59,7 @@ class ResolvePolicy:
         "hint.",
     )
     merge_adjacent: bool = True
+    split_on_overlap: tuple[str, ...] = ("tagger.", "backend.")
 
     def priority(self, source: str) -> int:
         best_len, best = -1, 0
@@ -80,11 +85,13 @@ def resolve(
     for span in spans:
         (facts if span.is_fact else candidates).append(span)
     if facts:
-        candidates = [
-            s
-            for s in candidates
-            if s.source.startswith(policy.overrides_facts) or not any(s.overlaps(f) for f in facts)
-        ]
+        kept: list[Span] = []
+        for s in candidates:
+            if s.source.startswith(policy.overrides_facts) or not any(s.overlaps(f) for f in facts):
+                kept.append(s)
+            elif s.source.startswith(policy.split_on_overlap):
+                kept.extend(_cut(s, facts, text))
+        candidates = kept
     ranked = sorted(
         set(candidates),
         key=lambda s: (-policy.priority(s.source), -s.score, -s.length, s.start, s.label.name),
@@ -93,10 +100,41 @@ def resolve(
     for span in ranked:
         if not any(span.overlaps(a) for a in accepted):
             accepted.append(span)
+        elif span.source.startswith(policy.split_on_overlap):
+            accepted.extend(_cut(span, accepted, text))
     accepted.sort(key=lambda s: s.start)
     if policy.merge_adjacent and text:
         accepted = _merge_adjacent(accepted, text, policy)
     return tuple(accepted)
+
+
+_TRIM = " \t\r\n,;:.!?()[]{}\"'«»“”-–—/"
+
+
+def _cut(span: Span, blockers: Iterable[Span], text: str) -> list[Span]:
+    """The parts of ``span`` outside every blocker, trimmed; only parts with a letter or digit."""
+    pieces = [(span.start, span.end)]
+    for b in blockers:
+        if not span.overlaps(b):
+            continue
+        pieces = [
+            part
+            for start, end in pieces
+            for part in ((start, min(end, b.start)), (max(start, b.end), end))
+            if part[0] < part[1]
+        ]
+    out = []
+    for start, end in pieces:
+        if text:
+            while start < end and text[start] in _TRIM:
+                start += 1
+            while end > start and text[end - 1] in _TRIM:
+                end -= 1
+            if not any(c.isalnum() for c in text[start:end]):
+                continue
+        if start < end:
+            out.append(Span(start, end, span.label, span.source, span.score))
+    return out
 
 
 def _merge_adjacent(spans: list[Span], text: str, policy: ResolvePolicy) -> list[Span]:

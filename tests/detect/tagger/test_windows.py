@@ -114,3 +114,31 @@ def test_a_name_cut_by_a_window_edge_is_decided_once_by_the_window_that_holds_it
     name_tokens = [t for t, (s, e) in enumerate(offsets) if s < end and start < e]
     assert owner[0] <= min(name_tokens) and max(name_tokens) < owner[1]  # whole in its window
     assert all(o >= 0 for o in owners)
+
+
+def test_brackets_and_punctuation_bound_spans() -> None:
+    text = "en el Hospital Virgen del Rocío (Sevilla). Umurwayi, imyaka 29, Otieno J. kwa"
+    ids, offsets = _char_tokens(text, size=50)
+    grid = align_tokens(text, ids, offsets).grid
+    words = [text[s:e] for s, e in grid]
+
+    def tag_of(word: str, index: int) -> str:
+        if index in range(2, 10):  # Hospital … ) : the model calls all of it a facility
+            return "B-LOCATION_FACILITY" if index == 2 else "I-LOCATION_FACILITY"
+        if word in ("imyaka", "29") or (word == "," and words[index - 1] == "29"):
+            return "B-AGE" if word == "imyaka" else "I-AGE"
+        if word in ("Otieno", "J") or (word == "." and words[index - 1] == "J"):
+            return "B-PERSON" if word == "Otieno" else "I-PERSON"
+        return "O"
+
+    probs = [
+        [1.0 if t == TAG_INDEX[tag_of(w, i)] else 0.0 for t in range(len(TAGS))]
+        for i, w in enumerate(words)
+    ]
+    found = [(text[s.start : s.end], s.label) for s in decode(text, grid, probs, {})]
+    assert found == [
+        ("Hospital Virgen del Rocío", Category.LOCATION_FACILITY),
+        ("Sevilla", Category.LOCATION_FACILITY),
+        ("imyaka 29", Category.AGE),
+        ("Otieno J.", Category.PERSON),
+    ]

@@ -124,6 +124,12 @@ def token_labels(aligned: Aligned, tags: Sequence[str]) -> list[int]:
     return labels
 
 
+_OPENERS = {"(": ")", "[": "]", "{": "}", "«": "»", "“": "”", "„": "“"}
+_CLOSERS = {v: k for k, v in _OPENERS.items()}
+#: Punctuation words a span never starts or ends with ("Rocío (" , "imyaka 29 ,").
+_EDGE_PUNCT = frozenset(",;:!?\"'«»“”„()[]{}")
+
+
 def decode(
     text: str,
     grid: Sequence[tuple[int, int]],
@@ -133,37 +139,65 @@ def decode(
     default_threshold: float = 0.5,
     source: str = "tagger",
 ) -> list[Span]:
-    """Spans from per-word tag probabilities (``None`` for words no window decided)."""
+    """Spans from per-word tag probabilities (``None`` for words no window decided).
+
+    An opening bracket ends a span (``Hospital Virgen del Rocío (Sevilla)`` is a facility
+    and, after the bracket, a new span), a closing bracket only continues a span that opened
+    it, and punctuation words are trimmed from both ends of a span; a trailing dot stays only
+    after an initial or abbreviation (``J.``).
+    """
     spans: list[Span] = []
-    current: tuple[Category, int, int, float] | None = None
+    current: list = []  # [category, first word, last word, score]
 
     def close() -> None:
-        if current is not None:
-            category, start, end, score = current
-            if score >= thresholds.get(category, default_threshold):
-                spans.append(Span(start, end, category, source, round(score, 4)))
+        if not current:
+            return
+        category, first, last, score = current
+        current.clear()
+        while first <= last and _edge_word(text, grid, first, leading=True):
+            first += 1
+        while last >= first and _edge_word(text, grid, last, leading=False):
+            last -= 1
+        if first <= last and score >= thresholds.get(category, default_threshold):
+            spans.append(Span(grid[first][0], grid[last][1], category, source, round(score, 4)))
 
     for i, probs in enumerate(probabilities):
-        if probs is None:
+        word = text[grid[i][0] : grid[i][1]]
+        if probs is None or word in _OPENERS:
             close()
-            current = None
+            continue
+        if word in _CLOSERS and not (
+            current and _CLOSERS[word] in text[grid[current[1]][0] : grid[i][0]]
+        ):
+            close()
             continue
         best = max(range(len(probs)), key=probs.__getitem__)
         tag = TAGS[best]
         if tag == OUTSIDE:
             close()
-            current = None
             continue
         prefix, _, name = tag.partition("-")
         category = Category(name)
         # the probability that this word belongs to the category at all (B or I)
         b, inside = TAG_INDEX[f"B-{name}"], TAG_INDEX[f"I-{name}"]
         score = probs[b] + probs[inside]
-        start, end = grid[i]
-        if prefix == "I" and current is not None and current[0] == category:
-            current = (category, current[1], end, min(current[3], score))
+        if prefix == "I" and current and current[0] == category:
+            current[2], current[3] = i, min(current[3], score)
         else:
             close()
-            current = (category, start, end, score)
+            current.extend((category, i, i, score))
     close()
     return spans
+
+
+def _edge_word(text: str, grid: Sequence[tuple[int, int]], index: int, *, leading: bool) -> bool:
+    """Whether word ``index`` is punctuation a span should not start (or end) with."""
+    word = text[grid[index][0] : grid[index][1]]
+    if word == ".":
+        if leading:
+            return True
+        before = text[grid[index - 1][0] : grid[index - 1][1]] if index else ""
+        return not (before.isalpha() and len(before) <= 3)  # "J.", "Dr.", "St." keep the dot
+    if word in _CLOSERS and not leading:
+        return False  # kept only when its opener is inside (checked while decoding)
+    return len(word) == 1 and word in _EDGE_PUNCT
