@@ -146,7 +146,7 @@ def in_split(name: str, split: str) -> bool:
 
 
 def _name_words(name: str) -> list[str]:
-    return [w for w in re.split(r"[\s\-‐]+", name) if w] if " " in name or "-" in name else [name]
+    return [w for w in re.split(r"[\s\-‐]+", name) if w]
 
 
 class Filler:
@@ -256,7 +256,7 @@ def _names(lang: str) -> NameData:
 
 
 @cache
-def _titles(lang: str) -> tuple[str, ...]:
+def name_titles(lang: str) -> tuple[str, ...]:
     """Honorifics of ``names.toml`` (lower-case particles such as ``zu``, ``dos`` left out)."""
     titles = language_data(lang, "names").get("format", {}).get("titles", ())
     return tuple(t for t in titles if not t[:1].islower())
@@ -270,7 +270,7 @@ def _shapes(lang: str, countries: tuple[str, ...], split: str) -> tuple[str, ...
     names = pool.given_male + pool.given_female + pool.family_male + pool.family_female
     allowed = {
         "full": True,
-        "title": bool(_titles(data.lang)),
+        "title": bool(name_titles(data.lang)),
         "initials": spaced,
         "caps": cased,
         "single": True,
@@ -324,7 +324,7 @@ def _person(f: Filler, variant: str | None) -> tuple[str, str]:
     if shape == "caps":
         full = full.upper()
     if shape == "title":
-        title = f._choice(_titles(f.lang), "titles")
+        title = f._choice(name_titles(f.lang), "titles")
         full = f"{full}{title}" if data.joiner == "" else f"{title} {full}"
     return full, ""
 

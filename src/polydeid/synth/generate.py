@@ -50,9 +50,9 @@ from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
 from polydeid.corpora.document import AnnotatedDocument
 from polydeid.locales import canonical_language, country_data, language_data, languages
-from polydeid.synth.fillers import NAME_PARTICLES, SPLITS, Filler, in_split
+from polydeid.synth.fillers import NAME_PARTICLES, SPLITS, Filler, in_split, name_titles
 from polydeid.synth.formats import Field, Rendered, render
-from polydeid.synth.validate import confident_mismatch
+from polydeid.synth.validate import confident_mismatch, mask_spans
 from polydeid.transform.pools import name_data
 
 Label = Category | Fact
@@ -440,10 +440,13 @@ def _name_word(token: str) -> bool:
     return not token.endswith(".") and len(core) > 1 and core.lower() not in NAME_PARTICLES
 
 
-def _titles(state: _State) -> tuple[str, ...]:
-    data = name_data(state.lang)
-    titles = language_data(state.lang, "names").get("format", {}).get("titles", ())
-    return tuple(t for t in titles if t[:1].isupper()) if data is not None else ()
+@cache
+def _title_before(lang: str) -> re.Pattern[str] | None:
+    """Matches text that ends with one of the language's titles ("… Dr", "… Mama")."""
+    titles = name_titles(lang)
+    if not titles:
+        return None
+    return re.compile(r"(?:^|\W)(?:" + "|".join(map(re.escape, titles)) + r")\.?\s*$")
 
 
 def _person_pieces(state: _State, role: str, before: str) -> list[_Piece]:
@@ -463,12 +466,9 @@ def _person_pieces(state: _State, role: str, before: str) -> list[_Piece]:
             text = state.rng.choice(tokens)
             edges.add("repeated_name_forms")
     pieces: list[_Piece] = []
-    titles = _titles(state)
-    has_title = (
-        bool(re.search(r"(?:^|\W)(?:" + "|".join(map(re.escape, titles)) + r")\.?\s*$", before))
-        if titles
-        else False
-    )
+    titles = name_titles(state.lang)
+    pattern = _title_before(state.lang)
+    has_title = bool(pattern and pattern.search(before))
     wants_title = (role == "clinician" and state.rng.random() < 0.5) or (
         "title_name" in state.forced
     )
@@ -1224,13 +1224,8 @@ def _countries(lang: str) -> tuple[str, ...]:
 
 
 def _masked_key(doc: AnnotatedDocument) -> str:
-    parts, last = [], 0
-    for span in doc.spans:
-        parts.append(doc.text[last : span.start])
-        parts.append(f"<{span.label.value}>")
-        last = span.end
-    parts.append(doc.text[last:])
-    return re.sub(r"\d", "0", "".join(parts))
+    """The text with identifiers as labels and digits as 0: equal keys, same document."""
+    return re.sub(r"\d", "0", mask_spans(doc.text, doc.spans))
 
 
 def generate(

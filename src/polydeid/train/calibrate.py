@@ -55,16 +55,16 @@ REAL_DEV = (
 
 def in_scope(lang: str) -> list[Category]:
     """Categories the tagger reports for ``lang``: all, less tribes and clans it never has."""
+    people = [country_data(cc, "people") for cc in default_countries(lang)]
     tribes = any(
-        country_data(cc, "people").get("people", {}).get("tribes")
-        and country_data(cc, "people").get("meta", {}).get("recorded", True)
-        for cc in default_countries(lang)
+        p.get("people", {}).get("tribes") and p.get("meta", {}).get("recorded", True)
+        for p in people
     )
     names = language_data(lang, "names")
-    clans = any("clans" in table for table in (names.get("default", {}),)) or any(
-        "clans" in table for table in names.get("countries", {}).values()
+    tables = [names.get("default", {}), *names.get("countries", {}).values()]
+    clans = any(t.get("clans") for t in tables) or bool(
+        language_data(lang, "synth").get("vocab", {}).get("clans")
     )
-    clans = clans or bool(language_data(lang, "synth").get("vocab", {}).get("clans"))
     out = []
     for category in Category:
         if category is Category.TRIBE and not tribes:

@@ -124,8 +124,8 @@ def token_labels(aligned: Aligned, tags: Sequence[str]) -> list[int]:
     return labels
 
 
-_OPENERS = {"(": ")", "[": "]", "{": "}", "«": "»", "“": "”", "„": "“"}
-_CLOSERS = {v: k for k, v in _OPENERS.items()}
+#: Brackets end a span: an opener starts a new phrase, so a closer is never inside one.
+_BRACKETS = frozenset("()[]{}«»“”„")
 #: Punctuation words a span never starts or ends with ("Rocío (" , "imyaka 29 ,").
 _EDGE_PUNCT = frozenset(",;:!?\"'«»“”„()[]{}")
 
@@ -141,10 +141,9 @@ def decode(
 ) -> list[Span]:
     """Spans from per-word tag probabilities (``None`` for words no window decided).
 
-    An opening bracket ends a span (``Hospital Virgen del Rocío (Sevilla)`` is a facility
-    and, after the bracket, a new span), a closing bracket only continues a span that opened
-    it, and punctuation words are trimmed from both ends of a span; a trailing dot stays only
-    after an initial or abbreviation (``J.``).
+    A bracket ends a span (``Hospital Virgen del Rocío (Sevilla)`` is a facility and, after
+    the bracket, a new span), and punctuation words are trimmed from both ends of a span; a
+    trailing dot stays only after an initial or abbreviation (``J.``).
     """
     spans: list[Span] = []
     current: list = []  # [category, first word, last word, score]
@@ -163,12 +162,7 @@ def decode(
 
     for i, probs in enumerate(probabilities):
         word = text[grid[i][0] : grid[i][1]]
-        if probs is None or word in _OPENERS:
-            close()
-            continue
-        if word in _CLOSERS and not (
-            current and _CLOSERS[word] in text[grid[current[1]][0] : grid[i][0]]
-        ):
+        if probs is None or word in _BRACKETS:
             close()
             continue
         best = max(range(len(probs)), key=probs.__getitem__)
@@ -198,6 +192,4 @@ def _edge_word(text: str, grid: Sequence[tuple[int, int]], index: int, *, leadin
             return True
         before = text[grid[index - 1][0] : grid[index - 1][1]] if index else ""
         return not (before.isalpha() and len(before) <= 3)  # "J.", "Dr.", "St." keep the dot
-    if word in _CLOSERS and not leading:
-        return False  # kept only when its opener is inside (checked while decoding)
     return len(word) == 1 and word in _EDGE_PUNCT
