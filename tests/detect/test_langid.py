@@ -112,8 +112,13 @@ def test_dholuo_is_what_py3langid_alone_cannot_tell():
 # Short, mixed and explicit
 
 
+SHORT_TEXTS = ["", "   ", "12/03/2024 08:30", "ok", "Homa kali", "Patient stable.", "患者发热三天"]
+
+
 @pytest.mark.parametrize(
-    "text", ["", "   ", "12/03/2024 08:30", "ok", "Homa kali", "Patient stable.", "患者发热三天"]
+    "text",
+    SHORT_TEXTS,
+    ids=[f"short{i}" for i in range(len(SHORT_TEXTS))],  # no text in names
 )
 def test_short_text_is_undetermined(text):
     guess = identify(text)

