@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from polydeid.core.segments import Origin, Segment
 from polydeid.core.spans import Span
@@ -15,6 +17,14 @@ from polydeid.transform.crypto import load_key
 from polydeid.transform.policy import Policy, load_policy
 from polydeid.transform.redactor import RedactionResult, Redactor
 from polydeid.transform.vault import Vault
+
+if TYPE_CHECKING:
+    from polydeid.formats.base import Document
+    from polydeid.formats.engine import DocumentResult, FieldSpan
+
+#: What ``redact_document`` accepts: raw bytes or text of a file, or a parsed JSON value
+#: (dict or list, e.g. a FHIR resource, chat messages or CSV rows as a list of dicts).
+DocumentInput = bytes | str | dict[str, Any] | list[Any]
 
 #: Text placed before a generated surrogate when checking that the rule layer accepts it, so
 #: that context-gated formats (e.g. 8-digit Kenyan IDs) are judged as they would be in a note.
@@ -105,3 +115,145 @@ class Deidentifier:
             s.start == start and s.end == end and s.label == category
             for s in self.pipeline.detect(probe)
         )
+
+    # --- structured documents (JSON, FHIR, XML/CDA, CSV, HL7 v2, chat, code) -------------
+
+    def _document(
+        self, data: DocumentInput, fmt: str, source: str, options: dict[str, Any]
+    ) -> Document:
+        from polydeid.formats.registry import detect_format, read_document
+
+        if isinstance(data, dict | list):
+            raw = _serialise_parsed(data, fmt)
+            fmt = _parsed_format(data, fmt)
+        else:
+            raw = data.encode("utf-8") if isinstance(data, str) else data
+            if fmt == "auto":
+                fmt = detect_format(source, raw)
+        return read_document(raw, fmt, source=source, **options)
+
+    def detect_document(
+        self,
+        data: DocumentInput,
+        *,
+        format: str = "auto",
+        lang: str = "en",
+        countries: Sequence[str] = (),
+        source: str = "<input>",
+        **options: Any,
+    ) -> list[FieldSpan]:
+        """Identifier spans of a structured document, each with its field path and its raw
+        range in the document text."""
+        from polydeid.formats.engine import DocumentProcessor
+
+        doc = self._document(data, format, source, options)
+        return DocumentProcessor(self).detect(doc, lang=lang, countries=countries, source=source)
+
+    def redact_document(
+        self,
+        data: DocumentInput,
+        *,
+        format: str = "auto",
+        lang: str = "en",
+        countries: Sequence[str] = (),
+        source: str = "<input>",
+        document_id: str | None = None,
+        patient_id: str | None = None,
+        **options: Any,
+    ) -> Any:
+        """A structured document de-identified in its own format: bytes in, bytes out (in the
+        input's encoding); str in, str out; a parsed dict/list in, the same shape out.
+
+        ``format`` is a name from :data:`polydeid.formats.registry.FORMATS` or ``auto``;
+        ``options`` go to the format's reader (e.g. ``columns={"Name": "PERSON"}`` for CSV).
+        Malformed input raises :class:`~polydeid.core.errors.InputError` naming the line,
+        column or field.
+        """
+        result = self.redact_document_result(
+            data,
+            format=format,
+            lang=lang,
+            countries=countries,
+            source=source,
+            document_id=document_id,
+            patient_id=patient_id,
+            **options,
+        )
+        text, encoding = result
+        if isinstance(data, bytes):
+            return text.encode(encoding)
+        if isinstance(data, str):
+            return text
+        return _parse_back(text, data, format)
+
+    def redact_document_result(
+        self,
+        data: DocumentInput,
+        *,
+        format: str = "auto",
+        lang: str = "en",
+        countries: Sequence[str] = (),
+        source: str = "<input>",
+        document_id: str | None = None,
+        patient_id: str | None = None,
+        **options: Any,
+    ) -> tuple[str, str]:
+        """(de-identified text, encoding) of a structured document."""
+        from polydeid.formats.engine import DocumentProcessor
+
+        doc = self._document(data, format, source, options)
+        result: DocumentResult = DocumentProcessor(self).redact(
+            doc,
+            lang=lang,
+            countries=countries,
+            source=source,
+            document_id=document_id,
+            patient_id=patient_id,
+        )
+        return result.text, doc.encoding
+
+
+def _parsed_format(data: dict[str, Any] | list[Any], fmt: str) -> str:
+    if fmt != "auto":
+        return fmt
+    if isinstance(data, dict) and "resourceType" in data:
+        return "fhir"
+    if (
+        isinstance(data, list)
+        and data
+        and all(isinstance(r, dict) and "role" in r and "content" in r for r in data)
+    ):
+        return "chat"
+    return "json"
+
+
+def _serialise_parsed(data: dict[str, Any] | list[Any], fmt: str) -> bytes:
+    if fmt in ("csv", "tsv"):
+        import csv
+        import io
+
+        rows = list(data) if isinstance(data, list) else [data]
+        buffer = io.StringIO()
+        if rows and isinstance(rows[0], dict):
+            writer = csv.DictWriter(
+                buffer, fieldnames=list(rows[0]), delimiter="," if fmt == "csv" else "\t"
+            )
+            writer.writeheader()
+            writer.writerows(rows)
+        else:
+            csv.writer(buffer, delimiter="," if fmt == "csv" else "\t").writerows(rows)
+        return buffer.getvalue().encode("utf-8")
+    return json.dumps(data, ensure_ascii=False).encode("utf-8")
+
+
+def _parse_back(text: str, original: dict[str, Any] | list[Any], fmt: str) -> Any:
+    if fmt in ("csv", "tsv"):
+        import csv
+        import io
+
+        delimiter = "," if fmt == "csv" else "\t"
+        rows = list(original) if isinstance(original, list) else [original]
+        if rows and isinstance(rows[0], dict):
+            return [dict(r) for r in csv.DictReader(io.StringIO(text), delimiter=delimiter)]
+        return [list(r) for r in csv.reader(io.StringIO(text), delimiter=delimiter)]
+    return json.loads(text)

@@ -22,11 +22,14 @@ from polydeid.core.errors import ConfigError, InputError, PolydeidError
 from polydeid.core.segments import Origin, Segment
 from polydeid.core.taxonomy import Category
 from polydeid.formats.jsonl import JsonlFailure, looks_like_jsonl, read_jsonl
+from polydeid.formats.registry import FORMATS, RECORD_FORMATS, SUFFIXES, detect_format
 from polydeid.formats.text import decode_utf8
 from polydeid.locales import canonical_language, language_info, languages
 
 TEXT_SUFFIXES = {".txt", ".text", ".md", ".note"}
 JSONL_SUFFIXES = {".jsonl", ".ndjson"}
+#: Every suffix a directory walk picks up.
+KNOWN_SUFFIXES = set(SUFFIXES) | TEXT_SUFFIXES | JSONL_SUFFIXES
 
 
 @dataclass
@@ -62,7 +65,16 @@ def _add_common(p: argparse.ArgumentParser) -> None:
         help="detector profile: default (rules + tagger) or rules (default: default)",
     )
     p.add_argument(
-        "--format", choices=("auto", "text", "jsonl"), default="auto", help="input format"
+        "--format",
+        choices=("auto", *FORMATS),
+        default="auto",
+        help="input format (default: by extension and content)",
+    )
+    p.add_argument(
+        "--columns",
+        default=None,
+        help="CSV/TSV column policy: 'Header=CATEGORY|text|skip,…' "
+        "(a header or a 1-based column number)",
     )
 
 
@@ -194,10 +206,23 @@ def _input_format(path: str, data: bytes, requested: str) -> str:
         return requested
     suffix = Path(path).suffix.lower() if path != "-" else ""
     if suffix in JSONL_SUFFIXES:
-        return "jsonl"
+        return detect_format(path, data)
     if suffix in TEXT_SUFFIXES:
         return "text"
-    return "jsonl" if looks_like_jsonl(data) else "text"
+    fmt = detect_format(path, data)
+    if fmt in ("text", "json") and looks_like_jsonl(data) and _first_record_has_text(data):
+        return "jsonl"
+    return fmt
+
+
+def _first_record_has_text(data: bytes) -> bool:
+    """Whether the first line is a JSON object with a string "text" (a JSONL record)."""
+    first = data.lstrip().split(b"\n", 1)[0]
+    try:
+        record = json.loads(first)
+    except ValueError:
+        return False
+    return isinstance(record, dict) and isinstance(record.get("text"), str)
 
 
 def _iter_inputs(path: str) -> Iterator[tuple[str, Path | None]]:
@@ -207,10 +232,10 @@ def _iter_inputs(path: str) -> Iterator[tuple[str, Path | None]]:
         files = sorted(
             p
             for p in root.rglob("*")
-            if p.is_file() and p.suffix.lower() in TEXT_SUFFIXES | JSONL_SUFFIXES
+            if p.is_file() and p.suffix.lower() in KNOWN_SUFFIXES
         )
         if not files:
-            raise InputError("no .txt or .jsonl files found", location=path)
+            raise InputError("no input files of a known format found", location=path)
         for f in files:
             yield str(f), f.relative_to(root)
     else:
@@ -220,6 +245,34 @@ def _iter_inputs(path: str) -> Iterator[tuple[str, Path | None]]:
 # --- processing ---------------------------------------------------------------------------
 
 Handler = Callable[[Segment, dict[str, Any]], dict[str, Any]]
+#: (document, language, source) -> output bytes, for structured formats
+DocumentHandler = Callable[[Any, str, str], bytes]
+
+
+def _process_document(
+    source: str,
+    data: bytes,
+    fmt: str,
+    default_lang: str | None,
+    handle_document: DocumentHandler,
+    report: RunReport,
+    options: dict[str, Any],
+) -> bytes | None:
+    """Read a structured document and de-identify it; a malformed one is reported (with
+    its location) and nothing is written for it."""
+    from polydeid.formats.engine import sample_text
+    from polydeid.formats.registry import read_document
+
+    try:
+        reader_options = options if fmt in ("csv", "tsv") else {}
+        doc = read_document(data, fmt, source=source, **reader_options)
+        lang = _record_language(sample_text(doc), None, default_lang, source)
+        out = handle_document(doc, lang, source)
+    except PolydeidError as exc:
+        report.fail(exc.at(source) if exc.location is None else exc)
+        return None
+    report.records += 1
+    return out
 
 
 def _process_file(
@@ -230,14 +283,20 @@ def _process_file(
     render_text: Callable[[dict[str, Any]], bytes],
     report: RunReport,
     countries: tuple[str, ...],
-) -> bytes | None:
-    """Process one input into output bytes; errors are reported, records keep their order."""
+    handle_document: DocumentHandler,
+    options: dict[str, Any],
+) -> tuple[bytes, str] | None:
+    """Process one input into (output bytes, format); errors are reported, records keep
+    their order."""
     try:
         data = _read_bytes(source)
     except PolydeidError as exc:
         report.fail(exc)
         return None
     fmt = _input_format(source, data, fmt_requested)
+    if fmt not in RECORD_FORMATS:
+        out = _process_document(source, data, fmt, default_lang, handle_document, report, options)
+        return None if out is None else (out, fmt)
     if fmt == "text":
         try:
             text = decode_utf8(data, source=source)
@@ -248,7 +307,7 @@ def _process_file(
             report.fail(exc.at(source) if exc.location is None else exc)
             return None
         report.records += 1
-        return render_text(result)
+        return render_text(result), fmt
     lines: list[bytes] = []
     for item in read_jsonl(data, source=source):
         if isinstance(item, JsonlFailure):
@@ -271,7 +330,7 @@ def _process_file(
             continue
         report.records += 1
         lines.append(json.dumps(out, ensure_ascii=False).encode("utf-8"))
-    return b"".join(line + b"\n" for line in lines)
+    return b"".join(line + b"\n" for line in lines), fmt
 
 
 # --- language: explicit, per record, or identified (--lang auto) -------------------------
@@ -322,33 +381,62 @@ def _error_line(line: int, error: PolydeidError, record_id: Any = None) -> bytes
     return json.dumps(record, ensure_ascii=False).encode("utf-8")
 
 
+def _column_policy(spec: str | None) -> dict[str, Any]:
+    """``--columns 'Name=PERSON,Notes=text,3=skip'`` as reader options."""
+    if not spec:
+        return {}
+    columns: dict[str | int, str] = {}
+    for item in spec.split(","):
+        if not item.strip():
+            continue
+        name, sep, role = item.rpartition("=")
+        if not sep or not name.strip() or not role.strip():
+            raise ConfigError(f"--columns: expected HEADER=ROLE, got {item.strip()!r}")
+        key: str | int = int(name) if name.strip().isdigit() else name.strip()
+        columns[key] = role.strip()
+    return {"columns": columns}
+
+
 def _run(
     args: argparse.Namespace,
     handle: Handler,
     render_text: Callable[[dict[str, Any]], bytes],
     text_suffix: str,
     report: RunReport,
+    handle_document: DocumentHandler,
+    document_suffix: str,
 ) -> int:
     default_lang = _default_language(args.lang)
     countries = tuple(c.upper() for c in args.country)
+    options = _column_policy(args.columns)
     inputs = list(_iter_inputs(args.input))
     is_dir = inputs[0][1] is not None
     if is_dir and args.output == "-":
         raise ConfigError("a directory input needs --output DIR")
     for source, rel in inputs:
-        out = _process_file(
-            source, args.format, default_lang, handle, render_text, report, countries
+        result = _process_file(
+            source,
+            args.format,
+            default_lang,
+            handle,
+            render_text,
+            report,
+            countries,
+            handle_document,
+            options,
         )
-        if out is None:
+        if result is None:
             continue
+        out, fmt = result
         if rel is None:
             _write_atomic(args.output, out)
         else:
-            name = (
-                rel
-                if rel.suffix.lower() in JSONL_SUFFIXES
-                else rel.with_name(rel.name + text_suffix)
-            )
+            if fmt == "jsonl":
+                name = rel
+            elif fmt == "text":
+                name = rel.with_name(rel.name + text_suffix)
+            else:
+                name = rel.with_name(rel.name + document_suffix)
             _write_atomic(str(Path(args.output) / name), out)
     summary = ", ".join(f"{k}={v}" for k, v in sorted(report.spans.items())) or "none"
     print(
@@ -371,7 +459,15 @@ def cmd_detect(args: argparse.Namespace) -> int:
     def render(result: dict[str, Any]) -> bytes:
         return (json.dumps(result, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
 
-    return _run(args, handle, render, ".spans.json", report)
+    def handle_document(doc: Any, lang: str, source: str) -> bytes:
+        from polydeid.formats.engine import DocumentProcessor
+
+        countries = tuple(c.upper() for c in args.country)
+        found = DocumentProcessor(deid).detect(doc, lang=lang, countries=countries, source=source)
+        report.count([fs.span.label.value for fs in found])
+        return render({"format": doc.format, "spans": [fs.to_dict() for fs in found]})
+
+    return _run(args, handle, render, ".spans.json", report, handle_document, ".spans.json")
 
 
 def _key_file(args: argparse.Namespace) -> str | None:
@@ -400,7 +496,21 @@ def cmd_redact(args: argparse.Namespace) -> int:
     def render(result: dict[str, Any]) -> bytes:
         return str(result["text"]).encode("utf-8")
 
-    return _run(args, handle, render, "", report)
+    def handle_document(doc: Any, lang: str, source: str) -> bytes:
+        from polydeid.formats.engine import DocumentProcessor
+        from polydeid.formats.registry import encode_document
+
+        result = DocumentProcessor(deid).redact(
+            doc,
+            lang=lang,
+            countries=tuple(c.upper() for c in args.country),
+            source=source,
+            patient_id=args.patient_id,
+        )
+        report.count(list(result.labels))
+        return encode_document(result.text, doc)
+
+    return _run(args, handle, render, "", report, handle_document, "")
 
 
 def cmd_eval(args: argparse.Namespace) -> int:

@@ -1,0 +1,178 @@
+"""Structured documents: fields located in the source text, each judged by its role.
+
+Every structured format (JSON, FHIR, XML/CDA, CSV, HL7 v2, chat, code) is read the same way:
+a reader decodes the input to text and returns a :class:`Document`, the list of
+:class:`Field` values it holds, each with
+
+- its **raw range** ``[start, end)`` in the document text (the characters that encode the
+  value: a JSON string's content without the quotes, an XML text node, a CSV cell, an HL7
+  component);
+- its **decoded value** (escapes resolved) and, where they differ, ``offsets``: the raw
+  position of every decoded character plus one for the end, so a replacement inside the
+  value is written back at exactly the right raw range and every other byte stays as it was;
+- a **path** that locates it without quoting any value (``entry[2].resource.name[0].family``,
+  ``PID-5.1``, ``row 12, column 3``);
+- a **role**: ``text`` (scan it with the detectors, the field's label put before it as
+  context), ``value`` (the whole value is an identifier of one category, e.g. a FHIR
+  ``birthDate`` or HL7 PID-5) or ``skip`` (never identifying: codes, system URLs, resource ids).
+
+:mod:`polydeid.formats.engine` then detects and replaces across all fields of a document at
+once and splices the results back; readers never touch detection.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Protocol
+
+from polydeid.core.errors import InputError
+from polydeid.core.taxonomy import Category
+
+
+class RoleKind(StrEnum):
+    TEXT = "text"
+    VALUE = "value"
+    SKIP = "skip"
+
+
+@dataclass(frozen=True, slots=True)
+class Role:
+    """How a field is judged. ``context`` is label text (a key, a header) put before the value
+    when it is scanned, so context-gated rules ("MRN: 12345678") work on bare values;
+    ``hints`` are passed to the detectors as segment hints (``field:phone``)."""
+
+    kind: RoleKind
+    category: Category | None = None
+    context: str = ""
+    hints: frozenset[str] = frozenset()
+
+    def __post_init__(self) -> None:
+        if (self.kind is RoleKind.VALUE) != (self.category is not None):
+            raise ValueError("a value role needs a category, and only a value role has one")
+
+    def __repr__(self) -> str:
+        cat = f" {self.category.name}" if self.category else ""
+        return f"Role({self.kind.value}{cat})"
+
+    def with_context(self, context: str) -> Role:
+        return Role(self.kind, self.category, context, self.hints)
+
+
+TEXT = Role(RoleKind.TEXT)
+SKIP = Role(RoleKind.SKIP)
+
+
+def value_role(category: Category, *, context: str = "") -> Role:
+    return Role(RoleKind.VALUE, category, context)
+
+
+def text_role(context: str = "", *, hints: frozenset[str] = frozenset()) -> Role:
+    return Role(RoleKind.TEXT, None, context, hints)
+
+
+Encoder = Callable[[str], str]
+
+
+def identity(text: str) -> str:
+    return text
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """One value of a document (see the module docstring). Never log ``value``."""
+
+    start: int
+    end: int
+    value: str = field(repr=False)
+    path: str
+    role: Role
+    line: int | None = None
+    offsets: tuple[int, ...] | None = field(default=None, repr=False)
+    encode: Encoder = field(default=identity, repr=False)
+    #: The record the field belongs to (a CSV row, an HL7 message); identifiers found in the
+    #: value fields of a record are also searched for in its text fields. None: the document.
+    group: str | None = None
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.start <= self.end:
+            raise ValueError(f"invalid field range {self.start}:{self.end}")
+        if self.offsets is not None and len(self.offsets) != len(self.value) + 1:
+            raise ValueError("a field's offsets need one entry per character plus the end")
+        if self.offsets is None and self.end - self.start != len(self.value):
+            raise ValueError("a field without offsets must have its value verbatim in the text")
+
+    def raw(self, start: int, end: int) -> tuple[int, int]:
+        """The document range that encodes the value's characters ``[start, end)``."""
+        if self.offsets is None:
+            return self.start + start, self.start + end
+        return self.offsets[start], self.offsets[end]
+
+    @property
+    def where(self) -> str:
+        line = f"line {self.line}, " if self.line is not None else ""
+        return f"{line}{self.path}"
+
+
+@dataclass(slots=True)
+class Document:
+    """A decoded document and its fields (sorted by start, non-overlapping; a list, or any
+    iterable that yields them afresh on every iteration, for documents too large to hold
+    their fields at once).
+
+    ``encoding`` is the character encoding to write it back in (readers that sniff encodings
+    set it; ``utf-8-sig`` keeps a byte-order mark). ``patient`` names the patient the
+    document belongs to where the format says so (e.g. a FHIR Patient id), so date shifts and
+    surrogates are shared by all its fields.
+    """
+
+    text: str = field(repr=False)
+    fields: Iterable[Field]
+    format: str
+    encoding: str = "utf-8"
+    patient: str | None = field(default=None, repr=False)
+
+    def __repr__(self) -> str:
+        return f"Document({self.format}, {len(self.text)} chars)"
+
+    def check(self) -> None:
+        """Raise if fields overlap or leave the text (a reader bug, never user error)."""
+        previous_end = 0
+        for f in sorted(self.fields, key=lambda f: f.start):
+            if f.start < previous_end or f.end > len(self.text):
+                raise ValueError(f"field {f.path} overlaps another or leaves the text")
+            previous_end = f.end
+
+
+class FormatReader(Protocol):
+    """A structured format: decode bytes, then read the document's fields.
+
+    ``read`` raises :class:`InputError` (or a subclass) whose location names the source and
+    the line/column/path of the problem, never the offending text.
+    """
+
+    name: str
+
+    def decode(self, data: bytes, *, source: str) -> tuple[str, str]:
+        """(text, encoding) of ``data``."""
+        ...
+
+    def read(self, text: str, *, source: str) -> Document: ...
+
+
+def line_of(text: str, pos: int) -> int:
+    """1-based line number of character ``pos`` of ``text``."""
+    return text.count("\n", 0, pos) + 1
+
+
+def column_of(text: str, pos: int) -> int:
+    """1-based column of character ``pos`` of ``text``."""
+    return pos - (text.rfind("\n", 0, pos) + 1) + 1
+
+
+def located(message: str, *, source: str, text: str, pos: int) -> InputError:
+    """An :class:`InputError` at ``source:line:column`` for character ``pos``."""
+    return InputError(
+        message, location=f"{source}:{line_of(text, pos)}:{column_of(text, pos)}"
+    )

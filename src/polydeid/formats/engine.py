@@ -1,0 +1,360 @@
+"""Detect and replace identifiers across the fields of a structured :class:`Document`.
+
+- ``value`` fields are identifiers as a whole (trimmed; empty and null-like values such as
+  ``N/A`` are left alone): no detector has to recognise them, so a bare ``12345678`` under
+  ``mrn`` or PID-3 is never missed.
+- ``text`` fields are scanned by the pipeline in batches: each field becomes a line
+  ``<context>: <value>`` of one synthetic form, so context-gated rules see the field name
+  ("MRN: …") and the tagger sees neighbouring fields, while a document with thousands of
+  short fields costs a few detector calls instead of thousands. Spans are clipped back to
+  the value they fall in.
+- ``skip`` fields are never touched.
+- Identifiers known from value fields (a FHIR ``Patient.name``, HL7 PID-5, a CSV ``Name``
+  column) are also searched for in the text fields of the same record (``Field.group``): the
+  patient's name in the header is found in the narrative even where no detector would see
+  it. Names match case-sensitively as whole words (each word of three or more letters that
+  starts with a capital), numbers and other values as whole tokens.
+
+Replacements are made per field through the same redactor as plain text (one document id
+for the whole document, so numbering and surrogates agree across its fields, and the
+document's patient for date shifts), then spliced into the document text at the raw ranges
+the reader recorded; every other character of the document is kept as it was.
+"""
+
+from __future__ import annotations
+
+import bisect
+import uuid
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import regex
+
+from polydeid.core.resolve import resolve
+from polydeid.core.segments import Origin, Segment
+from polydeid.core.spans import Span
+from polydeid.core.taxonomy import Category
+from polydeid.formats.base import Document, Field, RoleKind
+
+if TYPE_CHECKING:
+    from polydeid.api import Deidentifier
+
+#: Values under an identifying field name that are placeholders, not identifiers.
+NULL_VALUES = frozenset(
+    {"", "-", "--", "—", "n/a", "na", "none", "null", "nil", "unknown", "not known", "?"}
+)
+#: A batch of text fields is cut after this many characters (a longer field goes alone).
+BATCH_CHARS = 12_000
+_SEPARATOR = "\n"
+#: Categories whose values found in value fields are searched for in text fields.
+PROPAGATED = frozenset(
+    {
+        Category.PERSON,
+        Category.PERSON_THIRD_PARTY,
+        Category.PERSON_CLAN,
+        Category.ID_NATIONAL,
+        Category.ID_RECORD,
+        Category.ID_OTHER,
+        Category.CONTACT_PHONE,
+        Category.CONTACT_OTHER,
+        Category.LOCATION_ADDRESS,
+        Category.LOCATION_VILLAGE,
+        Category.LOCATION_FACILITY,
+        Category.ORGANIZATION,
+    }
+)
+_NAMES = frozenset({Category.PERSON, Category.PERSON_THIRD_PARTY, Category.PERSON_CLAN})
+_MIN_KNOWN = 3
+#: A known value of digits only must be this long to be searched for (a postal code "256"
+#: must not match a dose "256 mg").
+_MIN_DIGITS = 5
+#: At most this many known values per record are searched for (bounded cost per field).
+_MAX_KNOWN = 200
+KNOWN_SOURCE = "field.known"
+_CONTEXT_SEPARATOR = ": "
+
+
+@dataclass(frozen=True, slots=True)
+class FieldSpan:
+    """A resolved span of one field, in the field's value coordinates."""
+
+    field: Field
+    span: Span
+
+    def raw(self) -> tuple[int, int]:
+        return self.field.raw(self.span.start, self.span.end)
+
+    def to_dict(self) -> dict[str, object]:
+        start, end = self.raw()
+        out: dict[str, object] = {"path": self.field.path}
+        if self.field.line is not None:
+            out["line"] = self.field.line
+        out.update(self.span.to_dict())
+        out["start"], out["end"] = start, end
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentResult:
+    """The de-identified document text and what was replaced (labels only, no text)."""
+
+    text: str
+    spans: tuple[FieldSpan, ...]
+    labels: tuple[str, ...]
+
+    def __repr__(self) -> str:
+        return f"DocumentResult(len={len(self.text)}, replacements={len(self.labels)})"
+
+
+def _value_span(f: Field, source: str) -> Span | None:
+    value = f.value
+    stripped = value.strip()
+    if stripped.casefold() in NULL_VALUES:
+        return None
+    start = len(value) - len(value.lstrip())
+    assert f.role.category is not None
+    return Span(start, start + len(stripped), f.role.category, source, 1.0)
+
+
+@dataclass(frozen=True, slots=True)
+class _Placed:
+    field: Field
+    offset: int  # where the field's value starts in the batch text
+
+
+@dataclass(slots=True)
+class _Batch:
+    """Text fields collected into one batch text (``context: value`` lines)."""
+
+    parts: list[str]
+    placed: list[_Placed]
+    size: int = 0
+
+    def add(self, f: Field) -> None:
+        prefix = f"{f.role.context}{_CONTEXT_SEPARATOR}" if f.role.context else ""
+        self.placed.append(_Placed(f, self.size + len(prefix)))
+        self.parts.append(prefix + f.value)
+        self.size += len(prefix) + len(f.value) + len(_SEPARATOR)
+
+    @property
+    def text(self) -> str:
+        return _SEPARATOR.join(self.parts)
+
+
+def _clip(
+    span: Span, placed: Sequence[_Placed], starts: Sequence[int]
+) -> Iterator[tuple[Field, Span]]:
+    """The parts of a batch span inside field values, in value coordinates (``starts``: the
+    placed fields' offsets, for bisection)."""
+    first = max(bisect.bisect_right(starts, span.start) - 1, 0)
+    for p in placed[first:]:
+        lo, hi = p.offset, p.offset + len(p.field.value)
+        if lo >= span.end:
+            break
+        start, end = max(span.start, lo), min(span.end, hi)
+        if start >= end:
+            continue
+        piece = p.field.value[start - lo : end - lo]
+        if not any(ch.isalnum() for ch in piece):
+            continue
+        lead = len(piece) - len(piece.lstrip())
+        trail = len(piece) - len(piece.rstrip())
+        yield p.field, Span(
+            start - lo + lead, end - lo - trail, span.label, span.source, span.score
+        )
+
+
+class _Known:
+    """Identifier strings known from the value fields of each record."""
+
+    def __init__(self) -> None:
+        self._values: dict[str | None, dict[str, Category]] = {}
+        self._patterns: dict[str | None, regex.Pattern[str] | None] = {}
+
+    def add(self, f: Field, span: Span) -> None:
+        if span.label not in PROPAGATED:
+            return
+        label: Category = span.label  # type: ignore[assignment]
+        value = f.value[span.start : span.end]
+        pieces = [value]
+        if label in _NAMES:
+            pieces += [w for w in regex.split(r"[\s,]+", value) if w[:1].isupper()]
+        table = self._values.setdefault(f.group, {})
+        for piece in pieces:
+            piece = piece.strip(" .,;:")
+            enough = len(piece) >= (_MIN_DIGITS if piece.isdigit() else _MIN_KNOWN) and any(
+                ch.isalnum() for ch in piece
+            )
+            if enough and len(table) < _MAX_KNOWN:
+                table.setdefault(piece, label)
+
+    def pattern(self, group: str | None) -> regex.Pattern[str] | None:
+        if group not in self._patterns:
+            values = {**self._values.get(None, {}), **self._values.get(group, {})}
+            self._patterns[group] = (
+                regex.compile(
+                    r"(?<![\w@.+-])(?:"
+                    + "|".join(regex.escape(v) for v in sorted(values, key=len, reverse=True))
+                    + r")(?![\w@])"
+                )
+                if values
+                else None
+            )
+        return self._patterns[group]
+
+    def label(self, group: str | None, value: str) -> Category:
+        return self._values.get(group, {}).get(value) or self._values[None][value]
+
+    def spans(self, f: Field) -> list[Span]:
+        pattern = self.pattern(f.group)
+        if pattern is None:
+            return []
+        return [
+            Span(m.start(), m.end(), self.label(f.group, m.group()), KNOWN_SOURCE, 1.0)
+            for m in pattern.finditer(f.value)
+        ]
+
+
+class DocumentProcessor:
+    """Runs a :class:`~polydeid.api.Deidentifier` over the fields of documents."""
+
+    def __init__(self, deid: Deidentifier) -> None:
+        self.deid = deid
+
+    def detect(
+        self,
+        doc: Document,
+        *,
+        lang: str,
+        countries: Sequence[str] = (),
+        source: str | None = None,
+    ) -> list[FieldSpan]:
+        """Resolved identifier spans of every field, in document order."""
+        found: list[FieldSpan] = []
+        known = _Known()
+        has_text = False
+        for f in doc.fields:  # pass 1: value fields (fields may be produced lazily)
+            if f.role.kind is RoleKind.VALUE:
+                span = _value_span(f, f"field.{doc.format}")
+                if span is not None:
+                    found.append(FieldSpan(f, span))
+                    known.add(f, span)
+            elif f.role.kind is RoleKind.TEXT:
+                has_text = True
+        if not has_text:
+            found.sort(key=lambda fs: (fs.field.start, fs.span.start))
+            return found
+        pending: dict[frozenset[str], _Batch] = {}
+
+        def flush(hints: frozenset[str]) -> None:
+            batch = pending.pop(hints)
+            segment = Segment(
+                batch.text,
+                lang=lang,
+                origin=Origin(file=source, path=doc.format),
+                countries=tuple(countries),
+                hints=hints,
+            )
+            starts = [p.offset for p in batch.placed]
+            per_field: dict[int, list[Span]] = {}
+            for span in self.deid.detect_segment(segment):
+                for f, s in _clip(span, batch.placed, starts):
+                    per_field.setdefault(id(f), []).append(s)
+            for p in batch.placed:
+                spans = per_field.get(id(p.field), [])
+                extra = known.spans(p.field)
+                if extra:
+                    policy = self.deid.pipeline.resolve_policy
+                    spans = list(resolve([*spans, *extra], p.field.value, policy))
+                found.extend(FieldSpan(p.field, s) for s in spans)
+
+        for f in doc.fields:  # pass 2: text fields, batches flushed as they fill
+            if f.role.kind is RoleKind.TEXT and f.value.strip():
+                batch = pending.setdefault(f.role.hints, _Batch([], []))
+                if batch.placed and batch.size + len(f.value) > BATCH_CHARS:
+                    flush(f.role.hints)
+                    batch = pending.setdefault(f.role.hints, _Batch([], []))
+                batch.add(f)
+        for hints in list(pending):
+            flush(hints)
+        found.sort(key=lambda fs: (fs.field.start, fs.span.start))
+        return found
+
+    def redact(
+        self,
+        doc: Document,
+        *,
+        lang: str,
+        countries: Sequence[str] = (),
+        source: str | None = None,
+        document_id: str | None = None,
+        patient_id: str | None = None,
+        spans: Sequence[FieldSpan] | None = None,
+    ) -> DocumentResult:
+        """The document text with every identifier replaced by the policy's operator."""
+        found = (
+            self.detect(doc, lang=lang, countries=countries, source=source)
+            if spans is None
+            else list(spans)
+        )
+        owned_id = document_id is None
+        doc_id = document_id if document_id is not None else f"document:{uuid.uuid4().hex}"
+        patient = patient_id if patient_id is not None else doc.patient
+        per_field: dict[int, tuple[Field, list[Span]]] = {}
+        for fs in found:
+            per_field.setdefault(id(fs.field), (fs.field, []))[1].append(fs.span)
+        edits: list[tuple[int, int, str]] = []
+        labels: list[str] = []
+        try:
+            for f, field_spans in per_field.values():
+                segment = Segment(
+                    f.value,
+                    lang=lang,
+                    origin=Origin(file=source, line=f.line, path=f.path),
+                    countries=tuple(countries),
+                    hints=f.role.hints,
+                )
+                result = self.deid.redact_segment(
+                    segment, spans=field_spans, document_id=doc_id, patient_id=patient
+                )
+                for r in result.replacements:
+                    start, end = f.raw(r.start, r.end)
+                    new = result.text[r.new_start : r.new_end]
+                    edits.append((start, end, f.encode(new)))
+                    labels.append(r.label.value)
+        finally:
+            if owned_id:
+                self.deid.redactor.end_document(doc_id)
+        return DocumentResult(splice(doc.text, edits), tuple(found), tuple(labels))
+
+
+def splice(text: str, edits: Sequence[tuple[int, int, str]]) -> str:
+    """``text`` with each ``(start, end, new)`` range replaced (ranges must not overlap)."""
+    parts: list[str] = []
+    pos = 0
+    for start, end, new in sorted(edits):
+        if start < pos:
+            raise ValueError(f"overlapping edits at {start}")
+        parts.append(text[pos:start])
+        parts.append(new)
+        pos = end
+    parts.append(text[pos:])
+    return "".join(parts)
+
+
+def sample_text(doc: Document, limit: int = 4000) -> str:
+    """The document's text-field values joined (for language identification)."""
+    pieces: list[str] = []
+    size = 0
+    for f in doc.fields:
+        if f.role.kind is RoleKind.TEXT and f.value.strip():
+            pieces.append(f.value)
+            size += len(f.value) + 1
+            if size >= limit:
+                break
+    return "\n".join(pieces)[:limit]
+
+
+def categories_of(spans: Sequence[FieldSpan]) -> list[Category]:
+    return [fs.span.label for fs in spans if isinstance(fs.span.label, Category)]

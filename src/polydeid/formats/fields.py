@@ -1,0 +1,96 @@
+"""What a field name says about its value: ``role_for_name("patientFirstName")`` → PERSON.
+
+The vocabulary is data (``formats/data/fields.toml``) plus the localised form labels of every
+language pack (``locales/languages/*/field_labels.toml``), so CSV headers and JSON keys in
+any supported language are understood. Matching is on word suffixes of the normalised name:
+the longest listed phrase that ends the name wins, so ``postal_code`` is an address while
+``drug_code`` is a code, and ``mother.name`` (a parent key joined to the leaf) names a
+third party while ``drug.name`` is only scanned as text.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+import unicodedata
+from collections.abc import Sequence
+from functools import cache
+from importlib import resources
+
+from polydeid.core.taxonomy import Category
+from polydeid.formats.base import SKIP, Role, RoleKind, text_role, value_role
+from polydeid.locales import language_data, languages
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_NON_WORD = re.compile(r"[\W_]+", re.UNICODE)
+#: Rank on equal phrase length: a value role beats text beats skip (fail closed).
+_RANK = {RoleKind.VALUE: 0, RoleKind.TEXT: 1, RoleKind.SKIP: 2}
+
+
+def normalise_name(name: str) -> tuple[str, ...]:
+    """The words of a field name: camelCase and snake_case split, lower case, NFC."""
+    spaced = _CAMEL.sub(" ", unicodedata.normalize("NFC", name))
+    return tuple(w for w in _NON_WORD.split(spaced.casefold()) if w)
+
+
+@cache
+def _table() -> dict[tuple[str, ...], Role]:
+    """Phrase (as words) → role, from the data file and every language's form labels."""
+    raw = tomllib.loads(
+        resources.files("polydeid.formats").joinpath("data/fields.toml").read_text("utf-8")
+    )
+    table: dict[tuple[str, ...], Role] = {}
+
+    def put(phrase: str, role: Role) -> None:
+        words = normalise_name(phrase)
+        if not words:
+            return
+        old = table.get(words)
+        if old is None or _RANK[role.kind] < _RANK[old.kind]:
+            table[words] = role
+
+    for name, entry in raw.get("value", {}).items():
+        category = Category.parse(name)
+        for phrase in entry["names"]:
+            put(phrase, value_role(category))
+    for phrase in raw.get("text", {}).get("names", []):
+        put(phrase, text_role())
+    for phrase in raw.get("skip", {}).get("names", []):
+        put(phrase, SKIP)
+    label_map = {k: Category.parse(v) for k, v in raw.get("labels", {}).items()}
+    for lang in languages():
+        labels = language_data(lang, "field_labels").get("labels", {})
+        for key, label in labels.items():
+            if key in label_map and isinstance(label, str):
+                put(label, value_role(label_map[key]))
+    return table
+
+
+@cache
+def _longest_phrase() -> int:
+    return max(len(words) for words in _table())
+
+
+def role_for_words(words: Sequence[str]) -> Role | None:
+    """The role of the longest known phrase that ends ``words``, or None."""
+    table = _table()
+    for k in range(min(len(words), _longest_phrase()), 0, -1):
+        role = table.get(tuple(words[-k:]))
+        if role is not None:
+            return role
+    return None
+
+
+def role_for_name(*names: str) -> Role:
+    """The role of a value under the field ``names`` (outermost first, e.g. a parent key and
+    the leaf key): the longest known phrase ending the joined words decides, so the parent
+    counts only where it makes a longer phrase. An unknown name is text, scanned with the
+    name as context."""
+    all_words: tuple[str, ...] = ()
+    for name in names:
+        all_words += normalise_name(name)
+    role = role_for_words(all_words)
+    context = " ".join(all_words[-4:])
+    if role is None:
+        return text_role(context)
+    return role.with_context(context)
