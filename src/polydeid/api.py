@@ -121,16 +121,19 @@ class Deidentifier:
     def _document(
         self, data: DocumentInput, fmt: str, source: str, options: dict[str, Any]
     ) -> Document:
-        from polydeid.formats.registry import detect_format, read_document
+        from polydeid.formats.registry import detect_format, read_document, read_text_document
 
         if isinstance(data, dict | list):
             raw = _serialise_parsed(data, fmt)
             fmt = _parsed_format(data, fmt)
-        else:
-            raw = data.encode("utf-8") if isinstance(data, str) else data
+            return read_document(raw, fmt, source=source, **options)
+        if isinstance(data, str):
             if fmt == "auto":
-                fmt = detect_format(source, raw)
-        return read_document(raw, fmt, source=source, **options)
+                fmt = detect_format(source, data[:4096].encode("utf-8"))
+            return read_text_document(data, fmt, source=source, **options)
+        if fmt == "auto":
+            fmt = detect_format(source, data)
+        return read_document(data, fmt, source=source, **options)
 
     def detect_document(
         self,

@@ -210,10 +210,23 @@ class _Known:
         pattern = self.pattern(f.group)
         if pattern is None:
             return []
-        return [
-            Span(m.start(), m.end(), self.label(f.group, m.group()), KNOWN_SOURCE, 1.0)
-            for m in pattern.finditer(f.value)
-        ]
+        spans: list[Span] = []
+        for m in pattern.finditer(f.value):
+            label = self.label(f.group, m.group())
+            previous = spans[-1] if spans else None
+            if (
+                previous is not None
+                and previous.label in _NAMES
+                and label in _NAMES
+                and not f.value[previous.end : m.start()].strip(" \t")
+            ):
+                # "Peter Okello": parts of one name known from different people's fields
+                # (given name of a relative, surname of the patient) form one name, labelled
+                # by its first part.
+                spans[-1] = Span(previous.start, m.end(), previous.label, KNOWN_SOURCE, 1.0)
+                continue
+            spans.append(Span(m.start(), m.end(), label, KNOWN_SOURCE, 1.0))
+        return spans
 
 
 class DocumentProcessor:

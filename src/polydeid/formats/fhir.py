@@ -37,7 +37,8 @@ from typing import Any
 
 from polydeid.core.errors import InputError
 from polydeid.core.taxonomy import Category
-from polydeid.formats.base import SKIP, Document, Field, Role, text_role, value_role
+from polydeid.formats.base import SKIP, Document, Field, Role, RoleKind, text_role, value_role
+from polydeid.formats.fields import role_for_name
 from polydeid.formats.json import (
     PathKey,
     Scalar,
@@ -142,6 +143,20 @@ def _identifier_category(identifier: Any, rtype: str, sem: _Semantics) -> Catego
     return sem.identifier_default.get(rtype, sem.identifier_default["*"])
 
 
+def _code_label(container: Any) -> str | None:
+    """The human label of an element's sibling ``code`` (its text, else the first coding's
+    display): an Observation's ``valueString`` under code "Occupation" is an occupation."""
+    code = container.get("code") if isinstance(container, dict) else None
+    if not isinstance(code, dict):
+        return None
+    if isinstance(code.get("text"), str):
+        return str(code["text"])
+    for coding in code.get("coding") or []:
+        if isinstance(coding, dict) and isinstance(coding.get("display"), str):
+            return str(coding["display"])
+    return None
+
+
 class _Roles:
     """The role of every scalar of one parsed FHIR document."""
 
@@ -218,6 +233,11 @@ class _Roles:
             )
         if _DATE.fullmatch(value) and len(value) >= 4:
             return value_role(Category.DATE, context=leaf)
+        if leaf.startswith("value"):
+            label = _code_label(_node(self.tree, path[: len(path) - 1]))
+            if label:
+                role = role_for_name(label)
+                return role if role.kind is not RoleKind.SKIP else text_role(label)
         if leaf in sem.text_keys or parent in sem.text_keys:
             return text_role(leaf if leaf != "text" else parent or leaf)
         return default_role(scalar)

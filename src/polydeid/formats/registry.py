@@ -141,6 +141,13 @@ def read_document(data: bytes, fmt: str, *, source: str, **options: Any) -> Docu
     return doc
 
 
+def read_text_document(text: str, fmt: str, *, source: str, **options: Any) -> Document:
+    """Read already decoded ``text`` as format ``fmt`` (written back as UTF-8)."""
+    doc = reader(fmt, **options).read(text, source=source)
+    doc.encoding = "utf-8"
+    return doc
+
+
 def encode_document(text: str, doc: Document) -> bytes:
     """A de-identified document text in the encoding its input had."""
     return text.encode(doc.encoding)
