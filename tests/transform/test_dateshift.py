@@ -269,3 +269,21 @@ def test_month_year_intervals_preserved(value: dt.date, days: int) -> None:
     assert all(p is not None for p in moved)
     a, b = (p.year * 12 + p.month for p in moved if p is not None and p.year and p.month)
     assert b - a == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "days", "expected"),
+    [
+        ("19800302", 10, "19800312"),
+        ("198003021230+0300", -2, "198002291230+0300"),  # 1980 is a leap year
+        ("20240229123000.5", 1, "20240301123000.5"),
+        ("198003", 45, "198004"),
+        ("19801332", 5, None),
+        ("0772123456", 5, None),
+    ],
+    ids=range(6),
+)
+def test_hl7_compact_timestamps_shift_at_their_own_precision(text, days, expected):
+    from polydeid.transform.dateshift import shift_compact
+
+    assert shift_compact(text, days) == expected

@@ -34,7 +34,9 @@ from __future__ import annotations
 import hashlib
 import hmac
 import math
+import re
 from collections.abc import Sequence
+from datetime import date, timedelta
 
 from polydeid.core.errors import ConfigError, KeyMaterialError
 from polydeid.detect.rules.dates import (
@@ -82,12 +84,44 @@ def shift_date_text(
     core = text.strip()
     if not core:
         return None
+    lead = text[: len(text) - len(text.lstrip())]
+    trail = text[len(text.rstrip()) :]
+    compact = shift_compact(core, days)
+    if compact is not None:
+        return lead + compact + trail
     parsed = parse_date(core, langs, order=order)
     if parsed is None:
         return None
-    lead = text[: len(text) - len(text.lstrip())]
-    trail = text[len(text.rstrip()) :]
     return lead + shift_parsed(parsed, days, reference_year=reference_year) + trail
+
+
+#: HL7 v2 TS/DTM and CDA TS values: YYYY[MM[DD[HH[MM[SS[.S…]]]]]][+/-ZZZZ].
+_COMPACT = re.compile(
+    r"(?P<y>(?:1[89]|20|21)\d\d)(?P<m>0[1-9]|1[0-2])?(?P<d>0[1-9]|[12]\d|3[01])?"
+    r"(?P<rest>(?:[01]\d|2[0-3])(?:[0-5]\d(?:[0-5]\d(?:\.\d{1,4})?)?)?)?"
+    r"(?P<zone>[+-](?:[01]\d|2[0-3])[0-5]\d)?"
+)
+
+
+def shift_compact(core: str, days: int) -> str | None:
+    """An HL7 compact timestamp (``19800302``, ``198003021230+0300``) moved by ``days`` at
+    its own precision: day precision by days, month or year precision by whole months; the
+    time of day and the zone are kept. None when ``core`` is not one (a time needs a day)."""
+    m = _COMPACT.fullmatch(core)
+    if m is None or (m["rest"] and not m["d"]) or (m["d"] and not m["m"]):
+        return None
+    if len(core) < 6 and not m["zone"]:
+        return None  # a bare four-digit year is left to the written-date reader
+    year, rest, zone = int(m["y"]), m["rest"] or "", m["zone"] or ""
+    if m["d"]:
+        try:
+            moved = date(year, int(m["m"]), int(m["d"])) + timedelta(days=days)
+        except (ValueError, OverflowError):
+            return None
+        return f"{moved:%Y%m%d}{rest}{zone}"
+    month = int(m["m"]) if m["m"] else 1
+    year, month = _add_months("gregorian", year, month, months_for_days(days))
+    return f"{year:04d}{month:02d}{zone}" if m["m"] else f"{year:04d}{zone}"
 
 
 def shift_parsed(parsed: ParsedDate, days: int, *, reference_year: int | None = None) -> str:
