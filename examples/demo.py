@@ -33,6 +33,18 @@ def main() -> None:
         print("tagged   : " + tagger.redact(text, lang=lang))
         print("surrogate: " + surrogates.redact(text, lang=lang, patient_id=record["id"]))
         print()
+    structured(tagger)
+
+
+def structured(deid: Deidentifier) -> None:
+    """Structured records: each read field by field and written back in its own format."""
+    for path in sorted((HERE / "records").iterdir()):
+        data = path.read_bytes()
+        spans = deid.detect_document(data, source=path.name)
+        out = deid.redact_document(data, source=path.name).decode("utf-8")
+        print(f"=== {path.name} — {len(spans)} identifier(s), same format out:")
+        print(out.replace("\r\n", "\n").replace("\r", "\n").rstrip())
+        print()
 
 
 if __name__ == "__main__":

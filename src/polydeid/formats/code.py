@@ -1,0 +1,1011 @@
+"""Code-aware reading: source files, logs, stack traces, git logs and tickets with pasted code.
+
+Text that is or contains code is split so that only the parts that can hold a person's data
+are scanned: comments, docstrings, string literals, log messages, exception messages,
+commit authors and prose lines are ``text`` fields; identifiers, function/class/package
+names, file paths, versions, hashes, log timestamps, levels, thread and logger names and
+stack-frame lines are not fields at all and come out byte for byte.
+
+How a text is read (``language=`` option, else the file name, else its content):
+
+- **code** (a trusted Pygments lexer, see ``data/code.toml``): comment and string tokens
+  become fields with their markers and quotes stripped, one field per line; backslash
+  escapes in strings are decoded (``offsets`` map them back) and a replacement is escaped
+  for the literal's quoting. In configuration languages (YAML, TOML, INI, properties, JSON)
+  a value is judged by its key through :func:`polydeid.formats.fields.role_for_name`.
+- **log** and **prose** (markdown, tickets, e-mails): line by line. Fenced blocks are lexed
+  with their language; indented blocks that look like code are lexed with a guessed one;
+  log lines keep their prefix and scan the message; stack-trace frames are skipped and only
+  exception messages scanned; git ``Author:`` lines and commit trailers name a person; any
+  other line is prose, scanned whole.
+
+Anything the reader cannot place is scanned (fail closed): an unknown language or a block
+whose language cannot be guessed is read line by line as prose.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+import unicodedata
+from bisect import bisect_right
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import PurePath
+from typing import Any
+
+from pygments.lexer import Lexer
+from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
+from pygments.token import (
+    Comment,
+    Error,
+    Generic,
+    Keyword,
+    Literal,
+    Name,
+    Operator,
+    Other,
+    Punctuation,
+    String,
+    Text,
+    Whitespace,
+)
+from pygments.util import ClassNotFound
+
+from polydeid.core.errors import ConfigError
+from polydeid.core.taxonomy import Category
+from polydeid.formats.base import (
+    TEXT,
+    Document,
+    Encoder,
+    Field,
+    Role,
+    RoleKind,
+    text_role,
+    value_role,
+)
+from polydeid.formats.fields import normalise_name, role_for_name
+from polydeid.formats.text import decode_utf8
+
+_BLANK = " \t\r\n\f\v\ufeff"
+#: How much of a file without a telling extension is looked at to choose its mode.
+_SNIFF_CHARS = 20_000
+_ASSIGN = frozenset({"=", ":", ":=", "=>", "<-", "?="})
+_KEY_SHAPE = re.compile(r"[\w.\-]{1,60}")
+_ESCAPE = re.compile(
+    r"\\(u\{[0-9a-fA-F]{1,6}\}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|x[0-9a-fA-F]{2}|[0-7]{1,3}"
+    r"|N\{[^}\n]{1,60}\}|\r?\n|.)",
+    re.DOTALL,
+)
+_SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "f": "\f", "v": "\v", "a": " ", "b": " "}
+_OPEN_QUOTE = re.compile(r"(?:@\$?|\$@?|[rR]#*)?(\"\"\"|'''|\"|'|`)")
+_CLOSE_QUOTE = re.compile(r"(\"\"\"|'''|\"|'|`)#*\Z")
+_RAW_PREFIX = re.compile(r"@|[rR]")
+_VALUE_KINDS = ("string", "plain")
+
+
+# --- data ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Layout:
+    name: str
+    pattern: re.Pattern[str]
+    fields: dict[str, Role]
+
+
+@dataclass(frozen=True, slots=True)
+class _Rules:
+    code: frozenset[str]
+    config: frozenset[str]
+    lines: frozenset[str]
+    prose_lines: frozenset[str]
+    no_escapes: frozenset[str]
+    log_extensions: frozenset[str]
+    prose_extensions: frozenset[str]
+    guess_signals: tuple[tuple[str, tuple[re.Pattern[str], ...]], ...]
+    guess_min_hits: int
+    guess_min_fraction: float
+    code_line: re.Pattern[str]
+    skip_literal: tuple[re.Pattern[str], ...]
+    timestamp: re.Pattern[str]
+    level_first: re.Pattern[str]
+    level_item: re.Pattern[str]
+    bracket_item: re.Pattern[str]
+    thread: re.Pattern[str]
+    logger_item: re.Pattern[str]
+    other_items: tuple[re.Pattern[str], ...]
+    json_log_keys: frozenset[str]
+    separator: re.Pattern[str]
+    layouts: tuple[_Layout, ...]
+    python_start: re.Pattern[str]
+    python_frame: re.Pattern[str]
+    python_exception: re.Pattern[str]
+    go_start: re.Pattern[str]
+    go_frame: re.Pattern[str]
+    frames: tuple[re.Pattern[str], ...]
+    exceptions: tuple[re.Pattern[str], ...]
+    git_skip: tuple[re.Pattern[str], ...]
+    git_date: re.Pattern[str]
+    attribution: re.Pattern[str]
+    particles: frozenset[str]
+    organisation_words: frozenset[str]
+    fence_open: re.Pattern[str]
+    comment_prefix: re.Pattern[str]
+    comment_suffix: re.Pattern[str]
+
+
+def _layout_role(group: str, spec: str) -> Role:
+    if spec == "text":
+        return text_role(" ".join(normalise_name(group)))
+    return value_role(Category.parse(spec), context=" ".join(normalise_name(group)))
+
+
+@cache
+def _rules() -> _Rules:
+    raw = tomllib.loads(
+        resources.files("polydeid.formats").joinpath("data/code.toml").read_text("utf-8")
+    )
+    lang, log, trace, git = raw["languages"], raw["log"], raw["trace"], raw["git"]
+    levels = "|".join(re.escape(w) for w in log["levels"])
+    timestamps = "|".join(f"(?:{p})" for p in log["timestamps"])
+    return _Rules(
+        code=frozenset(lang["code"]),
+        config=frozenset(lang["config"]),
+        lines=frozenset(lang["lines"]),
+        prose_lines=frozenset(lang["prose"]),
+        no_escapes=frozenset(lang["no_escapes"]),
+        log_extensions=frozenset(lang["log_extensions"]),
+        prose_extensions=frozenset(lang["prose_extensions"]),
+        guess_signals=tuple(
+            (name, tuple(re.compile(p, re.MULTILINE) for p in patterns))
+            for name, patterns in raw["guess"]["signals"].items()
+        ),
+        guess_min_hits=int(raw["guess"]["min_hits"]),
+        guess_min_fraction=float(raw["guess"]["min_fraction"]),
+        code_line=re.compile("|".join(f"(?:{p})" for p in raw["code_lines"]["patterns"])),
+        skip_literal=tuple(re.compile(p) for p in raw["literals"]["skip"]),
+        timestamp=re.compile(rf"[\[(]?(?:{timestamps})[\])]?(?=[\s|:,\-\]]|$)"),
+        # A line opening with a level: bracketed in any case, bare only in upper case.
+        level_first=re.compile(rf"(?:[\[<](?i:{levels})[\]>]|(?:{levels})):?(?=\s|$)"),
+        level_item=re.compile(rf"[\[<(]?(?i:{levels})[\]>)]?:?(?=\s|$|\[)"),
+        bracket_item=re.compile(r"\[([^\]\n]{1,80})\]:?(?=\s|$|\[)"),
+        thread=re.compile(log["thread"]),
+        logger_item=re.compile(rf"(?:{log['logger']})(?=\s*:(?:\s|$)|\s+-{{1,3}}\s|\s*$)"),
+        other_items=tuple(re.compile(p) for p in log["items"]),
+        json_log_keys=frozenset(k.casefold() for k in log["json_keys"]),
+        separator=re.compile(r"[ \t]*(?:(?:-{1,3}|\||:)(?=[ \t]|$)[ \t]*)?"),
+        layouts=tuple(
+            _Layout(
+                entry["name"],
+                re.compile(entry["pattern"]),
+                {g: _layout_role(g, spec) for g, spec in entry.get("fields", {}).items()},
+            )
+            for entry in log.get("layout", [])
+        ),
+        python_start=re.compile(trace["python_start"]),
+        python_frame=re.compile(trace["python_frame"]),
+        python_exception=re.compile(trace["python_exception"]),
+        go_start=re.compile(trace["go_start"]),
+        go_frame=re.compile(trace["go_frame"]),
+        frames=tuple(re.compile(p) for p in trace["frames"]),
+        exceptions=tuple(re.compile(p) for p in trace["exceptions"]),
+        git_skip=tuple(re.compile(p) for p in git["skip"]),
+        git_date=re.compile(git["header_date"]),
+        attribution=re.compile(git["attribution_label"]),
+        particles=frozenset(git["name_particles"]),
+        organisation_words=frozenset(w.casefold() for w in git["organisation_words"]),
+        fence_open=re.compile(raw["markdown"]["fence_open"]),
+        comment_prefix=re.compile(raw["comments"]["line_prefix"]),
+        comment_suffix=re.compile(raw["comments"]["line_suffix"]),
+    )
+
+
+@cache
+def _lexer(name: str) -> Lexer:
+    return get_lexer_by_name(name, stripnl=False, stripall=False, ensurenl=False, tabsize=0)
+
+
+def _trusted(name: str) -> bool:
+    rules = _rules()
+    return name in rules.code or name in rules.config
+
+
+def _lexer_family(name: str) -> frozenset[str]:
+    """Every alias of the lexer called ``name`` (so ``py`` and ``python3`` agree)."""
+    return frozenset(_lexer(name).aliases) | {name}
+
+
+# --- encoders ------------------------------------------------------------------------------
+
+
+def _one_line(new: str) -> str:
+    return new.replace("\r", " ").replace("\n", " ")
+
+
+def _comment_encoder(new: str) -> str:
+    return _one_line(new).replace("*/", "* /").replace("-->", "- ->")
+
+
+@cache
+def _string_encoder(quote: str, *, doubled: bool, raw: bool) -> Encoder:
+    """Escape a replacement for a string literal quoted with ``quote``."""
+
+    def encode(new: str) -> str:
+        if not raw and not doubled:
+            new = new.replace("\\", "\\\\")
+        if quote:
+            new = new.replace(quote, quote * 2 if doubled else "\\" + quote)
+        return _one_line(new)
+
+    return encode
+
+
+# --- escapes -------------------------------------------------------------------------------
+
+
+def _decode_escape(body: str) -> str | None:
+    """The character(s) an escape ``\\body`` stands for, or None to keep it as written."""
+    head = body[0]
+    if head in "\r\n":
+        return ""
+    if head in _SIMPLE_ESCAPES and len(body) == 1:
+        return _SIMPLE_ESCAPES[head]
+    try:
+        if head == "u" and body.startswith("u{"):
+            code = int(body[2:-1], 16)
+        elif head in "uUx" and len(body) > 1:
+            code = int(body[1:], 16)
+        elif head in "01234567":
+            code = int(body, 8)
+        elif head == "N" and len(body) > 1:
+            return unicodedata.lookup(body[2:-1])
+        elif len(body) == 1 and not head.isalnum():
+            return head  # \\ \" \' \` \$ …
+        else:
+            return None
+    except (KeyError, ValueError):
+        return None
+    if 0xD800 <= code <= 0xDFFF or code > 0x10FFFF:
+        return None
+    return chr(code) if code else " "
+
+
+def _decoded(raw: str, base: int) -> tuple[str, tuple[int, ...]] | None:
+    """(value, offsets) of ``raw`` with backslash escapes decoded, or None if it has none."""
+    if "\\" not in raw:
+        return None
+    chars: list[str] = []
+    offsets: list[int] = []
+    pos = 0
+    changed = False
+    for m in _ESCAPE.finditer(raw):
+        for i in range(pos, m.start()):
+            chars.append(raw[i])
+            offsets.append(base + i)
+        new = _decode_escape(m.group(1))
+        if new is None:
+            new = m.group(0)
+            for i, ch in enumerate(new):
+                chars.append(ch)
+                offsets.append(base + m.start() + i)
+        else:
+            changed = True
+            for ch in new:
+                chars.append(ch)
+                offsets.append(base + m.start())
+        pos = m.end()
+    if not changed:
+        return None
+    for i in range(pos, len(raw)):
+        chars.append(raw[i])
+        offsets.append(base + i)
+    offsets.append(base + len(raw))
+    return "".join(chars), tuple(offsets)
+
+
+# --- the reader ----------------------------------------------------------------------------
+
+
+class CodeReader:
+    """Source code, logs, stack traces and text with pasted code (see the module docstring).
+
+    ``language`` is a Pygments lexer name (``python``, ``java``, ``yaml`` …) or one of the
+    line-mode names in ``data/code.toml`` (``log``, ``markdown``, ``text`` …); without it the
+    file name given as ``source`` decides, then the content.
+    """
+
+    name = "code"
+
+    def __init__(self, *, language: str | None = None) -> None:
+        self.language = language.strip().lower() if language else None
+        if self.language in (None, "auto"):
+            self.language = None
+            return
+        rules = _rules()
+        if self.language not in rules.lines and not _trusted(self.language):
+            known = sorted(rules.code | rules.config | rules.lines)
+            raise ConfigError(
+                f"unknown or unsupported code language {self.language!r}; known: "
+                + ", ".join(known)
+            )
+
+    def decode(self, data: bytes, *, source: str) -> tuple[str, str]:
+        return decode_utf8(data, source=source), "utf-8"
+
+    def read(self, text: str, *, source: str) -> Document:
+        builder = _Builder(text)
+        begin = 1 if text.startswith("\ufeff") else 0
+        mode, lexer = self.mode(text, source=source)
+        if mode == "code" and lexer is not None:
+            builder.lex(begin, len(text), lexer)
+        else:
+            builder.lines(begin, len(text), fences=True, indented_code=mode == "prose")
+        doc = Document(text, builder.result(), self.name)
+        doc.check()
+        return doc
+
+    def mode(self, text: str, *, source: str) -> tuple[str, str | None]:
+        """("code", lexer name), ("log", None) or ("prose", None) for ``text``."""
+        rules = _rules()
+        if self.language is not None:
+            if self.language in rules.lines:
+                return ("prose" if self.language in rules.prose_lines else "log"), None
+            return "code", self.language
+        by_name = _mode_for_name(source)
+        if by_name is not None:
+            return by_name
+        return _mode_for_content(text)
+
+
+def _mode_for_name(source: str) -> tuple[str, str | None] | None:
+    if not source or source.startswith("<") or source == "-":
+        return None
+    rules = _rules()
+    path = PurePath(source)
+    suffix = path.suffix.lower()
+    if suffix in rules.log_extensions:
+        return "log", None
+    if suffix in rules.prose_extensions:
+        return "prose", None
+    try:
+        lexer = get_lexer_for_filename(path.name)
+    except ClassNotFound:
+        return None
+    for alias in lexer.aliases:
+        if _trusted(alias):
+            return "code", alias
+    return "prose", None  # a language whose text Pygments does not split out: scan it all
+
+
+def _mode_for_content(text: str) -> tuple[str, str | None]:
+    sample = text[:_SNIFF_CHARS]
+    lines = [ln for ln in sample.splitlines() if ln.strip(_BLANK)]
+    if not lines:
+        return "prose", None
+    rules = _rules()
+    structured = sum(1 for ln in lines if _is_log_or_trace(ln))
+    if structured >= 0.5 * len(lines):
+        return "log", None
+    if any(rules.fence_open.match(ln) for ln in lines):
+        return "prose", None
+    guessed = _guess(sample, lines)
+    if guessed is not None:
+        return "code", guessed
+    return "prose", None
+
+
+def _is_log_or_trace(line: str) -> bool:
+    rules = _rules()
+    stripped = line.lstrip("\ufeff")
+    return (
+        _log_prefix(stripped) is not None
+        or any(p.match(stripped) for p in rules.frames)
+        or any(p.match(stripped) for p in rules.exceptions)
+        or bool(rules.python_start.match(stripped) or rules.python_frame.match(stripped))
+        or any(layout.pattern.match(stripped) for layout in rules.layouts)
+    )
+
+
+def _guess(block: str, lines: Sequence[str]) -> str | None:
+    """The language of a block that looks like code, or None (then it is read as prose)."""
+    rules = _rules()
+    nonblank = [ln for ln in lines if ln.strip(_BLANK)]
+    if not nonblank:
+        return None
+    code_like = sum(1 for ln in nonblank if rules.code_line.search(ln))
+    if code_like < 0.5 * len(nonblank):
+        return None
+    best, best_score = None, 0
+    for name, patterns in rules.guess_signals:
+        score = sum(len(p.findall(block)) for p in patterns)
+        if score > best_score:
+            best, best_score = name, score
+    if best is None or best_score < rules.guess_min_hits:
+        return None
+    if best_score < rules.guess_min_fraction * len(nonblank):
+        return None
+    return best
+
+
+def _log_prefix(line: str) -> int | None:
+    """The length of a log line's prefix (timestamp, level, thread, logger), or None."""
+    rules = _rules()
+    pos = 0
+    seen_level = False
+    m = rules.level_first.match(line)
+    if m:
+        pos, seen_level = m.end(), True
+        pos = _skip_blank(line, pos)
+    m = rules.timestamp.match(line, pos)
+    if m:
+        pos = m.end()
+    elif not seen_level:
+        return None
+    seen_logger = False
+    while True:
+        item_at = rules.separator.match(line, pos).end()  # type: ignore[union-attr]
+        m = rules.level_item.match(line, item_at)
+        if m:
+            pos, seen_level = m.end(), True
+            continue
+        m = rules.bracket_item.match(line, item_at)
+        if m:
+            if not rules.thread.match(m.group(1).strip()):
+                break  # a bracketed item that is not a thread name: part of the message
+            pos = m.end()
+            continue
+        m = next(
+            (p.match(line, item_at) for p in rules.other_items if p.match(line, item_at)), None
+        )
+        if m:
+            pos = m.end()
+            continue
+        m = rules.logger_item.match(line, item_at)
+        if m and not seen_logger:
+            after = rules.separator.match(line, m.end()).end()  # type: ignore[union-attr]
+            if seen_level or rules.level_item.match(line, after):
+                pos, seen_logger = m.end(), True
+                continue
+        break
+    return rules.separator.match(line, pos).end()  # type: ignore[union-attr]
+
+
+def _skip_blank(line: str, pos: int) -> int:
+    while pos < len(line) and line[pos] in " \t":
+        pos += 1
+    return pos
+
+
+def _kind(ttype: Any, value: str, config: bool) -> str | None:
+    """What a token is to the reader: comment, string, plain (a configuration value),
+    interp, affix, or None (code, never a field).
+
+    In configuration languages only keys, punctuation, operators, keywords and whitespace
+    are structure: every other token is a value, whatever Pygments calls it (its YAML lexer
+    calls block scalars Name.Constant and flow scalars Name.Variable), so no value is left
+    unscanned because of a token name.
+    """
+    if ttype in Comment:
+        if ttype in Comment.Preproc or ttype in Comment.PreprocFile or ttype in Comment.Hashbang:
+            return None
+        return "comment"
+    if ttype in String:
+        if ttype in String.Interpol:
+            return "interp"
+        if ttype in String.Affix:
+            return "affix"
+        if not config and (ttype in String.Symbol or ttype in String.Regex):
+            return None
+        return "string"
+    if (
+        ttype in Error
+        or ttype in Generic
+        or ttype in Other
+        or (ttype in Text and ttype not in Whitespace)
+    ):
+        # Shell words (echo Jane Doe), Dockerfile and Makefile arguments, HTML around PHP,
+        # lexer errors: data, or text the lexer could not place. Whitespace is never a field.
+        return "plain" if value.strip() else None
+    if not config:
+        return None
+    if (
+        ttype is Name
+        or ttype in Name.Tag
+        or ttype in Name.Attribute
+        or ttype in Name.Namespace
+        or ttype in Punctuation
+        or ttype in Operator
+        or ttype in Keyword
+        or ttype in Text
+        or ttype in Whitespace
+    ):
+        return None
+    return "plain"
+
+
+def _is_space(ttype: Any, value: str) -> bool:
+    return (ttype in Text or ttype in Whitespace) and not value.strip()
+
+
+@dataclass(slots=True)
+class _Token:
+    start: int
+    end: int
+    kind: str | None
+    ttype: Any
+    value: str
+
+
+class _Builder:
+    """Collects the fields of one document."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.fields: list[Field] = []
+        self._line_starts = [0, *(m.end() for m in re.finditer("\n", text))]
+        self.rules = _rules()
+
+    # -- fields --------------------------------------------------------------------------
+
+    def line_no(self, pos: int) -> int:
+        return bisect_right(self._line_starts, pos)
+
+    def _trim(self, start: int, end: int) -> tuple[int, int]:
+        while start < end and self.text[start] in _BLANK:
+            start += 1
+        while end > start and self.text[end - 1] in _BLANK:
+            end -= 1
+        return start, end
+
+    def add(
+        self, start: int, end: int, path: str, role: Role = TEXT, encode: Encoder = _one_line
+    ) -> None:
+        """A verbatim field over ``text[start:end]`` (blank ends trimmed; empty: none)."""
+        start, end = self._trim(start, end)
+        if start >= end:
+            return
+        if role.kind is RoleKind.SKIP:
+            return
+        self.fields.append(
+            Field(start, end, self.text[start:end], path, role, self.line_no(start), encode=encode)
+        )
+
+    def result(self) -> list[Field]:
+        """The fields sorted; overlapping ones (a reader bug) merge into one text field, so
+        nothing goes unscanned."""
+        out: list[Field] = []
+        for f in sorted(self.fields, key=lambda f: f.start):
+            if out and f.start < out[-1].end:
+                prev = out.pop()
+                start, end = prev.start, max(prev.end, f.end)
+                f = Field(start, end, self.text[start:end], prev.path, TEXT, prev.line)
+            out.append(f)
+        return out
+
+    def add_text_line(self, start: int, end: int, path: str) -> None:
+        """A prose, comment or message line: attribution lines name a person; else text."""
+        start, end = self._trim(start, end)
+        if start >= end:
+            return
+        if not self.attribution(start, end, path):
+            self.add(start, end, path)
+
+    def attribution(self, start: int, end: int, path: str, encode: Encoder = _one_line) -> bool:
+        """``Author: Jane Doe <jane@example.org>`` and commit trailers; False if not one."""
+        line = self.text[start:end]
+        m = self.rules.attribution.match(line)
+        if not m:
+            return False
+        rest_at = m.end()
+        email_at = line.find("<", rest_at)
+        stop = len(line)
+        for mark in (",", ";", "(", " - ", "\t"):
+            i = line.find(mark, rest_at)
+            if i != -1:
+                stop = min(stop, i)
+        if email_at != -1 and email_at < stop:
+            stop = email_at
+        who = line[rest_at:stop].rstrip()
+        words = who.split()
+        email_end = -1
+        if email_at != -1 and email_at == _skip_blank(line, rest_at + len(who)):
+            close = line.find(">", email_at)
+            if close != -1 and " " not in line[email_at:close]:
+                email_end = close
+        if not words or len(words) > 5:
+            return False
+        if any(w.casefold() in self.rules.organisation_words or w.endswith("[bot]") for w in words):
+            return False
+        particles = self.rules.particles
+        name_like = not words[0][:1].islower() and all(
+            not w[:1].islower() or w in particles for w in words
+        )
+        if email_end != -1:
+            if not (name_like or len(words) == 1):
+                return False
+        elif not (name_like and len(words) >= 2):
+            return False
+        person_start = start + rest_at
+        self.add(
+            person_start,
+            person_start + len(who),
+            f"{path}.person",
+            value_role(Category.PERSON),
+            encode,
+        )
+        pos = start + rest_at + len(who)
+        if email_end != -1:
+            self.add(
+                start + email_at + 1,
+                start + email_end,
+                f"{path}.email",
+                value_role(Category.CONTACT_OTHER),
+                encode,
+            )
+            pos = start + email_end + 1
+        self.add(pos, end, path, TEXT, encode)
+        return True
+
+    # -- code ----------------------------------------------------------------------------
+
+    def lex(
+        self, start: int, end: int, language: str, *, skip_keys: frozenset[str] = frozenset()
+    ) -> None:
+        """Fields of ``text[start:end]`` lexed as ``language``; string values under a key in
+        ``skip_keys`` (case-folded) are left untouched."""
+        chunk = self.text[start:end]
+        try:
+            raw_tokens = list(_lexer(language).get_tokens_unprocessed(chunk))
+        except Exception:  # a lexer bug must not lose text: read it line by line instead
+            raw_tokens = []
+        config = language in self.rules.config
+        tokens: list[_Token] = []
+        pos = 0
+        for offset, ttype, value in raw_tokens:
+            if offset != pos:
+                break
+            tokens.append(
+                _Token(
+                    start + pos, start + pos + len(value), _kind(ttype, value, config), ttype, value
+                )
+            )
+            pos += len(value)
+        if pos != len(chunk):
+            self.lines(start, end, fences=False, indented_code=False)
+            return
+        escapes = not (_lexer_family(language) & self.rules.no_escapes)
+        significant: list[_Token] = []  # the code tokens before a string, for its key
+        i = 0
+        while i < len(tokens):
+            tok = tokens[i]
+            if tok.kind == "comment":
+                self._comment(tok.start, tok.end)
+                i += 1
+                continue
+            if tok.kind in _VALUE_KINDS:
+                j = i + 1
+                while j < len(tokens):
+                    nxt = tokens[j]
+                    if nxt.kind == tok.kind or (config and nxt.kind in _VALUE_KINDS):
+                        j += 1
+                    elif (
+                        (config or tok.kind == "plain")
+                        and nxt.kind is None
+                        and _is_space(nxt.ttype, nxt.value)
+                        and "\n" not in nxt.value
+                        and j + 1 < len(tokens)
+                        and tokens[j + 1].kind in (_VALUE_KINDS if config else (tok.kind,))
+                    ):
+                        j += 2  # words of one plain scalar: John Smith
+                    else:
+                        break
+                before = tokens[i - 1] if i else None
+                after = tokens[j] if j < len(tokens) else None
+                key = _key_of(significant)
+                if key is not None and key.casefold() in skip_keys:
+                    significant.append(tokens[j - 1])
+                    del significant[:-3]
+                    i = j
+                    continue
+                self._string(
+                    tokens[i:j],
+                    key=key,
+                    config=config,
+                    escapes=escapes,
+                    opened=not (before is not None and before.kind == "interp"),
+                    closed=not (after is not None and after.kind == "interp"),
+                    raw=before is not None
+                    and before.kind == "affix"
+                    and bool(_RAW_PREFIX.search(before.value)),
+                    doubled=not escapes,
+                )
+                significant.append(
+                    _Token(
+                        start := tokens[i].start,
+                        tokens[j - 1].end,
+                        "string",
+                        String,
+                        self.text[start : tokens[j - 1].end],
+                    )
+                )
+                del significant[:-3]
+                i = j
+                continue
+            if not _is_space(tok.ttype, tok.value) and tok.kind != "affix":
+                significant.append(tok)
+                if len(significant) > 3:
+                    del significant[0]
+            i += 1
+
+    def _comment(self, start: int, end: int) -> None:
+        rules = self.rules
+        for ls, le in _split_lines(self.text, start, end):
+            line = self.text[ls:le]
+            m = rules.comment_prefix.match(line)
+            cs = ls + (m.end() if m else 0)
+            s = rules.comment_suffix.search(self.text, cs, le)
+            ce = s.start() if s else le
+            ce = max(ce, cs)
+            cs, ce = self._trim(cs, ce)
+            if cs >= ce:
+                continue
+            if not self.attribution(cs, ce, "comment", _comment_encoder):
+                self.add(cs, ce, "comment", TEXT, _comment_encoder)
+
+    def _string(
+        self,
+        run: Sequence[_Token],
+        *,
+        key: str | None,
+        config: bool,
+        escapes: bool,
+        opened: bool,
+        closed: bool,
+        raw: bool,
+        doubled: bool,
+    ) -> None:
+        start, end = run[0].start, run[-1].end
+        body = self.text[start:end]
+        plain = run[0].kind == "plain"
+        path = "value" if plain else "string"
+        quote = ""
+        if not plain:
+            if body.startswith(("///", "//!")):  # Rust doc comments are String.Doc tokens
+                self._comment(start, end)
+                return
+            m = _OPEN_QUOTE.match(body) if opened else None
+            if m:
+                quote = m.group(1)
+                raw = raw or bool(_RAW_PREFIX.match(body)) or (quote == "`" and not escapes)
+                start += m.end()
+                body = body[m.end() :]
+            c = _CLOSE_QUOTE.search(body) if closed else None
+            if c and (not quote or c.group(1) == quote) and c.start() >= 0:
+                end -= len(body) - c.start()
+            if run[0].ttype in String.Doc:
+                path = "docstring"
+            elif run[0].ttype in String.Heredoc:
+                raw = True
+        if start >= end:
+            return
+        content = self.text[start:end].strip(_BLANK)
+        if any(p.match(content) for p in self.rules.skip_literal):
+            return
+        role = self._string_role(key, config)
+        if role.kind is RoleKind.SKIP:
+            return
+        encode = _string_encoder(quote[:1], doubled=doubled, raw=raw)
+        for ls, le in _split_lines(self.text, start, end):
+            ls, le = self._trim(ls, le)
+            if ls >= le:
+                continue
+            decoded = _decoded(self.text[ls:le], ls) if escapes and not raw else None
+            if decoded is None:
+                if role.kind is RoleKind.TEXT and self.attribution(ls, le, path, encode):
+                    continue
+                self.add(ls, le, path, role, encode)
+            else:
+                value, offsets = decoded
+                if value.strip(_BLANK):
+                    self.fields.append(
+                        Field(ls, le, value, path, role, self.line_no(ls), offsets, encode)
+                    )
+
+    @staticmethod
+    def _string_role(key: str | None, config: bool) -> Role:
+        if key is None:
+            return TEXT
+        if config:
+            return role_for_name(key)
+        return text_role(" ".join(normalise_name(key)[-4:]))
+
+    # -- lines ---------------------------------------------------------------------------
+
+    def lines(self, start: int, end: int, *, fences: bool, indented_code: bool) -> None:
+        """Fields of ``text[start:end]`` read line by line (logs, traces, prose)."""
+        rules = self.rules
+        spans = list(_split_lines(self.text, start, end))
+        state = ""  # "python" / "go" inside a traceback, "git" in a commit header
+        frame_indent = -1
+        previous_blank = True
+        i = 0
+        while i < len(spans):
+            ls, le = spans[i]
+            line = self.text[ls:le]
+            blank = not line.strip(_BLANK)
+            if fences and (m := rules.fence_open.match(line)):
+                close = _fence_close(m.group("fence"))
+                j = i + 1
+                while j < len(spans) and not close.match(self.text[spans[j][0] : spans[j][1]]):
+                    j += 1
+                if j > i + 1:
+                    self._block(m.group("info").lower(), spans[i + 1][0], spans[j - 1][1])
+                i, state, previous_blank = j + 1, "", False
+                continue
+            if state == "python":
+                if rules.python_frame.match(line):
+                    frame_indent = len(line) - len(line.lstrip())
+                    i += 1
+                    continue
+                indent = len(line) - len(line.lstrip())
+                if not blank and frame_indent >= 0 and indent > frame_indent:
+                    if not any(p.match(line) for p in rules.frames):
+                        self.lex(ls + indent, le, "python")  # the source line echoed
+                    i += 1
+                    continue
+                if blank or any(p.match(line) for p in rules.frames):
+                    i += 1
+                    continue
+                state = ""
+                m = rules.python_exception.match(line)
+                if m and not rules.python_start.match(line):
+                    self._message(ls, m, "exception.message")
+                    i += 1
+                    previous_blank = False
+                    continue
+            if state == "go":
+                if rules.go_frame.match(line):
+                    i += 1
+                    continue
+                state = ""
+            if state == "git" and rules.git_date.match(line):
+                i += 1
+                continue
+            if blank:
+                if state == "git":
+                    state = ""
+                previous_blank = True
+                i += 1
+                continue
+            if indented_code and previous_blank and (line[:1] == "\t" or line.startswith("    ")):
+                j = self._indented_block(spans, i)
+                if j is not None:
+                    i, previous_blank = j, False
+                    continue
+            previous_blank = False
+            if rules.python_start.match(line):
+                state, frame_indent = "python", -1
+            elif rules.python_frame.match(line):  # a traceback pasted without its header
+                state, frame_indent = "python", len(line) - len(line.lstrip())
+            elif rules.go_start.match(line):
+                state = "go"
+            elif any(p.match(line) for p in rules.git_skip):
+                state = "git"
+            else:
+                self.line(ls, le)
+            i += 1
+
+    def line(self, ls: int, le: int) -> None:
+        """One line outside any block: a frame, exception, log line, attribution or prose."""
+        rules = self.rules
+        line = self.text[ls:le]
+        if any(p.match(line) for p in rules.frames):
+            return
+        for p in rules.exceptions:
+            m = p.match(line)
+            if m:
+                self._message(ls, m, "exception.message")
+                return
+        for layout in rules.layouts:
+            m = layout.pattern.match(line)
+            if m:
+                for group, role in layout.fields.items():
+                    if m.group(group) is not None:
+                        self.add(ls + m.start(group), ls + m.end(group), f"log.{group}", role)
+                if "message" in m.groupdict() and m.group("message") is not None:
+                    self._log_message(ls + m.start("message"), le)
+                return
+        prefix = _log_prefix(line)
+        if prefix is not None:
+            self._log_message(ls + prefix, le)
+            return
+        stripped = line.strip(_BLANK)
+        if stripped.startswith("{") and stripped.endswith("}"):
+            self.lex(ls, le, "json", skip_keys=rules.json_log_keys)
+            return
+        self.add_text_line(ls, le, "prose")
+
+    def _log_message(self, start: int, end: int) -> None:
+        """A log message: an exception line inside it keeps its class name unscanned."""
+        line = self.text[start:end]
+        for p in self.rules.exceptions[:1]:
+            m = p.match(line)
+            if m:
+                self._message(start, m, "log.message")
+                return
+        self.add(start, end, "log.message")
+
+    def _message(self, ls: int, m: re.Match[str], path: str) -> None:
+        if "message" in m.groupdict() and m.group("message") is not None:
+            self.add(ls + m.start("message"), ls + m.end("message"), path)
+
+    def _block(self, info: str, start: int, end: int) -> None:
+        """A fenced block: lexed if its language is trusted or guessed, else line by line."""
+        if info and _trusted(info):
+            self.lex(start, end, info)
+            return
+        if not info:
+            block = self.text[start:end]
+            lines = block.splitlines()
+            if not any(_is_log_or_trace(ln) for ln in lines):
+                guessed = _guess(block, lines)
+                if guessed is not None:
+                    self.lex(start, end, guessed)
+                    return
+        self.lines(start, end, fences=False, indented_code=False)
+
+    def _indented_block(self, spans: Sequence[tuple[int, int]], i: int) -> int | None:
+        """Lex an indented block that looks like code; the index after it, or None."""
+        j = i
+        last = i
+        while j < len(spans):
+            line = self.text[spans[j][0] : spans[j][1]]
+            if line.strip(_BLANK):
+                if not (line[:1] == "\t" or line.startswith("    ")):
+                    break
+                last = j
+            j += 1
+        block_lines = [self.text[s:e] for s, e in spans[i : last + 1]]
+        if any(_is_log_or_trace(ln.strip()) for ln in block_lines):
+            return None
+        start, end = spans[i][0], spans[last][1]
+        guessed = _guess(self.text[start:end], block_lines)
+        if guessed is None:
+            return None
+        self.lex(start, end, guessed)
+        return last + 1
+
+
+def _key_of(significant: Sequence[_Token]) -> str | None:
+    """The key a string is assigned to (``name = "…"``, ``"phone": "…"``), if any."""
+    if len(significant) < 2:
+        return None
+    op, key = significant[-1], significant[-2]
+    if op.value.strip() not in _ASSIGN or not (op.ttype in Operator or op.ttype in Punctuation):
+        return None
+    if key.ttype in Name or key.ttype in Literal or key.ttype in Text:
+        word = key.value.strip(_BLANK + "\"'`")
+        if _KEY_SHAPE.fullmatch(word):
+            return word
+    return None
+
+
+def _split_lines(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    """``(line_start, line_end)`` of each line of ``text[start:end]``, without line breaks."""
+    pos = start
+    while pos < end:
+        nl = text.find("\n", pos, end)
+        stop = end if nl == -1 else nl
+        line_end = stop - 1 if stop > pos and text[stop - 1] == "\r" else stop
+        yield pos, line_end
+        if nl == -1:
+            break
+        pos = nl + 1
+
+
+@cache
+def _fence_close(fence: str) -> re.Pattern[str]:
+    return re.compile(rf" {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$")

@@ -1,0 +1,31 @@
+#!/usr/bin/env python3
+"""Risk scoring for the outpatient clinic.
+
+Author: [PERSON] <[CONTACT_OTHER]>
+Reviewed by [PERSON] before release 2.4.1.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+__version__ = "2.4.1"
+BUILD = "9fceb02d0ae598e95dc970b74767f19372d61af8"
+SCHEMA_ID = "123e4567-e89b-12d3-a456-426614174000"
+DATA_DIR = Path("/srv/clinic/data")  # owned by [PERSON]
+
+logger = logging.getLogger("clinic.scoring")
+
+
+class KamauScore:
+    """Score named after the Kamau rule (not a person in this file)."""
+
+    def compute(self, record: dict[str, str]) -> float:
+        # [PERSON] asked for the 2-point bonus; call [CONTACT_PHONE] with questions.
+        hotline = "Support line: [CONTACT_PHONE]"
+        logger.info("scoring %s (schema %s)", record.get("id"), SCHEMA_ID)
+        greeting = 'Dear [PERSON],\nyour report is ready.'
+        logger.debug("%s / %s", hotline, greeting)
+        return float(json.loads(record["score"])) + 2.0
