@@ -803,7 +803,12 @@ class CdaReader(XmlReader):
 
     def text_role(self, frames: Sequence[Frame]) -> Role:
         path = [f.local for f in frames[-self.rules.depth :]]
-        return self._role(self.rules.elements.match(path), _context(frames))
+        spec = self.rules.elements.match(path)
+        if spec is None:
+            # An element CDA does not define (local extensions, exports that borrow the CDA
+            # namespace): judged by its name like any XML element.
+            return super().text_role(frames)
+        return self._role(spec, _context(frames))
 
     def attribute_role(self, frames: Sequence[Frame], attribute: Attribute) -> tuple[Role, int]:
         if attribute.prefix:  # sdtc:*, xsi:* and other extension attributes: not values
