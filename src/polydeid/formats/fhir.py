@@ -37,13 +37,14 @@ from typing import Any
 
 from polydeid.core.errors import InputError
 from polydeid.core.taxonomy import Category
-from polydeid.formats.base import SKIP, Document, Field, Role, RoleKind, text_role, value_role
+from polydeid.formats.base import Document, Field, Role, RoleKind, text_role, value_role
 from polydeid.formats.fields import role_for_name
 from polydeid.formats.json import (
     PathKey,
     Scalar,
     default_role,
     encode_string,
+    field_of,
     path_text,
     scan,
     validate,
@@ -293,18 +294,8 @@ class FhirFields:
                 yield from _narrative_fields(scalar, text, path_text(scalar.path))
                 continue
             role = self._roles.role(scalar)
-            if role is None or role is SKIP:
-                continue
-            yield Field(
-                start=scalar.start,
-                end=scalar.end,
-                value=scalar.value,
-                path=path_text(scalar.path),
-                role=role,
-                line=scalar.line,
-                offsets=scalar.offsets,
-                encode=encode_string,
-            )
+            if role is not None and role.kind is not RoleKind.SKIP:
+                yield field_of(scalar, role, text)
 
 
 def patient_of(tree: Any) -> str | None:
