@@ -6,12 +6,31 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: setup demo test lint bench clean
 
+SYSTEM := $(VENV)/.system-packages
+# Debian packages the tests need: Chromium (the web page's browser test) and a PostgreSQL
+# server (the vault's concurrency test starts its own throw-away cluster).
+SYSTEM_PACKAGES := chromium chromium-driver postgresql
+
+$(SYSTEM):
+	@mkdir -p $(VENV)
+	@if command -v chromium >/dev/null && command -v chromedriver >/dev/null \
+	    && ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \
+	  echo "system packages present: $(SYSTEM_PACKAGES)"; \
+	else \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends \
+	    $(SYSTEM_PACKAGES); \
+	fi
+	touch $(SYSTEM)
+
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[dev,presidio,hf,tagger]'
+	$(BIN)/pip install --quiet --disable-pip-version-check \
+	  -e '.[dev,presidio,hf,tagger,serve,batch,postgres,spark]'
 	touch $(STAMP)
 
-setup: $(STAMP)
+setup: $(SYSTEM) $(STAMP)
 
 demo: setup
 	$(BIN)/python examples/demo.py

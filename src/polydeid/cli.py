@@ -8,6 +8,7 @@ Only this module and the service read environment variables (``POLYDEID_KEY_FILE
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import sys
@@ -146,6 +147,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--llm-model", default="local", help="model name sent to the endpoint")
     p.set_defaults(func=cmd_synth)
 
+    for name in _EXTENSIONS:
+        _extension(name).register(sub)
+
     p = sub.add_parser("langid", help="identify the language of each line or record")
     p.add_argument("input", help="file, or - for standard input")
     p.add_argument("-o", "--output", default="-", help="file or - (default)")
@@ -169,6 +173,28 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--key-file", default=None)
     p.set_defaults(func=cmd_decrypt)
     return parser
+
+
+#: Modules that add subcommands (``register(sub)``); they import heavy dependencies
+#: (FastAPI, rich, pyspark …) only when their command runs.
+_EXTENSIONS = ("polydeid.batch.cli", "polydeid.serve.cli", "polydeid.transform.vault_cli")
+
+
+def _extension(name: str) -> Any:
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if not exc.name or not name.startswith(exc.name):
+            raise
+        return _Absent()
+
+
+class _Absent:
+    """Stand-in while an extension module is being written (registers nothing)."""
+
+    @staticmethod
+    def register(sub: Any) -> None:
+        return None
 
 
 # --- input and output -------------------------------------------------------------------

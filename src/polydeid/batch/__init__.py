@@ -1,0 +1,1 @@
+"""Batch de-identification: record jobs, the multiprocess runner, resume manifests."""

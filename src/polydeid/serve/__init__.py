@@ -1,0 +1,1 @@
+"""The HTTP service and its web page (FastAPI; ``polydeid serve``)."""

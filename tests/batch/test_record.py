@@ -1,0 +1,66 @@
+"""The record-level job shared by the batch runner, Spark and the service."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+
+from polydeid.batch.record import (
+    JobConfig,
+    build_deidentifier,
+    redact_record,
+    redact_record_labelled,
+)
+from polydeid.core.errors import RecordError
+
+
+@pytest.fixture(scope="module")
+def job():
+    config = JobConfig(profile="rules", keep=("ward",))
+    return config, build_deidentifier(config)
+
+
+def test_output_keeps_id_language_text_and_only_named_fields(job):
+    config, deid = job
+    out, labels = redact_record_labelled(
+        deid,
+        {"id": 7, "lang": "sw", "text": "Simu 0772 123456", "ward": "B", "nok": "x"},
+        config,
+        location="in.jsonl:1",
+    )
+    assert out == {"id": 7, "lang": "sw", "ward": "B", "text": "Simu [CONTACT_PHONE]"}
+    assert labels == ["CONTACT_PHONE"]
+
+
+def test_default_language_and_custom_fields():
+    config = JobConfig(profile="rules", lang="de", text_field="note", id_field="nr")
+    deid = build_deidentifier(config)
+    out = redact_record(deid, {"nr": "a1", "note": "Tel. 030 1234567"}, config, location="x")
+    assert out == {"nr": "a1", "lang": "de", "note": "Tel. [CONTACT_PHONE]"}
+
+
+@pytest.mark.parametrize(
+    ("record", "message"),
+    [
+        ({"id": 1}, "needs a string field 'text'"),
+        ({"id": 1, "text": 5}, "needs a string field 'text'"),
+        ({"id": [1], "text": "a"}, "must be a string or an integer"),
+        ({"id": True, "text": "a"}, "must be a string or an integer"),
+        ({"text": "a", "lang": 3}, "must be a string"),
+        ({"text": "a", "lang": "xx-unknown"}, "unknown or unsupported language"),
+    ],
+    ids=range(6),
+)
+def test_bad_records_raise_located_errors_without_text(job, record, message):
+    config, deid = job
+    with pytest.raises(Exception) as info:
+        redact_record(deid, record, config, location="in.jsonl:9")
+    assert message in str(info.value)
+    if isinstance(info.value, RecordError):
+        assert info.value.location == "in.jsonl:9"
+
+
+def test_config_is_picklable_for_workers():
+    config = JobConfig(profile="rules", countries=("UG",), keep=("a",))
+    assert pickle.loads(pickle.dumps(config)) == config
