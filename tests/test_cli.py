@@ -289,3 +289,24 @@ def test_langid_command_per_record_and_per_line(tmp_path, capsys, monkeypatch):
     assert run(["langid", "-"], stdin=text, monkeypatch=monkeypatch) == 0
     rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert [(r["line"], r["lang"]) for r in rows] == [(1, "sw"), (3, "lg"), (4, None)]
+
+
+def test_redact_with_a_vault_then_reidentify(tmp_path, capsys):
+    key = tmp_path / "k.key"
+    assert main(["keygen", str(key)]) == 0
+    src = tmp_path / "in.jsonl"
+    src.write_text('{"id": 1, "lang": "en", "text": "Tel 0772 123456"}\n')
+    vault = tmp_path / "v.sqlite"
+    out = tmp_path / "out.jsonl"
+    args = ["redact", str(src), "-o", str(out), "--profile", "rules", "--policy", "surrogate"]
+    assert main([*args, "--key-file", str(key), "--vault", str(vault)]) == 0
+    surrogate = json.loads(out.read_text())["text"].removeprefix("Tel ")
+    assert surrogate != "0772 123456"
+    # a second run with the same vault and key gives the same surrogate
+    out2 = tmp_path / "out2.jsonl"
+    keyed = ["--key-file", str(key), "--vault", str(vault)]
+    assert main([*args[:3], str(out2), *args[4:], *keyed]) == 0
+    assert out2.read_text() == out.read_text()
+    capsys.readouterr()
+    assert main(["reidentify", "--vault", str(vault), "--key-file", str(key), surrogate]) == 0
+    assert "0772 123456" in capsys.readouterr().out

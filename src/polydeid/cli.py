@@ -92,6 +92,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--policy", default="tag", help="policy name or TOML file (default: tag)")
     p.add_argument("--key-file", default=None, help="secret key file (or POLYDEID_KEY_FILE)")
     p.add_argument("--patient-id", default=None, help="patient id for date shifting")
+    p.add_argument(
+        "--vault",
+        default=None,
+        help="surrogate vault shared across runs: a SQLite file or a postgresql:// URL "
+        "(with --key-file: originals are sealed for `polydeid reidentify`)",
+    )
     p.set_defaults(func=cmd_redact)
 
     p = sub.add_parser("eval", help="score systems side by side on an annotated corpus")
@@ -501,7 +507,14 @@ def _key_file(args: argparse.Namespace) -> str | None:
 
 
 def cmd_redact(args: argparse.Namespace) -> int:
-    deid = Deidentifier(profile=args.profile, policy=args.policy, key_file=_key_file(args))
+    vault = None
+    if args.vault:
+        from polydeid.transform.vault import open_vault
+
+        vault = open_vault(args.vault)
+    deid = Deidentifier(
+        profile=args.profile, policy=args.policy, key_file=_key_file(args), vault=vault
+    )
     report = RunReport()
 
     def handle(segment: Segment, record: dict[str, Any]) -> dict[str, Any]:

@@ -52,7 +52,7 @@ from polydeid.core.taxonomy import Category
 from polydeid.transform.crypto import PURPOSE_ENCRYPT, KeyRing, derive_key, keyed_digest
 from polydeid.transform.normalise import contains_original, normalise
 from polydeid.transform.surrogates import SurrogateGenerator
-from polydeid.transform.vault import Vault, identity_key
+from polydeid.transform.vault import Vault, identity_key, seal_original
 
 #: Categories whose surrogates are first sought unique per original (others share freely).
 UNIQUE_SURROGATES: frozenset[Category] = frozenset(Category) - {
@@ -293,11 +293,17 @@ class SurrogateOperator:
 
         def claim(candidate: str, *, unique: bool) -> bool:
             if category not in UNIQUE_SURROGATES:
-                return ctx.vault.put(key, candidate, value_key=None)
+                sealed = seal_original(ctx.keys, category, original, key)
+                return ctx.vault.put(key, candidate, value_key=None, sealed=sealed)
             value_key = ctx.identity(category, candidate)
             if value_key in ctx.reserved or ctx.vault.get(value_key) is not None:
                 return False  # the candidate is itself an original, here or seen before
-            return ctx.vault.put(key, candidate, value_key=value_key if unique else None)
+            return ctx.vault.put(
+                key,
+                candidate,
+                value_key=value_key if unique else None,
+                sealed=seal_original(ctx.keys, category, original, key),
+            )
 
         generator = ctx.surrogates
         if generator.max_attempts != self.options.max_attempts:

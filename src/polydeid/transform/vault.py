@@ -12,19 +12,64 @@ the same surrogate in every document and run; without one, the
 :class:`~polydeid.transform.redactor.Redactor` makes an ephemeral key and surrogates are
 consistent within that instance only.
 
-:class:`MemoryVault` lives in memory; persistent SQLite/PostgreSQL vaults implement the same
-two methods (``put`` maps onto ``INSERT … ON CONFLICT DO NOTHING`` over a table with a primary
-key on ``key`` and a unique index on ``value_key``).
+Vaults:
+
+- :class:`MemoryVault` lives in memory (lost when the process ends);
+- :class:`SqliteVault` is a SQLite file (WAL mode, a busy timeout, a connection per thread and
+  per process), for one machine;
+- :class:`PostgresVault` is a PostgreSQL database (psycopg 3), for many machines.
+
+:func:`open_vault` picks one from a path or a ``postgresql://`` URL. The persistent vaults hold
+one table with a primary key on ``key`` and a unique index on ``value_key``; ``put`` is a
+single ``INSERT … ON CONFLICT DO NOTHING``, so the database enforces both rules atomically,
+whichever process or thread writes first: an original never gets two surrogates, a unique
+surrogate never two originals. The schema is versioned (a meta table) and created on first
+use.
+
+Re-identification: with a user key, the surrogate operator also stores the original *sealed*
+beside its surrogate — AES-256-GCM under a subkey for the purpose ``"vault-seal"`` (see
+:func:`seal_key`), bound to the entry's identity key. Only the key holder can unseal it, and
+only through :func:`reidentify` / :meth:`SqliteVault.reveal` (the ``polydeid reidentify``
+command). A wrong key is a :class:`~polydeid.core.errors.DecryptionError`, never garbage.
+Without a user key nothing is sealed and nothing can be re-identified.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
+import secrets
+import sqlite3
 import threading
-from typing import Protocol, runtime_checkable
+import time
+from collections.abc import Callable, Iterable
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Protocol, TypeVar, runtime_checkable
+from urllib.parse import urlsplit
 
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+from polydeid.core.errors import ConfigError, DecryptionError, TransformError
 from polydeid.core.taxonomy import Category
-from polydeid.transform.crypto import keyed_digest
+from polydeid.transform.crypto import KeyRing, derive_key, keyed_digest
 from polydeid.transform.normalise import normalise
+
+#: Version of the persistent vaults' tables (kept in their meta table).
+SCHEMA_VERSION = 1
+#: HKDF purpose of the subkey that seals originals for re-identification.
+PURPOSE_VAULT_SEAL = "vault-seal"
+
+TABLE = "polydeid_vault"
+META_TABLE = "polydeid_vault_meta"
+
+_SEAL_FORMAT = b"\x01"  # format byte, then a 12-byte nonce, then AES-GCM ciphertext and tag
+_SEAL_AD = b"polydeid.vault-seal.v1\x1f"
+_NONCE_BYTES = 12
+_SEP = b"\x1f"
+
+T = TypeVar("T")
 
 
 @runtime_checkable
@@ -35,12 +80,24 @@ class Vault(Protocol):
         """The surrogate stored under ``key``, or None."""
         ...
 
-    def put(self, key: bytes, surrogate: str, *, value_key: bytes | None) -> bool:
+    def put(
+        self, key: bytes, surrogate: str, *, value_key: bytes | None, sealed: bytes | None = None
+    ) -> bool:
         """Store ``surrogate`` under ``key``; False (nothing stored) when either key is taken.
 
         ``value_key`` reserves the surrogate for this original; None shares it (used for
         small value spaces such as ages, and when a category's unique surrogates run out).
+        ``sealed`` is the original sealed with :func:`seal_original` (None: not revealable).
         """
+        ...
+
+
+@runtime_checkable
+class RevealableVault(Protocol):
+    """A vault that can list the sealed originals stored beside a surrogate."""
+
+    def sealed_entries(self, surrogate: str) -> list[tuple[bytes, bytes | None]]:
+        """(identity key, sealed original or None) of every entry holding ``surrogate``."""
         ...
 
 
@@ -49,28 +106,574 @@ def identity_key(vault_key: bytes, category: Category, text: str) -> bytes:
     return keyed_digest(vault_key, "vault", category.value, normalise(text))
 
 
-class MemoryVault:
+# --- sealing ---------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=32)
+def _seal_subkey(vault_subkey: bytes) -> bytes:
+    return derive_key(vault_subkey, PURPOSE_VAULT_SEAL)
+
+
+def seal_key(keys: KeyRing) -> bytes:
+    """The AES-256-GCM key that seals originals: HKDF-SHA256 of the key ring's vault subkey
+    (itself HKDF of the master key) for the purpose ``"vault-seal"``."""
+    return _seal_subkey(keys.vault)
+
+
+def seal_original(keys: KeyRing, category: Category, original: str, key: bytes) -> bytes | None:
+    """``original`` sealed for the vault entry ``key`` — None without a user key (an ephemeral
+    key could never unseal it)."""
+    if not keys.user_supplied:
+        return None
+    nonce = secrets.token_bytes(_NONCE_BYTES)
+    plain = category.value.encode("ascii") + _SEP + original.encode("utf-8", "surrogatepass")
+    return _SEAL_FORMAT + nonce + AESGCM(seal_key(keys)).encrypt(nonce, plain, _SEAL_AD + key)
+
+
+def unseal_original(keys: KeyRing, key: bytes, sealed: bytes) -> tuple[Category, str]:
+    """(category, original) sealed for the entry ``key``; DecryptionError when the key is
+    wrong or the entry was altered (the message never holds either)."""
+    failure = DecryptionError(
+        "cannot unseal the vault entry with this key (wrong key, or the vault was altered)"
+    )
+    if len(sealed) < 1 + _NONCE_BYTES + 16 or sealed[:1] != _SEAL_FORMAT:
+        raise failure
+    nonce, body = sealed[1 : 1 + _NONCE_BYTES], sealed[1 + _NONCE_BYTES :]
+    try:
+        plain = AESGCM(seal_key(keys)).decrypt(nonce, body, _SEAL_AD + key)
+    except InvalidTag:
+        raise failure from None
+    label, _, raw = plain.partition(_SEP)
+    try:
+        category = Category(label.decode("ascii"))
+        original = raw.decode("utf-8", "surrogatepass")
+    except (UnicodeDecodeError, ValueError):
+        raise failure from None
+    if identity_key(keys.vault, category, original) != key:
+        raise failure
+    return category, original
+
+
+def _key_ring(key: bytes | KeyRing) -> KeyRing:
+    ring = key if isinstance(key, KeyRing) else KeyRing.from_master(key)
+    if not ring.user_supplied:
+        raise DecryptionError("re-identification needs the secret key the vault was written with")
+    return ring
+
+
+def reveal_entries(
+    entries: Iterable[tuple[bytes, bytes | None]],
+    keys: bytes | KeyRing,
+    *,
+    category: Category | None = None,
+) -> list[tuple[Category, str]]:
+    """Unseal ``entries`` (see :meth:`RevealableVault.sealed_entries`): the (category,
+    original) pairs this key opens, optionally of one ``category``.
+
+    Empty when there is no entry. DecryptionError when there are entries but the key opens
+    none of them; TransformError when they hold no sealed original (written without a key).
+    """
+    ring = _key_ring(keys)
+    found: list[tuple[Category, str]] = []
+    failed = unsealed = 0
+    for key, sealed in entries:
+        if sealed is None:
+            unsealed += 1
+            continue
+        try:
+            pair = unseal_original(ring, bytes(key), bytes(sealed))
+        except DecryptionError:
+            failed += 1
+            continue
+        if (category is None or pair[0] == category) and pair not in found:
+            found.append(pair)
+    if found:
+        return sorted(found, key=lambda pair: (pair[0].value, pair[1]))
+    if failed:
+        raise DecryptionError(
+            "cannot unseal the vault entries with this key (wrong key, or the vault was altered)"
+        )
+    if unsealed:
+        raise TransformError(
+            "the vault entry holds no sealed original (it was written without a key), "
+            "so it cannot be re-identified"
+        )
+    return []
+
+
+def reidentify(
+    vault: Any, surrogate_text: str, key: bytes | KeyRing, *, category: Category | None = None
+) -> list[tuple[Category, str]]:
+    """The (category, original) pairs behind ``surrogate_text`` in ``vault``, with the master
+    ``key`` (bytes, or its :class:`KeyRing`). Several pairs when a surrogate is shared (ages,
+    dates) or appears in several categories; empty when the vault does not hold it."""
+    if not isinstance(vault, RevealableVault):
+        raise ConfigError(f"{type(vault).__name__} cannot re-identify (no sealed originals)")
+    return reveal_entries(vault.sealed_entries(surrogate_text.strip()), key, category=category)
+
+
+class _Revealing:
+    """``reveal`` for vaults that implement ``sealed_entries``."""
+
+    def sealed_entries(self, surrogate: str) -> list[tuple[bytes, bytes | None]]:
+        raise NotImplementedError
+
+    def reveal(
+        self, surrogate: str, keys: bytes | KeyRing, category: Category | None = None
+    ) -> list[tuple[Category, str]]:
+        """The (category, original) pairs behind ``surrogate`` (see :func:`reidentify`)."""
+        return reveal_entries(self.sealed_entries(surrogate.strip()), keys, category=category)
+
+
+# --- in memory -------------------------------------------------------------------------------
+
+
+class MemoryVault(_Revealing):
     """A thread-safe in-memory vault (lost when the process ends)."""
 
     def __init__(self) -> None:
         self._by_key: dict[bytes, str] = {}
         self._values: set[bytes] = set()
+        self._sealed: dict[str, list[tuple[bytes, bytes | None]]] = {}
         self._lock = threading.Lock()
 
     def get(self, key: bytes) -> str | None:
         return self._by_key.get(key)
 
-    def put(self, key: bytes, surrogate: str, *, value_key: bytes | None) -> bool:
+    def put(
+        self, key: bytes, surrogate: str, *, value_key: bytes | None, sealed: bytes | None = None
+    ) -> bool:
         with self._lock:
             if key in self._by_key or (value_key is not None and value_key in self._values):
                 return False
             self._by_key[key] = surrogate
             if value_key is not None:
                 self._values.add(value_key)
+            self._sealed.setdefault(surrogate, []).append((key, sealed))
             return True
+
+    def sealed_entries(self, surrogate: str) -> list[tuple[bytes, bytes | None]]:
+        with self._lock:
+            return list(self._sealed.get(surrogate, ()))
 
     def __len__(self) -> int:
         return len(self._by_key)
 
     def __repr__(self) -> str:
         return f"MemoryVault(entries={len(self._by_key)})"
+
+
+def _check_put(key: bytes, surrogate: str, value_key: bytes | None, sealed: bytes | None) -> None:
+    if not isinstance(key, bytes) or (value_key is not None and not isinstance(value_key, bytes)):
+        raise TypeError("vault keys must be bytes")
+    if not isinstance(surrogate, str) or (sealed is not None and not isinstance(sealed, bytes)):
+        raise TypeError("a surrogate must be str and a sealed original bytes")
+
+
+class _PerThread:
+    """One database connection per thread and per process (re-opened after a fork).
+
+    A connection whose thread has ended is closed when the next one is opened. Connections
+    inherited through ``fork`` stay referenced and are never closed in the child: closing
+    them there could disturb the parent's session.
+    """
+
+    def __init__(self) -> None:
+        self._local = threading.local()
+        self._all: list[tuple[int, threading.Thread, Any]] = []
+        self._all_lock = threading.Lock()
+
+    def _open(self) -> Any:
+        raise NotImplementedError
+
+    def _connection(self) -> Any:
+        local, pid = self._local, os.getpid()
+        conn = getattr(local, "conn", None)
+        if conn is None or getattr(local, "pid", None) != pid:
+            conn = self._open()
+            local.conn, local.pid = conn, pid
+            with self._all_lock:
+                ended = [c for p, t, c in self._all if p == pid and not t.is_alive()]
+                self._all = [
+                    (p, t, c) for p, t, c in self._all if p != pid or t.is_alive()
+                ]
+                self._all.append((pid, threading.current_thread(), conn))
+            for old in ended:
+                with contextlib.suppress(Exception):  # its thread has ended
+                    old.close()
+        return conn
+
+    def _drop_connection(self) -> None:
+        """Forget this thread's connection (after it broke); the next call opens a new one."""
+        conn = getattr(self._local, "conn", None)
+        self._local.conn = None
+        if conn is not None and getattr(self._local, "pid", None) == os.getpid():
+            with self._all_lock:
+                self._all = [(p, t, c) for p, t, c in self._all if c is not conn]
+            with contextlib.suppress(Exception):  # already broken
+                conn.close()
+
+    def close(self) -> None:
+        """Close every connection this process opened (the vault re-opens on next use)."""
+        pid = os.getpid()
+        with self._all_lock:
+            mine = [c for p, _, c in self._all if p == pid]
+            self._all = [(p, t, c) for p, t, c in self._all if p != pid]
+        for conn in mine:
+            with contextlib.suppress(Exception):  # closing is best effort
+                conn.close()
+        self._local = threading.local()
+
+    def __enter__(self: T) -> T:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+# --- SQLite ----------------------------------------------------------------------------------
+
+_SQLITE_SCHEMA = (
+    f"""CREATE TABLE IF NOT EXISTS {TABLE} (
+        key BLOB PRIMARY KEY NOT NULL,
+        value_key BLOB,
+        surrogate TEXT NOT NULL,
+        sealed BLOB
+    ) WITHOUT ROWID""",
+    f"CREATE UNIQUE INDEX IF NOT EXISTS {TABLE}_value_key ON {TABLE} (value_key)",
+    f"CREATE INDEX IF NOT EXISTS {TABLE}_surrogate ON {TABLE} (surrogate)",
+)
+
+
+def _sqlite_busy(exc: sqlite3.OperationalError) -> bool:
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text
+
+
+class SqliteVault(_PerThread, _Revealing):
+    """A vault in a SQLite file, shared safely by threads and processes on one machine.
+
+    WAL mode lets readers run beside the one writer; writers wait up to ``timeout`` seconds
+    for each other (and then retry a few times). Picklable: a copy re-opens the file.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, timeout: float = 30.0) -> None:
+        super().__init__()
+        self.path = Path(path).expanduser().absolute()
+        self.timeout = timeout
+        self._schema_ready = False
+        if not self.path.parent.is_dir():
+            raise ConfigError("the vault's directory does not exist", location=str(self.path))
+        if self.path.is_dir():
+            raise ConfigError("the vault path is a directory", location=str(self.path))
+        self._connection()  # create the schema now: errors surface before any work
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"path": str(self.path), "timeout": self.timeout}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["path"], timeout=state["timeout"])  # type: ignore[misc]
+
+    def __repr__(self) -> str:
+        return f"SqliteVault({str(self.path)!r})"
+
+    def _open(self) -> sqlite3.Connection:
+        try:
+            conn = sqlite3.connect(
+                self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False
+            )
+        except sqlite3.Error as exc:
+            raise ConfigError(
+                f"cannot open the SQLite vault ({exc})", location=str(self.path)
+            ) from None
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
+            self._retry(lambda: conn.execute("PRAGMA journal_mode = WAL").fetchone())
+            conn.execute("PRAGMA synchronous = NORMAL")
+            if not self._schema_ready:
+                self._retry(lambda: self._create_schema(conn))
+                self._schema_ready = True
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            raise ConfigError(
+                f"cannot use the SQLite vault ({exc})", location=str(self.path)
+            ) from None
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def _create_schema(self, conn: sqlite3.Connection) -> None:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute(
+                f"CREATE TABLE IF NOT EXISTS {META_TABLE} "
+                "(name TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)"
+            )
+            row = conn.execute(
+                f"SELECT value FROM {META_TABLE} WHERE name = 'schema_version'"
+            ).fetchone()
+            _check_version(None if row is None else row[0], str(self.path))
+            for statement in _SQLITE_SCHEMA:
+                conn.execute(statement)
+            if row is None:
+                conn.execute(
+                    f"INSERT INTO {META_TABLE} (name, value) VALUES ('schema_version', ?)",
+                    (str(SCHEMA_VERSION),),
+                )
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+
+    def _retry(self, action: Callable[[], T]) -> T:
+        deadline = time.monotonic() + self.timeout
+        delay = 0.005
+        while True:
+            try:
+                return action()
+            except sqlite3.OperationalError as exc:
+                if not _sqlite_busy(exc) or time.monotonic() > deadline:
+                    raise
+            time.sleep(delay * (1 + secrets.randbelow(100) / 100))
+            delay = min(delay * 2, 0.25)
+
+    def _run(self, action: Callable[[sqlite3.Connection], T]) -> T:
+        try:
+            return self._retry(lambda: action(self._connection()))
+        except sqlite3.Error as exc:
+            raise TransformError(
+                f"the SQLite vault failed ({type(exc).__name__}: {exc})", location=str(self.path)
+            ) from None
+
+    def get(self, key: bytes) -> str | None:
+        row = self._run(
+            lambda c: c.execute(f"SELECT surrogate FROM {TABLE} WHERE key = ?", (key,)).fetchone()
+        )
+        return None if row is None else str(row[0])
+
+    def put(
+        self, key: bytes, surrogate: str, *, value_key: bytes | None, sealed: bytes | None = None
+    ) -> bool:
+        _check_put(key, surrogate, value_key, sealed)
+        cursor = self._run(
+            lambda c: c.execute(
+                f"INSERT INTO {TABLE} (key, value_key, surrogate, sealed) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT DO NOTHING",
+                (key, value_key, surrogate, sealed),
+            )
+        )
+        return cursor.rowcount == 1
+
+    def sealed_entries(self, surrogate: str) -> list[tuple[bytes, bytes | None]]:
+        rows = self._run(
+            lambda c: c.execute(
+                f"SELECT key, sealed FROM {TABLE} WHERE surrogate = ? ORDER BY key", (surrogate,)
+            ).fetchall()
+        )
+        return [(bytes(k), None if s is None else bytes(s)) for k, s in rows]
+
+    def __len__(self) -> int:
+        return int(self._run(lambda c: c.execute(f"SELECT count(*) FROM {TABLE}").fetchone())[0])
+
+
+def _check_version(found: str | None, location: str) -> None:
+    if found is None:
+        return
+    try:
+        version = int(found)
+    except ValueError:
+        raise ConfigError("the vault's schema version is unreadable", location=location) from None
+    if version > SCHEMA_VERSION:
+        raise ConfigError(
+            f"the vault has schema version {version}; this polydeid reads up to "
+            f"{SCHEMA_VERSION} (upgrade polydeid)",
+            location=location,
+        )
+
+
+# --- PostgreSQL ------------------------------------------------------------------------------
+
+_PG_SCHEMA = (
+    f"""CREATE TABLE IF NOT EXISTS {TABLE} (
+        key bytea PRIMARY KEY,
+        value_key bytea,
+        surrogate text NOT NULL,
+        sealed bytea,
+        CONSTRAINT {TABLE}_value_key UNIQUE (value_key)
+    )""",
+    f"CREATE INDEX IF NOT EXISTS {TABLE}_surrogate ON {TABLE} (surrogate)",
+)
+#: pg_advisory_xact_lock id that serialises schema creation ("polydeid" in ASCII, truncated).
+_PG_LOCK_ID = 0x706F6C7964656964 & 0x7FFFFFFFFFFFFFFF
+
+
+def safe_url(url: str) -> str:
+    """``url`` without its password or query (for messages)."""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        port = f":{parts.port}" if parts.port else ""
+        user = f"{parts.username}@" if parts.username else ""
+    except ValueError:
+        return "postgresql://…"
+    return f"{parts.scheme}://{user}{host}{port}{parts.path}"
+
+
+class PostgresVault(_PerThread, _Revealing):
+    """A vault in a PostgreSQL database, shared by any number of processes and machines.
+
+    Unique constraints do the work: ``put`` is one autocommitted ``INSERT … ON CONFLICT DO
+    NOTHING``. Serialization failures, deadlocks and lost connections are retried
+    (``retries`` times, with back-off; a lost connection is re-opened). Picklable.
+    """
+
+    def __init__(self, url: str, *, retries: int = 6, connect_timeout: int = 10) -> None:
+        super().__init__()
+        self.url = url
+        self.retries = retries
+        self.connect_timeout = connect_timeout
+        self.location = safe_url(url)
+        try:
+            import psycopg  # noqa: F401
+        except ImportError:
+            raise ConfigError(
+                "a PostgreSQL vault needs psycopg (pip install 'polydeid[postgres]')"
+            ) from None
+        self._connection()
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"url": self.url, "retries": self.retries, "connect_timeout": self.connect_timeout}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(  # type: ignore[misc]
+            state["url"], retries=state["retries"], connect_timeout=state["connect_timeout"]
+        )
+
+    def __repr__(self) -> str:
+        return f"PostgresVault({self.location!r})"
+
+    def _open(self) -> Any:
+        import psycopg
+
+        last: Exception | None = None
+        for attempt in range(self.retries):
+            try:
+                conn = psycopg.connect(
+                    self.url, autocommit=True, connect_timeout=self.connect_timeout
+                )
+            except psycopg.OperationalError as exc:
+                last = exc
+                if attempt + 1 < self.retries:
+                    time.sleep(min(0.05 * 2**attempt, 0.5))
+                continue
+            except psycopg.Error:  # e.g. a malformed URL: its text might echo the password
+                raise ConfigError(
+                    "not a usable PostgreSQL URL", location=self.location
+                ) from None
+            try:
+                self._create_schema(conn)
+            except BaseException:
+                conn.close()
+                raise
+            return conn
+        reason = str(last).strip().splitlines()[0] if last is not None else "unknown"
+        raise ConfigError(
+            f"cannot connect to the PostgreSQL vault ({type(last).__name__}: {reason})",
+            location=self.location,
+        )
+
+    def _create_schema(self, conn: Any) -> None:
+        with conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (_PG_LOCK_ID,))
+            conn.execute(
+                f"CREATE TABLE IF NOT EXISTS {META_TABLE} "
+                "(name text PRIMARY KEY, value text NOT NULL)"
+            )
+            row = conn.execute(
+                f"SELECT value FROM {META_TABLE} WHERE name = 'schema_version'"
+            ).fetchone()
+            _check_version(None if row is None else row[0], self.location)
+            for statement in _PG_SCHEMA:
+                conn.execute(statement)
+            if row is None:
+                conn.execute(
+                    f"INSERT INTO {META_TABLE} (name, value) VALUES ('schema_version', %s)",
+                    (str(SCHEMA_VERSION),),
+                )
+
+    def _run(self, action: Callable[[Any], T]) -> T:
+        import psycopg
+
+        last: Exception | None = None
+        for attempt in range(self.retries):
+            conn = self._connection()
+            try:
+                return action(conn)
+            except psycopg.OperationalError as exc:  # serialization, deadlock, connection
+                last = exc
+                if conn.broken or conn.closed:
+                    self._drop_connection()
+            except psycopg.InterfaceError as exc:  # used after it closed
+                last = exc
+                self._drop_connection()
+            except psycopg.Error as exc:
+                raise TransformError(
+                    f"the PostgreSQL vault failed ({type(exc).__name__})", location=self.location
+                ) from None
+            time.sleep(min(0.02 * 2**attempt, 1.0) * (1 + secrets.randbelow(100) / 100))
+        raise TransformError(
+            f"the PostgreSQL vault is unavailable ({type(last).__name__}) after "
+            f"{self.retries} tries",
+            location=self.location,
+        )
+
+    def get(self, key: bytes) -> str | None:
+        row = self._run(
+            lambda c: c.execute(f"SELECT surrogate FROM {TABLE} WHERE key = %s", (key,)).fetchone()
+        )
+        return None if row is None else str(row[0])
+
+    def put(
+        self, key: bytes, surrogate: str, *, value_key: bytes | None, sealed: bytes | None = None
+    ) -> bool:
+        _check_put(key, surrogate, value_key, sealed)
+        rowcount = self._run(
+            lambda c: c.execute(
+                f"INSERT INTO {TABLE} (key, value_key, surrogate, sealed) "
+                "VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                (key, value_key, surrogate, sealed),
+            ).rowcount
+        )
+        return rowcount == 1
+
+    def sealed_entries(self, surrogate: str) -> list[tuple[bytes, bytes | None]]:
+        rows = self._run(
+            lambda c: c.execute(
+                f"SELECT key, sealed FROM {TABLE} WHERE surrogate = %s ORDER BY key",
+                (surrogate,),
+            ).fetchall()
+        )
+        return [(bytes(k), None if s is None else bytes(s)) for k, s in rows]
+
+    def __len__(self) -> int:
+        return int(self._run(lambda c: c.execute(f"SELECT count(*) FROM {TABLE}").fetchone())[0])
+
+
+# --- opening ---------------------------------------------------------------------------------
+
+
+def is_postgres_url(spec: str) -> bool:
+    return spec.strip().lower().startswith(("postgresql://", "postgres://"))
+
+
+def open_vault(spec: str | os.PathLike[str]) -> SqliteVault | PostgresVault:
+    """A ``postgresql://`` (or ``postgres://``) URL → :class:`PostgresVault`; otherwise a
+    file path → :class:`SqliteVault` (created if missing; its directory must exist)."""
+    text = os.fspath(spec).strip()
+    if not text:
+        raise ConfigError("the vault is empty: give a file path or a postgresql:// URL")
+    if is_postgres_url(text):
+        return PostgresVault(text)
+    return SqliteVault(Path(text).expanduser())
