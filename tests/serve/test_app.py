@@ -634,3 +634,20 @@ def test_cli_import_stays_light() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_surrogates_come_from_a_shared_vault(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from polydeid.serve.app import Settings, create_app
+
+    key = tmp_path / "k.key"
+    key.write_text("ab" * 32)
+    vault = tmp_path / "v.sqlite"
+    settings = Settings(profile="rules", policy="surrogate", key_file=str(key), vault=str(vault))
+    with TestClient(create_app(settings)) as client:
+        first = client.post("/redact", json={"text": "Tel 0772 123456"}).json()
+    assert vault.stat().st_size > 0
+    with TestClient(create_app(settings)) as client:  # a second instance, same vault
+        second = client.post("/redact", json={"text": "Tel 0772 123456"}).json()
+    assert first["text"] == second["text"] != "Tel 0772 123456"

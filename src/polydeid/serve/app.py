@@ -122,6 +122,9 @@ class Settings:
     timeout: float = 30.0
     workers: int = 2
     default_lang: str = "en"
+    #: A SQLite path or postgresql:// URL: surrogates shared with batch runs and other
+    #: service instances (with a key, originals are sealed for ``polydeid reidentify``).
+    vault: str | None = None
     detectors: Sequence[Detector] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
@@ -434,11 +437,17 @@ class Service:
 
             key = load_key(settings.key_file)
         self.key = key
+        self.vault = None
+        if settings.vault:
+            from polydeid.transform.vault import open_vault
+
+            self.vault = open_vault(settings.vault)
         base = Deidentifier(
             profile=settings.profile,
             detectors=settings.detectors,
             policy=settings.policy,
             key=key,
+            vault=self.vault,
         )
         self.base = base
         self.default_policy = base.policy.name
@@ -490,7 +499,9 @@ class Service:
         with self._lock:
             deid = self._deids.get(name)
             if deid is None:
-                deid = Deidentifier(detectors=self.detectors, policy=policy, key=self.key)
+                deid = Deidentifier(
+                    detectors=self.detectors, policy=policy, key=self.key, vault=self.vault
+                )
                 self._deids[name] = deid
             return deid
 

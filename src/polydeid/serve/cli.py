@@ -58,6 +58,11 @@ def register(sub: Any) -> None:
         "--threads", type=int, default=2, help="worker threads for detection (default 2)"
     )
     p.add_argument(
+        "--vault",
+        default=None,
+        help="surrogate vault shared with batch runs: a SQLite file or a postgresql:// URL",
+    )
+    p.add_argument(
         "--log-level",
         choices=("critical", "error", "warning", "info", "debug"),
         default="info",
@@ -102,6 +107,7 @@ def settings_from_args(args: argparse.Namespace) -> Any:
         max_bytes=args.max_bytes,
         timeout=args.timeout,
         workers=args.threads,
+        vault=args.vault,
     )
 
 
