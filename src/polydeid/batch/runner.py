@@ -1,0 +1,800 @@
+"""The batch runner: many files and records, several processes, progress, resume, quarantine.
+
+:func:`run_batch` finds the input files (:mod:`polydeid.batch.sources`), cuts them into units,
+skips the units the manifest (:mod:`polydeid.batch.manifest`) records as done, and hands the
+rest to worker processes (``spawn``; each builds its de-identifier once, in an initializer).
+A worker reads its unit, de-identifies record by record with
+:func:`polydeid.batch.record.redact_record_labelled` (structured documents whole, with the
+document engine) and writes the unit's part file atomically; the main process then records the
+unit as done. When every unit of a file is done its parts are joined, in order, into the
+output. A re-run with the same arguments after a kill does exactly the units not yet done.
+
+Records that cannot be read or de-identified go to ``OUT/quarantine.jsonl`` (where and why,
+never what) and the run goes on. Progress, messages and the summary (``OUT/summary.json``)
+carry counts, categories and error codes only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any, TextIO
+
+from polydeid.batch.manifest import Manifest, UnitCounts
+from polydeid.batch.record import JobConfig, build_deidentifier, redact_record_labelled
+from polydeid.batch.sources import (
+    MANIFEST_NAME,
+    POSITION_KEY,
+    QUARANTINE_NAME,
+    RECORD_KINDS,
+    SUMMARY_NAME,
+    FilePlan,
+    InputFile,
+    Unit,
+    UnitWriter,
+    assemble,
+    discover,
+    iter_unit,
+    plan_file,
+    record_location,
+    remove_parts,
+    remove_parts_root,
+    sweep_temporaries,
+    write_atomic,
+)
+from polydeid.core.errors import (
+    ConfigError,
+    InputError,
+    PolydeidError,
+    RuleTimeoutError,
+    UnknownLanguageError,
+)
+
+#: Records per unit of work unless asked otherwise (the granularity of resuming).
+DEFAULT_CHUNK_SIZE = 1000
+#: Seconds between plain progress lines.
+DEFAULT_PROGRESS_INTERVAL = 10.0
+#: Seconds between plain progress lines while no unit finishes.
+_HEARTBEAT = 60.0
+
+
+def default_workers() -> int:
+    return max(1, min(4, os.cpu_count() or 1))
+
+
+@dataclass(frozen=True, slots=True)
+class BatchOptions:
+    """How to run (not what to do to a record: that is the :class:`JobConfig`)."""
+
+    input: str
+    output: str
+    workers: int = field(default_factory=default_workers)
+    chunk_size: int = DEFAULT_CHUNK_SIZE
+    format: str = "auto"
+    #: a progress bar when the stream is a terminal (else, or when False, plain lines)
+    progress: bool = True
+    progress_interval: float = DEFAULT_PROGRESS_INTERVAL
+
+
+@dataclass(slots=True)
+class BatchResult:
+    exit_code: int
+    summary: dict[str, Any]
+
+
+# --- fingerprints -------------------------------------------------------------------------
+
+
+def _file_digest(path: str) -> str:
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return "unreadable"
+
+
+def config_fingerprint(config: JobConfig, options: BatchOptions) -> str:
+    """A hash of everything that decides the output: the job's settings (the key and a policy
+    file by content), the input location, the format and the chunk size. Only the hash is
+    stored."""
+    from polydeid.transform.policy import shipped_policies
+
+    settings: dict[str, Any] = {f.name: getattr(config, f.name) for f in fields(config)}
+    if config.key_file:
+        settings["key_file"] = _file_digest(config.key_file)
+    if config.policy not in shipped_policies():
+        settings["policy"] = [config.policy, _file_digest(config.policy)]
+    settings["input"] = str(Path(options.input).resolve())
+    settings["format"] = options.format
+    settings["chunk_size"] = options.chunk_size
+    blob = json.dumps(settings, sort_keys=True, default=list).encode("utf-8")
+    return hashlib.sha256(b"polydeid-batch/1\0" + blob).hexdigest()
+
+
+def file_fingerprint(f: InputFile, config_hash: str) -> str:
+    blob = f"{f.size}:{f.mtime_ns}:{config_hash}".encode()
+    return hashlib.sha256(blob).hexdigest()[:32]
+
+
+# --- the worker side ----------------------------------------------------------------------
+
+#: The worker's job and de-identifier, built once per process by :func:`init_worker`.
+_STATE: dict[str, Any] = {}
+
+
+@dataclass(frozen=True, slots=True)
+class UnitOutcome:
+    """What a worker reports for a unit: its counts, or why it failed. Plain data (an
+    exception is not sent between processes: some do not survive pickling)."""
+
+    source: str
+    index: int
+    counts: UnitCounts | None = None
+    #: (code, message) of an error that stops the run (configuration)
+    fatal: tuple[str, str] | None = None
+    #: (code, message) of an error that leaves this unit to a re-run
+    failed: tuple[str, str] | None = None
+
+
+def _message(exc: PolydeidError) -> str:
+    return str(exc).removeprefix(f"[{exc.code}] ")
+
+
+def init_worker(config: JobConfig) -> None:
+    """Build this process's de-identifier (once); a failure is reported by every unit."""
+    _STATE.clear()
+    _STATE["config"] = config
+    try:
+        _STATE["deid"] = build_deidentifier(config)
+    except PolydeidError as exc:
+        _STATE["error"] = (exc.code, _message(exc))
+    except Exception as exc:
+        _STATE["error"] = ("PD000", f"the de-identifier could not be built ({type(exc).__name__})")
+
+
+class _Fatal(Exception):
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(code)
+        self.code, self.message = code, message
+
+
+def _is_fatal(exc: PolydeidError) -> bool:
+    """A configuration error met while de-identifying a record (a missing key, a broken
+    policy) would fail every record: it stops the run. A record's unknown language does not."""
+    return isinstance(exc, ConfigError) and not isinstance(exc, UnknownLanguageError)
+
+
+def run_unit(unit: Unit) -> UnitOutcome:
+    """Process one unit in this worker (entry point of the process pool)."""
+    if "error" in _STATE:
+        return UnitOutcome(unit.source, unit.index, fatal=_STATE["error"])
+    try:
+        counts = _run_document(unit) if unit.kind == "document" else _run_records(unit)
+    except _Fatal as exc:
+        return UnitOutcome(unit.source, unit.index, fatal=(exc.code, exc.message))
+    except PolydeidError as exc:
+        return UnitOutcome(unit.source, unit.index, failed=(exc.code, _message(exc)))
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        failed = (InputError.code, f"I/O error ({reason})")
+        return UnitOutcome(unit.source, unit.index, failed=failed)
+    except Exception as exc:
+        return UnitOutcome(
+            unit.source, unit.index, failed=("PD000", f"unexpected {type(exc).__name__}")
+        )
+    return UnitOutcome(unit.source, unit.index, counts=counts)
+
+
+def _quarantine(counts: UnitCounts, unit: Unit, position: int, code: str, message: str) -> None:
+    counts.errors[code] += 1
+    counts.quarantine.append(
+        {
+            "source": unit.source,
+            POSITION_KEY[unit.kind]: position,
+            "reason": {"code": code, "message": message},
+        }
+    )
+
+
+def _record_failure(
+    counts: UnitCounts, unit: Unit, position: int, exc: Exception, location: str
+) -> None:
+    """Quarantine a record that cannot be read or de-identified; re-raise what is not the
+    record's fault: a configuration error stops the run, a failing vault or detector (and
+    any I/O error) fails the unit, which a re-run then does again."""
+    if isinstance(exc, PolydeidError):
+        if _is_fatal(exc):
+            raise _Fatal(exc.code, _message(exc))
+        if not isinstance(exc, _RECORD_FAULTS):
+            raise exc
+        if exc.location is None:
+            exc.at(location)
+        _quarantine(counts, unit, position, exc.code, _message(exc))
+    elif isinstance(exc, OSError | sqlite3.Error):
+        raise exc
+    else:  # a fault on one record; its type only (an exception's text may quote the input)
+        _quarantine(counts, unit, position, "PD000", f"{location}: unexpected {type(exc).__name__}")
+
+
+#: Errors that are a record's own: it is quarantined and the run goes on.
+_RECORD_FAULTS = (InputError, RuleTimeoutError)
+
+
+def _run_records(unit: Unit) -> UnitCounts:
+    config: JobConfig = _STATE["config"]
+    deid = _STATE["deid"]
+    counts = UnitCounts()
+    writer = UnitWriter(unit, config)
+    for item in iter_unit(unit, config):
+        counts.records += 1
+        location = record_location(unit, item.position)
+        if item.error is not None or item.record is None:
+            error = item.error or InputError("unreadable record")
+            _record_failure(counts, unit, item.position, error, location)
+            continue
+        try:
+            out, labels = redact_record_labelled(deid, item.record, config, location=location)
+        except Exception as exc:
+            _record_failure(counts, unit, item.position, exc, location)
+            continue
+        counts.written += 1
+        counts.spans.update(labels)
+        writer.add(out)
+    writer.commit()
+    return counts
+
+
+def _run_document(unit: Unit) -> UnitCounts:
+    from polydeid.formats.engine import DocumentProcessor, sample_text
+    from polydeid.formats.registry import encode_document, read_document
+    from polydeid.locales import canonical_language
+
+    config: JobConfig = _STATE["config"]
+    deid = _STATE["deid"]
+    counts = UnitCounts(records=1)
+    target = Path(unit.output)
+    data = Path(unit.path).read_bytes()
+    try:
+        doc = read_document(data, unit.fmt, source=unit.source)
+        if config.lang.strip().lower() == "auto":
+            from polydeid.detect.langid import resolve_language
+
+            lang = resolve_language(sample_text(doc), location=unit.source)
+        else:
+            lang = canonical_language(config.lang)
+        result = DocumentProcessor(deid).redact(
+            doc, lang=lang, countries=config.countries, source=unit.source
+        )
+        out = encode_document(result.text, doc)
+    except Exception as exc:
+        _record_failure(counts, unit, 1, exc, unit.source)
+        target.unlink(missing_ok=True)  # no output left over from an earlier version
+        return counts
+    write_atomic(target, out)
+    counts.written = 1
+    counts.spans.update(result.labels)
+    return counts
+
+
+# --- executors ----------------------------------------------------------------------------
+
+
+class _InlineExecutor(Executor):
+    """One worker: units run in this process, one at a time (same code, no pickling)."""
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        future: Future[Any] = Future()
+        try:
+            future.set_result(fn(*args, **kwargs))
+        except BaseException as exc:
+            future.set_exception(exc)
+            if not isinstance(exc, Exception):
+                raise
+        return future
+
+
+def _pool(workers: int, config: JobConfig) -> Executor:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    return ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=init_worker,
+        initargs=(config,),
+    )
+
+
+# --- progress -----------------------------------------------------------------------------
+
+
+def _duration(seconds: float) -> str:
+    seconds = max(0, round(seconds))
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"{hours}h{minutes:02d}m"
+    if minutes:
+        return f"{minutes}m{secs:02d}s"
+    return f"{secs}s"
+
+
+class PlainProgress:
+    """Progress as a plain line every ``interval`` seconds: records done of all, percentage,
+    rate and ETA (counts only)."""
+
+    def __init__(self, stream: TextIO, interval: float) -> None:
+        self.stream = stream
+        self.interval = interval
+        self.total = self.done = self.processed = 0
+        self.shown = -1
+        self.started = self.last = time.monotonic()
+
+    def start(self, total: int, done: int) -> None:
+        self.total, self.done, self.shown = total, done, done
+        self.started = self.last = time.monotonic()
+
+    def advance(self, records: int) -> None:
+        self.done += records
+        self.processed += records
+        self.tick()
+
+    def tick(self) -> None:
+        """A line when ``interval`` has passed and records were done since the last one (or,
+        while nothing finishes, once a minute)."""
+        now = time.monotonic()
+        since = now - self.last
+        if since >= self.interval and (self.done != self.shown or since >= _HEARTBEAT):
+            self.last, self.shown = now, self.done
+            self.stream.write(self.line(now) + "\n")
+            self.stream.flush()
+
+    def line(self, now: float | None = None) -> str:
+        elapsed = (now or time.monotonic()) - self.started
+        rate = self.processed / elapsed if elapsed > 0 else 0.0
+        left = max(0, self.total - self.done)
+        eta = _duration(left / rate) if rate > 0 else "?"
+        pct = 100.0 * self.done / self.total if self.total else 100.0
+        return (
+            f"polydeid: batch: {self.done}/{self.total} records ({pct:.0f}%), "
+            f"{rate:.1f} records/s, ETA {eta}"
+        )
+
+    def close(self) -> None:
+        return None
+
+
+class RichProgress:
+    """A progress bar (rich): records done of all, rate, elapsed time and ETA."""
+
+    def __init__(self, stream: TextIO) -> None:
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            ProgressColumn,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+        from rich.text import Text
+
+        class RateColumn(ProgressColumn):
+            def render(self, task: Any) -> Text:
+                speed = task.finished_speed or task.speed
+                return Text("? records/s" if speed is None else f"{speed:.1f} records/s")
+
+        self.progress = Progress(
+            TextColumn("polydeid batch"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("records"),
+            RateColumn(),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=Console(file=stream),
+        )
+        self.task: Any = None
+
+    def start(self, total: int, done: int) -> None:
+        self.progress.start()
+        self.task = self.progress.add_task("batch", total=total, completed=done)
+
+    def advance(self, records: int) -> None:
+        self.progress.advance(self.task, records)
+
+    def tick(self) -> None:
+        return None
+
+    def close(self) -> None:
+        self.progress.stop()
+
+
+def make_progress(stream: TextIO, enabled: bool, interval: float) -> PlainProgress | RichProgress:
+    isatty = getattr(stream, "isatty", None)
+    if enabled and isatty is not None and isatty():
+        return RichProgress(stream)
+    return PlainProgress(stream, interval)
+
+
+# --- the main side ------------------------------------------------------------------------
+
+
+def validate_config(config: JobConfig) -> None:
+    """Check the settings before any work (a :class:`ConfigError` names what is wrong)."""
+    from polydeid.detect.registry import PROFILES
+    from polydeid.locales import canonical_language
+    from polydeid.transform.policy import load_policy
+
+    if config.profile not in PROFILES:
+        raise ConfigError(
+            f"unknown profile {config.profile!r}; known: {', '.join(sorted(PROFILES))}"
+        )
+    load_policy(config.policy)
+    if config.key_file:
+        from polydeid.transform.crypto import load_key
+
+        load_key(config.key_file)
+    if config.lang.strip().lower() == "auto":
+        from polydeid.detect.langid import default_identifier
+
+        default_identifier()
+    else:
+        canonical_language(config.lang)
+
+
+class _Lock:
+    """One run at a time per output folder."""
+
+    def __init__(self, out_dir: Path) -> None:
+        self.handle = (out_dir / ".polydeid-lock").open("a")
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - not POSIX
+            return
+        try:
+            fcntl.flock(self.handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self.handle.close()
+            raise ConfigError(
+                "another batch run is writing this output folder", location=str(out_dir)
+            ) from None
+
+    def release(self) -> None:
+        self.handle.close()
+
+
+@dataclass(slots=True)
+class _Job:
+    """The state of one run, on the main side."""
+
+    options: BatchOptions
+    config: JobConfig
+    out_dir: Path
+    manifest: Manifest
+    stream: TextIO
+    files: list[InputFile] = field(default_factory=list)
+    plans: dict[str, FilePlan] = field(default_factory=dict)
+    pending: list[Unit] = field(default_factory=list)
+    remaining: Counter[str] = field(default_factory=Counter)
+    total_units: int = 0
+    total_records: int = 0
+    done_units: int = 0
+    done_records: int = 0
+    done_before: int = 0
+    changed: int = 0
+    processed_units: int = 0
+    processed_records: int = 0
+    failed_units: int = 0
+
+    def say(self, line: str) -> None:
+        self.stream.write(f"polydeid: batch: {line}\n")
+        self.stream.flush()
+
+
+def _prepare(job: _Job, config_hash: str) -> None:
+    """Plan every file; record file-level failures; list the units still to do."""
+    manifest = job.manifest
+    for f in job.files:
+        fingerprint = file_fingerprint(f, config_hash)
+        state = manifest.file_state(f.source)
+        output = job.out_dir / f.source
+        if (
+            state.fingerprint == fingerprint
+            and state.committed
+            and (not state.has_output or output.exists())
+        ):
+            job.total_units += state.units
+            job.done_units += state.units
+            records = manifest.unit_records(f.source)
+            job.total_records += records
+            job.done_records += records
+            continue
+        if state.fingerprint is not None:
+            if state.fingerprint != fingerprint:
+                job.changed += 1
+            if state.fingerprint != fingerprint or state.committed:
+                # changed, or its output has gone: everything of it is done again
+                manifest.forget_file(f.source)
+                remove_parts(job.out_dir, f.source)
+        plan = plan_file(f, job.out_dir, job.options.chunk_size, job.config)
+        if plan.failure is not None:
+            _file_failure(job, plan, fingerprint)
+            continue
+        manifest.start_file(f.source, fingerprint, len(plan.units))
+        done = manifest.file_state(f.source).done
+        stale = [
+            i
+            for i, written in done.items()
+            if i >= len(plan.units)
+            or ((f.kind in RECORD_KINDS or written) and not Path(plan.units[i].output).exists())
+        ]
+        if stale:
+            manifest.forget_units(f.source, stale)
+            done = {i: w for i, w in done.items() if i not in stale}
+        job.plans[f.source] = plan
+        job.total_units += len(plan.units)
+        job.total_records += plan.records
+        for unit in plan.units:
+            if unit.index in done:
+                job.done_units += 1
+                job.done_records += unit.count
+            else:
+                job.pending.append(unit)
+                job.remaining[f.source] += 1
+        if not job.remaining[f.source]:
+            _finish_file(job, plan)
+
+
+def _file_failure(job: _Job, plan: FilePlan, fingerprint: str) -> None:
+    """A file that cannot be read at all: one quarantine entry, no output."""
+    assert plan.failure is not None
+    f = plan.file
+    counts = UnitCounts(records=1)
+    counts.errors[plan.failure.code] += 1
+    counts.quarantine.append(
+        {"source": f.source, "reason": {"code": plan.failure.code, "message": plan.failure.message}}
+    )
+    job.manifest.start_file(f.source, fingerprint, 1)
+    job.manifest.complete_unit(f.source, 0, counts)
+    plan.output.unlink(missing_ok=True)
+    job.manifest.commit_file(f.source, has_output=False)
+    job.total_units += 1
+    job.done_units += 1
+    job.total_records += 1
+    job.done_records += 1
+
+
+def _finish_file(job: _Job, plan: FilePlan) -> None:
+    """All units of a file are done: join its parts into the output and mark it committed."""
+    source = plan.file.source
+    if plan.file.kind in RECORD_KINDS:
+        assemble(plan, job.config)
+        has_output = True
+    else:
+        has_output = plan.output.exists()
+    job.manifest.commit_file(source, has_output=has_output)
+    remove_parts(job.out_dir, source)
+
+
+def _execute(job: _Job, progress: PlainProgress | RichProgress) -> bool:
+    """Run the pending units; False when the run stopped early (a worker died)."""
+    pending = job.pending
+    workers = max(1, min(job.options.workers, len(pending)))
+    if workers == 1:
+        init_worker(job.config)
+        if "error" in _STATE:
+            code, message = _STATE.pop("error")
+            raise ConfigError(f"the de-identifier could not be built: [{code}] {message}")
+        executor: Executor = _InlineExecutor()
+        limit = 1
+    else:
+        executor = _pool(workers, job.config)
+        limit = workers * 3
+    order = {(u.source, u.index): n for n, u in enumerate(pending)}
+    queue = iter(pending)
+    inflight: dict[Future[UnitOutcome], Unit] = {}
+    exhausted = False
+    tick = min(1.0, max(0.05, job.options.progress_interval))
+    completed = True
+    try:
+        while True:
+            while not exhausted and len(inflight) < limit:
+                unit = next(queue, None)
+                if unit is None:
+                    exhausted = True
+                    break
+                inflight[executor.submit(run_unit, unit)] = unit
+            if not inflight:
+                break
+            finished, _ = wait(inflight, timeout=tick, return_when=FIRST_COMPLETED)
+            progress.tick()
+            for future in sorted(finished, key=lambda fu: order[_key(inflight[fu])]):
+                unit = inflight.pop(future)
+                try:
+                    outcome = future.result()
+                except BrokenProcessPool:
+                    job.say(
+                        "a worker process died; the units done so far are kept: "
+                        "re-run the same command to do the rest"
+                    )
+                    completed = False
+                    return completed
+                _take(job, unit, outcome, progress)
+    finally:
+        if isinstance(executor, _InlineExecutor):
+            _STATE.clear()
+        else:
+            executor.shutdown(wait=True, cancel_futures=True)
+    return completed
+
+
+def _key(unit: Unit) -> tuple[str, int]:
+    return unit.source, unit.index
+
+
+def _take(
+    job: _Job, unit: Unit, outcome: UnitOutcome, progress: PlainProgress | RichProgress
+) -> None:
+    if outcome.fatal is not None:
+        code, message = outcome.fatal
+        raise ConfigError(f"a worker stopped the run: [{code}] {message}")
+    if outcome.failed is not None or outcome.counts is None:
+        code, message = outcome.failed or ("PD000", "no result")
+        job.failed_units += 1
+        job.stream.write(
+            f"polydeid: error: [{code}] {unit.location}: {message} (left for a re-run)\n"
+        )
+        return
+    job.manifest.complete_unit(unit.source, unit.index, outcome.counts)
+    job.processed_units += 1
+    job.processed_records += outcome.counts.records
+    job.done_units += 1
+    progress.advance(outcome.counts.records)
+    job.remaining[unit.source] -= 1
+    if job.remaining[unit.source] == 0:
+        _finish_file(job, job.plans[unit.source])
+
+
+def _write_quarantine(job: _Job) -> None:
+    lines = (
+        json.dumps(entry, ensure_ascii=False) + "\n"
+        for entry in job.manifest.quarantine(f.source for f in job.files)
+    )
+    write_atomic(job.out_dir / QUARANTINE_NAME, "".join(lines).encode("utf-8"))
+
+
+def _summary(
+    job: _Job, elapsed: float, working: float, skipped: int, complete: bool
+) -> dict[str, Any]:
+    """Counts, categories and codes of the whole job (this run and earlier ones); timing and
+    rate of this run. No identifiers, no paths."""
+    totals = job.manifest.totals(f.source for f in job.files)
+    return {
+        "complete": complete,
+        "files": len(job.files),
+        "files_skipped": skipped,
+        "files_changed": job.changed,
+        "units": job.total_units,
+        "units_done_before": job.done_before,
+        "units_processed": job.processed_units,
+        "units_failed": job.failed_units,
+        "records_in": totals.records,
+        "written": totals.written,
+        "quarantined": totals.quarantined,
+        "records_processed": job.processed_records,
+        "spans": dict(sorted(totals.spans.items())),
+        "errors": dict(sorted(totals.errors.items())),
+        "elapsed_s": round(elapsed, 3),
+        "records_per_s": round(job.processed_records / working, 1) if working > 0 else 0.0,
+        "workers": job.options.workers,
+        "chunk_size": job.options.chunk_size,
+    }
+
+
+def _report(job: _Job, summary: dict[str, Any]) -> None:
+    job.say(
+        f"{summary['records_in']} record(s) in, {summary['written']} written, "
+        f"{summary['quarantined']} quarantined; {summary['files']} file(s); "
+        f"{summary['records_processed']} record(s) processed in {summary['elapsed_s']:.1f} s "
+        f"({summary['records_per_s']:.1f} records/s)"
+    )
+    spans = ", ".join(f"{k}={v}" for k, v in summary["spans"].items()) or "none"
+    job.say(f"spans: {spans}")
+    if summary["errors"]:
+        job.say("errors: " + ", ".join(f"{k}={v}" for k, v in summary["errors"].items()))
+        job.say(f"quarantined records are listed in {job.out_dir / QUARANTINE_NAME}")
+    if not summary["complete"]:
+        left = summary["units"] - summary["units_done_before"] - summary["units_processed"]
+        job.say(f"{left} unit(s) not done; re-run the same command to finish")
+
+
+def run_batch(
+    options: BatchOptions, config: JobConfig, *, stream: TextIO | None = None
+) -> BatchResult:
+    """De-identify ``options.input`` into the folder ``options.output`` (see module doc).
+
+    Exit code: 0 every record written; 1 some records quarantined or units left undone;
+    130 interrupted. A :class:`ConfigError` (exit 2) is raised for bad settings, a
+    manifest of other settings, or a worker that cannot build its de-identifier.
+    """
+    stream = stream or sys.stderr
+    if options.workers < 1:
+        raise ConfigError("--workers must be at least 1")
+    if options.chunk_size < 1:
+        raise ConfigError("--chunk-size must be at least 1")
+    validate_config(config)
+    started = time.monotonic()
+    out_dir = Path(options.output)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise ConfigError("the output must be a folder", location=options.output)
+    files, skipped = discover(options.input, out_dir, options.format, config.text_field)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    lock = _Lock(out_dir)
+    try:
+        config_hash = config_fingerprint(config, options)
+        with Manifest(out_dir / MANIFEST_NAME, config_hash) as manifest:
+            sweep_temporaries(out_dir)
+            job = _Job(options, config, out_dir, manifest, stream, files=files)
+            return _run(job, config_hash, skipped, started)
+    finally:
+        lock.release()
+
+
+def _run(job: _Job, config_hash: str, skipped: int, started: float) -> BatchResult:
+    _prepare(job, config_hash)
+    job.done_before = job.done_units
+    if skipped:
+        job.say(f"skipped {skipped} file(s) of no known kind")
+    if job.changed:
+        job.say(f"{job.changed} input file(s) changed since the last run: doing them again")
+    resumed = f"; {job.done_units} already done" if job.done_units else ""
+    job.say(
+        f"{len(job.files)} file(s), {job.total_units} unit(s), "
+        f"{job.total_records} record(s){resumed}"
+    )
+    progress = make_progress(job.stream, job.options.progress, job.options.progress_interval)
+    progress.start(job.total_records, job.done_records)
+    interrupted = False
+    completed = True
+    run_started = time.monotonic()
+    try:
+        completed = _execute(job, progress)
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        progress.close()
+    working = time.monotonic() - run_started
+    complete = completed and not interrupted and job.failed_units == 0
+    if complete:
+        remove_parts_root(job.out_dir)
+    _write_quarantine(job)
+    summary = _summary(job, time.monotonic() - started, working, skipped, complete)
+    write_atomic(
+        job.out_dir / SUMMARY_NAME,
+        (json.dumps(summary, ensure_ascii=False, indent=2) + "\n").encode("utf-8"),
+    )
+    _report(job, summary)
+    if interrupted:
+        job.say("interrupted; re-run the same command to resume")
+        return BatchResult(130, summary)
+    return BatchResult(0 if complete and summary["quarantined"] == 0 else 1, summary)
+
+
+def quarantine_entries(out_dir: str | Path) -> Iterable[dict[str, Any]]:
+    """The entries of ``OUT/quarantine.jsonl`` (for tools and tests)."""
+    path = Path(out_dir) / QUARANTINE_NAME
+    for line in path.read_text("utf-8").splitlines():
+        if line.strip():
+            yield json.loads(line)
