@@ -149,8 +149,16 @@ def _message(exc: PolydeidError) -> str:
     return str(exc).removeprefix(f"[{exc.code}] ")
 
 
-def init_worker(config: JobConfig) -> None:
-    """Build this process's de-identifier (once); a failure is reported by every unit."""
+def init_worker(config: JobConfig, threads: int | None = None) -> None:
+    """Build this process's de-identifier (once); a failure is reported by every unit.
+
+    ``threads``: math threads for this worker (the tagger's torch), so that workers share the
+    cores instead of each starting one thread per core (measured in benchmarks/batch.py)."""
+    if threads is not None:
+        os.environ["OMP_NUM_THREADS"] = str(threads)
+        torch = sys.modules.get("torch")
+        if torch is not None:
+            torch.set_num_threads(threads)
     _STATE.clear()
     _STATE["config"] = config
     try:
@@ -310,7 +318,7 @@ def _pool(workers: int, config: JobConfig) -> Executor:
         max_workers=workers,
         mp_context=multiprocessing.get_context("spawn"),
         initializer=init_worker,
-        initargs=(config,),
+        initargs=(config, max(1, (os.cpu_count() or 1) // workers)),
     )
 
 
