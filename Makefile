@@ -27,7 +27,7 @@ $(SYSTEM):
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --disable-pip-version-check \
-	  -e '.[dev,presidio,hf,tagger,serve,batch,postgres,spark]'
+	  -e '.[dev,presidio,hf,tagger,serve,batch,postgres,spark,onnx]'
 	touch $(STAMP)
 
 setup: $(SYSTEM) $(STAMP)

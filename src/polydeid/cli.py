@@ -164,6 +164,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=cmd_langid)
 
+    p = sub.add_parser(
+        "models", help="list detector kinds, whether each is installed, and what it covers"
+    )
+    p.set_defaults(func=cmd_models)
+
     p = sub.add_parser("languages", help="list supported languages")
     p.set_defaults(func=cmd_languages)
     p = sub.add_parser("categories", help="list canonical categories")
@@ -727,6 +732,19 @@ def _version() -> str:
         return version("polydeid")
     except PackageNotFoundError:
         return "unknown"
+
+
+def cmd_models(args: argparse.Namespace) -> int:
+    from polydeid.detect.compose import KINDS, installed
+
+    print("Detector kinds (use them in a composition file: --profile my.toml, eval --system):")
+    for kind in KINDS.values():
+        ok, missing = installed(kind)
+        state = "installed" if ok else f"not installed (needs {missing})"
+        print(f"  {kind.name:<12} {state}")
+        print(f"  {'':<12} {kind.covers}")
+    print("Profiles: rules (the rule layer), default (rules + tagger)")
+    return 0
 
 
 def cmd_languages(args: argparse.Namespace) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from polydeid.core.errors import UnknownLanguageError
 from polydeid.core.resolve import DEFAULT_POLICY, ResolvePolicy, facts_only, resolve
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
@@ -37,8 +38,14 @@ class Pipeline:
         lang = canonical_language(segment.lang)
         if lang != segment.lang:
             segment = Segment(segment.text, lang, segment.origin, segment.countries, segment.hints)
+        applicable = self._applicable(lang)
+        if not applicable:
+            # A composition that routes no detector to this language: fail closed.
+            raise UnknownLanguageError(
+                lang, known=sorted({code for d in self.detectors for code in d.languages})
+            )
         spans: list[Span] = []
-        for detector in self._applicable(lang):
+        for detector in applicable:
             spans.extend(detector.detect(segment))
         return spans
 

@@ -66,7 +66,12 @@ def profile_categories(profile: str) -> tuple[Category, ...]:
 
 
 def profile_detectors(profile: str) -> list[Detector]:
-    """Fresh detector instances of the named profile; the error lists the known profiles."""
+    """Fresh detector instances of the named profile — or of a composition file
+    (``*.toml``, see :mod:`polydeid.detect.compose`); the error lists the known profiles."""
+    from polydeid.detect.compose import is_composition, load_composition
+
+    if is_composition(profile):
+        return load_composition(profile)
     try:
         names = PROFILES[profile]
     except KeyError:

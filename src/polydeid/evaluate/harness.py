@@ -53,6 +53,11 @@ def build_system(name: str) -> tuple[str, Pipeline]:
         return f"polydeid profile {name!r}: {', '.join(PROFILES[name])}", Pipeline(
             profile_detectors(name)
         )
+    if name.endswith(".toml"):
+        from polydeid.detect.compose import load_composition
+
+        detectors = load_composition(name)
+        return f"composition {name}: {', '.join(d.id for d in detectors)}", Pipeline(detectors)
     if name in BASELINES:
         description, factory = BASELINES[name]
         return description, Pipeline(factory())
