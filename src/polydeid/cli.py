@@ -154,7 +154,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_synth)
 
     for name in _EXTENSIONS:
-        _extension(name).register(sub)
+        importlib.import_module(name).register(sub)
 
     p = sub.add_parser("langid", help="identify the language of each line or record")
     p.add_argument("input", help="file, or - for standard input")
@@ -188,24 +188,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 #: Modules that add subcommands (``register(sub)``); they import heavy dependencies
 #: (FastAPI, rich, pyspark …) only when their command runs.
-_EXTENSIONS = ("polydeid.batch.cli", "polydeid.serve.cli", "polydeid.transform.vault_cli")
-
-
-def _extension(name: str) -> Any:
-    try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as exc:
-        if not exc.name or not name.startswith(exc.name):
-            raise
-        return _Absent()
-
-
-class _Absent:
-    """Stand-in while an extension module is being written (registers nothing)."""
-
-    @staticmethod
-    def register(sub: Any) -> None:
-        return None
+_EXTENSIONS = (
+    "polydeid.batch.cli",
+    "polydeid.serve.cli",
+    "polydeid.transform.vault_cli",
+    "polydeid.detect.tagger.export",
+)
 
 
 # --- input and output -------------------------------------------------------------------

@@ -21,22 +21,19 @@ Ollama server); nothing else is contacted, and the API key is read from the envi
 
 from __future__ import annotations
 
-import json
 import logging
-import os
 import urllib.error
-import urllib.request
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from types import MappingProxyType
 
-from polydeid.core.errors import ConfigError
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
 from polydeid.corpora.document import AnnotatedDocument
+from polydeid.detect.backends.chat_client import API_KEY_ENV, ChatEndpoint, ChatEndpointError
 from polydeid.detect.pipeline import Pipeline
 from polydeid.detect.registry import profile_detectors
 from polydeid.locales import language_info
@@ -46,7 +43,27 @@ from polydeid.synth.generate import SOURCE, DocumentPlan, plan_document
 log = logging.getLogger(__name__)
 
 LLM_SOURCE = f"{SOURCE}.llm"
-API_KEY_ENV = "POLYDEID_LLM_API_KEY"
+
+__all__ = [  # the client lives in polydeid.detect.backends.chat_client; re-exported here
+    "API_KEY_ENV",
+    "LLM_SOURCE",
+    "ChatEndpoint",
+    "LlmReport",
+    "annotate",
+    "build_messages",
+    "generate_llm",
+]
+
+#: What a failed request raises: the shared client's error, and whatever a custom endpoint
+#: object (anything with ``complete``) lets through.
+_ENDPOINT_FAILURES = (
+    ChatEndpointError,
+    OSError,
+    urllib.error.URLError,
+    KeyError,
+    ValueError,
+    TypeError,
+)
 
 _FORMAT_WORDS = MappingProxyType(
     {
@@ -60,42 +77,6 @@ _FORMAT_WORDS = MappingProxyType(
 _LENGTH_WORDS = MappingProxyType(
     {"short": "2 to 4 sentences", "medium": "6 to 12 sentences", "long": "at least 30 sentences"}
 )
-
-
-@dataclass(frozen=True, slots=True)
-class ChatEndpoint:
-    """An OpenAI-compatible chat-completions endpoint."""
-
-    url: str  # the full .../chat/completions URL
-    model: str
-    timeout: float = 120.0
-    temperature: float = 0.8
-
-    def __post_init__(self) -> None:
-        if not self.url.startswith(("http://", "https://")):
-            raise ConfigError("the LLM endpoint must be an http(s) URL")
-
-    def complete(self, messages: Sequence[dict[str, str]], *, seed: int) -> str:
-        body = {
-            "model": self.model,
-            "messages": list(messages),
-            "temperature": self.temperature,
-            "seed": seed,
-        }
-        request = urllib.request.Request(
-            self.url,
-            data=json.dumps(body).encode("utf-8"),
-            headers={"Content-Type": "application/json", **_auth()},
-            method="POST",
-        )
-        with urllib.request.urlopen(request, timeout=self.timeout) as response:
-            reply = json.loads(response.read().decode("utf-8"))
-        return str(reply["choices"][0]["message"]["content"])
-
-
-def _auth() -> dict[str, str]:
-    key = os.environ.get(API_KEY_ENV, "")
-    return {"Authorization": f"Bearer {key}"} if key else {}
 
 
 @dataclass(slots=True)
@@ -208,7 +189,7 @@ def generate_llm(
             report.requested += 1
             try:
                 text = endpoint.complete(build_messages(plan), seed=seed * 1_000_003 + index)
-            except (OSError, urllib.error.URLError, KeyError, ValueError, TypeError) as exc:
+            except _ENDPOINT_FAILURES as exc:
                 log.warning("LLM endpoint failed for document %d (%s)", index, type(exc).__name__)
                 report.rejected["endpoint_error"] += 1
                 continue
