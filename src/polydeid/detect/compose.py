@@ -103,7 +103,7 @@ KINDS: dict[str, Kind] = {
         ),
         Kind(
             "llm",
-            "polydeid.detect.backends.llm:LlmExtractor",
+            "polydeid.detect.compose:_llm",
             ("httpx",),
             "an LLM returning {label, value} JSON (a local causal LM or an OpenAI-compatible "
             "endpoint); every value located in the text",
@@ -124,6 +124,21 @@ def _tagger(**options: Any) -> list[Detector]:
     from polydeid.detect.tagger.detector import TaggerDetector
 
     return [TaggerDetector(**options)]
+
+
+def _llm(**options: Any) -> Detector:
+    """``endpoint`` + ``model`` (an OpenAI-compatible server) or ``path`` (a local causal
+    LM); other options go to :class:`~polydeid.detect.backends.llm.LlmExtractor`."""
+    from polydeid.detect.backends.llm import LlmExtractor
+
+    if "endpoint" in options:
+        endpoint = options.pop("endpoint")
+        if "model" not in options:
+            raise ConfigError("an llm detector with an endpoint needs a 'model'")
+        return LlmExtractor.from_endpoint(endpoint, options.pop("model"), **options)
+    if "path" in options:
+        return LlmExtractor.from_pretrained(options.pop("path"), **options)
+    raise ConfigError("an llm detector needs 'endpoint' and 'model', or 'path'")
 
 
 def installed(kind: Kind) -> tuple[bool, str]:

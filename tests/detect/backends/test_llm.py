@@ -506,3 +506,25 @@ def test_local_model_that_cannot_load_is_unavailable(tmp_path: Path) -> None:
     (tmp_path / "config.json").write_text("{not json")
     with pytest.raises(DetectorUnavailableError):
         LlmExtractor.from_pretrained(tmp_path)
+
+
+def test_a_composition_file_builds_the_endpoint_extractor(server: str, tmp_path: Path) -> None:
+    """Rules + an LLM on an OpenAI-compatible endpoint, declared in a composition file."""
+    path = tmp_path / "llm.toml"
+    path.write_text(
+        f"""
+[detectors.rules]
+kind = "rules"
+[detectors.llm]
+kind = "llm"
+endpoint = "{server}"
+model = "good"
+categories = ["PERSON"]
+[languages]
+"*" = ["rules", "llm"]
+""",
+        "utf-8",
+    )
+    deid = Deidentifier(profile=str(path), policy="tag")
+    out = deid.redact(f"Seen Amina Njeri on {DATE}, tel 0772 123456.", lang="en")
+    assert out == "Seen [PERSON] on [DATE], tel [CONTACT_PHONE]."
