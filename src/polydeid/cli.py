@@ -193,6 +193,7 @@ _EXTENSIONS = (
     "polydeid.serve.cli",
     "polydeid.transform.vault_cli",
     "polydeid.detect.tagger.export",
+    "polydeid.detect.backends.gliner",
 )
 
 

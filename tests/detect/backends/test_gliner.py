@@ -371,3 +371,33 @@ def test_tune_refuses_when_no_setting_reaches_the_floor(
         tune(detector, [], [{"patient": "PERSON"}], [0.3])
     with pytest.raises(ConfigError):
         tune(detector, DEV, [], [0.3])
+
+
+def test_tune_gliner_command_writes_composition_entries(
+    tmp_path: Path, fake_gliner: type[FakeGLiNER], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``polydeid tune-gliner`` on a JSONL development corpus (stand-in gliner module)."""
+    from polydeid.cli import main
+
+    model = _model(tmp_path, TUNE_ENTITIES)
+    gold = tmp_path / "dev.jsonl"
+    rows = []
+    for doc in DEV:
+        spans = [{"start": s.start, "end": s.end, "label": s.label.value} for s in doc.spans]
+        rows.append(json.dumps({"id": doc.id, "lang": "sw", "text": doc.text, "spans": spans}))
+    gold.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    prompts = tmp_path / "prompts.toml"
+    prompts.write_text(
+        '[[candidates]]\nperson = "PERSON"\n[[candidates]]\nperson = "PERSON"\n'
+        'patient = "PERSON"\n',
+        encoding="utf-8",
+    )
+    out = tmp_path / "chosen.toml"
+    args = ["tune-gliner", "--model", str(model), "--gold", str(gold), "--format", "jsonl"]
+    rc = main([*args, "--lang", "sw", "--prompts", str(prompts), "--thresholds", "0.3,0.5,0.7",
+               "--precision-floor", "0.6", "--out", str(out)])
+    assert rc == 0
+    chosen = out.read_text(encoding="utf-8")
+    assert 'sw = { "person" = "PERSON", "patient" = "PERSON" }' in chosen
+    assert "sw = 0.3" in chosen
+    assert "<- chosen" in capsys.readouterr().err

@@ -448,3 +448,80 @@ def tune(
         key=lambda p: (p.recall or 0.0, p.precision or 0.0, p.threshold, -p.prompt_set),
     )
     return TuneResult(candidates[best.prompt_set], best.threshold, tuple(points))
+
+
+# --- polydeid tune-gliner ------------------------------------------------------------------
+
+
+def register(sub: Any) -> None:
+    """``polydeid tune-gliner``: choose label prompts and a threshold on development data."""
+    p = sub.add_parser(
+        "tune-gliner",
+        help="choose GLiNER label prompts and a threshold for one language on development data",
+        description=(
+            "Run a local GLiNER model over an annotated development corpus with every "
+            "candidate prompt set and threshold; pick the highest entity-strict recall whose "
+            "precision meets the floor, and write the composition entries for it. Never give "
+            "it a test split."
+        ),
+    )
+    p.add_argument("--model", required=True, help="local GLiNER model directory")
+    p.add_argument("--gold", required=True, help="development corpus (file or directory)")
+    p.add_argument("--format", required=True, help="corpus format (brat, conll, jsonl, …)")
+    p.add_argument("--scheme", default=None, help="label scheme of the corpus")
+    p.add_argument("--lang", required=True, help="the language being tuned")
+    p.add_argument(
+        "--prompts",
+        required=True,
+        help="TOML file: [[candidates]] tables, each {prompt label = CATEGORY, …}",
+    )
+    p.add_argument("--thresholds", default="0.3,0.4,0.5,0.6,0.7", help="comma-separated")
+    p.add_argument("--precision-floor", type=float, default=DEFAULT_PRECISION_FLOOR)
+    p.add_argument("--out", default="-", help="where to write the chosen TOML (default: stdout)")
+    p.set_defaults(func=cmd_tune)
+
+
+def cmd_tune(args: Any) -> int:
+    import sys
+    import tomllib
+
+    from polydeid.corpora import read_corpus
+    from polydeid.locales import canonical_language
+
+    lang = canonical_language(args.lang)
+    try:
+        raw = tomllib.loads(Path(args.prompts).read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"cannot read the prompt file ({exc})", location=args.prompts) from None
+    candidates = raw.get("candidates")
+    if not isinstance(candidates, list) or not all(isinstance(c, dict) for c in candidates):
+        raise ConfigError("expected [[candidates]] tables", location=args.prompts)
+    try:
+        thresholds = [float(t) for t in args.thresholds.split(",") if t.strip()]
+    except ValueError:
+        raise ConfigError("--thresholds: expected numbers separated by commas") from None
+    corpus = read_corpus(args.gold, args.format, scheme=args.scheme, lang=lang)
+    documents = [d for d in corpus.documents if (d.lang or lang) == lang]
+    detector = GlinerDetector(args.model, {lang: dict(candidates[0])})
+    chosen, threshold, scores = tune(
+        detector, documents, candidates, thresholds, precision_floor=args.precision_floor
+    )
+    for point in scores:
+        p, r = point.precision, point.recall
+        shown = f"P {p:.3f} R {r:.3f}" if p is not None and r is not None else "no spans"
+        mark = "  <- chosen" if (point.threshold == threshold and dict(chosen) == dict(
+            _label_map(candidates[point.prompt_set], "candidate")
+        )) else ""
+        print(f"prompt set {point.prompt_set} threshold {point.threshold:.2f}: {shown}{mark}",
+              file=sys.stderr)
+    labels = ", ".join(f'"{k}" = "{v.value}"' for k, v in chosen.items())
+    text = (
+        f"# chosen by polydeid tune-gliner on {len(documents)} development document(s)\n"
+        f"[detectors.gliner.labels_by_language]\n{lang} = {{ {labels} }}\n"
+        f"[detectors.gliner.thresholds_by_language]\n{lang} = {threshold}\n"
+    )
+    if args.out == "-":
+        sys.stdout.write(text)
+    else:
+        Path(args.out).write_text(text, encoding="utf-8")
+    return 0
