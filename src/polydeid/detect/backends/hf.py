@@ -76,7 +76,15 @@ from polydeid.core.errors import (
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import OUTSIDE, Category, Scheme, scheme
-from polydeid.detect.tagger.windows import TAG_INDEX, TAGS, Aligned, decode, owner_windows, windows
+from polydeid.detect.tagger.windows import (
+    TAG_INDEX,
+    TAGS,
+    Aligned,
+    decode,
+    owner_windows,
+    windows,
+    word_rows,
+)
 from polydeid.locales import canonical_language
 from polydeid.text.wordgrid import words
 
@@ -831,16 +839,7 @@ class _GridModel:
                 probs = probs.cpu()
                 for row, (d, s, _) in enumerate(batch):
                     results[(d, s)] = probs[row, len(self.prefix) :]
-        out = []
-        for d, aligned in enumerate(docs):
-            spans, owners = plans[d]
-            per_word: list[list[float] | None] = [None] * len(aligned.grid)
-            for word, t in enumerate(aligned.word_token):
-                if t >= 0 and owners[word] >= 0:
-                    start = spans[owners[word]][0]
-                    per_word[word] = results[(d, start)][t - start].tolist()
-            out.append((aligned, per_word))
-        return out
+        return word_rows(docs, plans, results)
 
 
 class HfWordGridDetector:

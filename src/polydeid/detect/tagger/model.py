@@ -20,7 +20,14 @@ from pathlib import Path
 from typing import Any
 
 from polydeid.core.errors import DetectorUnavailableError
-from polydeid.detect.tagger.windows import TAGS, Aligned, align_tokens, owner_windows, windows
+from polydeid.detect.tagger.windows import (
+    TAGS,
+    Aligned,
+    align_tokens,
+    owner_windows,
+    windows,
+    word_rows,
+)
 
 WEIGHTS_FILE = "weights.safetensors"
 META_FILE = "tagger.json"
@@ -183,13 +190,4 @@ class TaggerModel:
                 probs = torch.softmax(logits.float(), dim=-1)
                 for row, (d, s, _) in enumerate(batch):
                     results[(d, s)] = probs[row, 1:]
-        out = []
-        for d, aligned in enumerate(docs):
-            spans, owners = plans[d]
-            per_word: list[list[float] | None] = [None] * len(aligned.grid)
-            for word, t in enumerate(aligned.word_token):
-                if t >= 0 and owners[word] >= 0:
-                    start = spans[owners[word]][0]
-                    per_word[word] = results[(d, start)][t - start].tolist()
-            out.append((aligned, per_word))
-        return out
+        return word_rows(docs, plans, results)

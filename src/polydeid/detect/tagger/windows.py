@@ -19,6 +19,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category
@@ -193,3 +194,24 @@ def _edge_word(text: str, grid: Sequence[tuple[int, int]], index: int, *, leadin
         before = text[grid[index - 1][0] : grid[index - 1][1]] if index else ""
         return not (before.isalpha() and len(before) <= 3)  # "J.", "Dr.", "St." keep the dot
     return len(word) == 1 and word in _EDGE_PUNCT
+
+
+def word_rows(
+    docs: Sequence[Aligned],
+    plans: Sequence[tuple[Sequence[tuple[int, int]], Sequence[int]]],
+    results: Mapping[tuple[int, int], Any],
+) -> list[tuple[Aligned, list[list[float] | None]]]:
+    """Each document's per-word label probabilities: the row of the word's first token in
+    the window that owns the word (``plans[d]`` = (window spans, owner window per word);
+    ``results[(d, window start)]`` = the window's token rows). Words without a token (or
+    owner) get None."""
+    out = []
+    for d, aligned in enumerate(docs):
+        spans, owners = plans[d]
+        per_word: list[list[float] | None] = [None] * len(aligned.grid)
+        for word, t in enumerate(aligned.word_token):
+            if t >= 0 and owners[word] >= 0:
+                start = spans[owners[word]][0]
+                per_word[word] = results[(d, start)][t - start].tolist()
+        out.append((aligned, per_word))
+    return out
