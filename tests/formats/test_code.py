@@ -590,3 +590,13 @@ def test_data_file_has_provenance_and_known_lexers() -> None:
         assert _lexer(name) is not None
     for name in raw["guess"]["signals"]:
         assert name in raw["languages"]["code"] or name in raw["languages"]["config"]
+
+
+def test_versions_after_a_marker_are_not_dates_but_dates_after_equals_are(deid):
+    src = (
+        "# pinned lodash@4.17.21, requests==2.31.0, ^1.2.3, v5.7.19, version 3.28.36\n"
+        'log.info("patient dob=12.03.1980 seen @ 12.03.2024")\n'
+    )
+    out = deid.redact_document(src, format="code", source="pins.py")
+    assert out.splitlines()[0] == src.splitlines()[0]
+    assert out.splitlines()[1] == 'log.info("patient dob=[DATE] seen @ [DATE]")'

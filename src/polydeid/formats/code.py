@@ -110,6 +110,7 @@ class _Rules:
     guess_min_fraction: float
     code_line: re.Pattern[str]
     skip_literal: tuple[re.Pattern[str], ...]
+    versions: re.Pattern[str]
     timestamp: re.Pattern[str]
     level_first: re.Pattern[str]
     level_item: re.Pattern[str]
@@ -167,6 +168,7 @@ def _rules() -> _Rules:
         guess_min_fraction=float(raw["guess"]["min_fraction"]),
         code_line=re.compile("|".join(f"(?:{p})" for p in raw["code_lines"]["patterns"])),
         skip_literal=tuple(re.compile(p) for p in raw["literals"]["skip"]),
+        versions=re.compile("|".join(f"(?:{p})" for p in raw["versions"]["patterns"])),
         timestamp=re.compile(rf"[\[(]?(?:{timestamps})[\])]?(?=[\s|:,\-\]]|$)"),
         # A line opening with a level: bracketed in any case, bare only in upper case.
         level_first=re.compile(rf"(?:[\[<](?i:{levels})[\]>]|(?:{levels})):?(?=\s|$)"),
@@ -569,6 +571,15 @@ class _Builder:
             return
         if role.kind is RoleKind.SKIP:
             return
+        if role.kind is RoleKind.TEXT:
+            # version numbers after a version marker are not scanned (see code.toml)
+            for m in self.rules.versions.finditer(self.text, start, end):
+                group = next(i for i in range(1, len(m.groups()) + 1) if m.group(i))
+                self.add(start, m.start(group), path, role, encode)
+                start = m.end(group)
+            start, end = self._trim(start, end)
+            if start >= end:
+                return
         self.fields.append(
             Field(start, end, self.text[start:end], path, role, self.line_no(start), encode=encode)
         )
