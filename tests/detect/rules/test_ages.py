@@ -410,3 +410,15 @@ def test_meddocan_ages_precision_and_recall() -> None:
     assert gold_count > 1000
     assert hits / predicted >= 0.90  # the reference rule: 0.89-0.91 (on its own data)
     assert hits / gold_count >= 0.95
+
+
+@pytest.mark.parametrize(
+    ("text", "age"),
+    [("患者年龄四十五岁", "四十五岁"), ("病人，二十五岁，男", "二十五岁")],
+    ids=range(2),
+)
+def test_chinese_number_word_ages_right_after_han_characters(text, age):
+    from polydeid.api import Deidentifier
+
+    spans = Deidentifier(profile="rules").detect(text, lang="zh")
+    assert [text[s.start : s.end] for s in spans if s.label.value == "AGE"] == [age]

@@ -339,7 +339,11 @@ def _number_word_patterns(vocab: AgeVocabulary) -> tuple[Pattern | None, Pattern
         return None, None
     backward = "(?:" + "|".join(g.pattern(backward=True) for g in vocab.numbers) + ")"
     forward = "(?:" + "|".join(g.pattern() for g in vocab.numbers) + ")"
-    before = _lookbehind(rf"(?<![\p{{L}}\p{{N}}\p{{M}}\-])(?P<nw>{backward}){_SEP_UNIT}")
+    # Number words must not continue a word — except in scripts written without spaces
+    # (Han): "患者年龄四十五岁" has the age right after the letter of "年龄".
+    before = _lookbehind(
+        rf"(?<!(?!\p{{Han}})[\p{{L}}\p{{N}}\p{{M}}\-])(?P<nw>{backward}){_SEP_UNIT}"
+    )
     after = (
         compile_pattern(rf"{_SEP_LABEL}(?P<nw>{forward})(?![\p{{L}}\p{{N}}\p{{M}}])")
         if vocab.before_words
