@@ -155,3 +155,12 @@ def test_random_identifiers_in_fhir_never_leak(deid, slots, digits, words, bundl
     for secret in secrets:
         assert secret not in out
     assert _untouchable(json.loads(out)) == _untouchable(doc)
+
+
+def test_a_provider_organization_is_a_facility(deid):
+    org = {"resourceType": "Organization", "id": "o1", "name": "Mengo Hospital",
+           "type": [{"coding": [{"system": "http://terminology.hl7.org/CodeSystem/"
+                                 "organization-type", "code": "prov"}]}]}
+    assert deid.redact_document(org)["name"] == "[LOCATION_FACILITY]"
+    employer = {"resourceType": "Organization", "id": "o2", "name": "Acme Ltd"}
+    assert deid.redact_document(employer)["name"] == "[ORGANIZATION]"

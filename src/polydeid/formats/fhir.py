@@ -68,6 +68,7 @@ class _Semantics:
     third_party_resources: frozenset[str]
     organization_resources: frozenset[str]
     facility_resources: frozenset[str]
+    facility_organization_types: frozenset[str]
     third_party_keys: frozenset[str]
     name_parts: frozenset[str]
     name_parts_kept: frozenset[str]
@@ -96,6 +97,7 @@ def semantics() -> _Semantics:
         third_party_resources=frozenset(el["third_party_resources"]),
         organization_resources=frozenset(el["organization_resources"]),
         facility_resources=frozenset(el["facility_resources"]),
+        facility_organization_types=frozenset(el["facility_organization_types"]),
         third_party_keys=frozenset(el["third_party_keys"]),
         name_parts=frozenset(el["name_parts"]),
         name_parts_kept=frozenset(el["name_parts_kept"]),
@@ -175,6 +177,18 @@ class _Roles:
             return Category.PERSON_THIRD_PARTY
         return Category.PERSON_THIRD_PARTY if "name" in keys else None
 
+    def _is_provider(self, resource_path: tuple[PathKey, ...]) -> bool:
+        """Whether the Organization at ``resource_path`` is typed as a healthcare provider."""
+        resource = _node(self.tree, resource_path)
+        types = resource.get("type") if isinstance(resource, dict) else None
+        for concept in types if isinstance(types, list) else []:
+            codings = concept.get("coding") if isinstance(concept, dict) else None
+            for coding in codings if isinstance(codings, list) else []:
+                code = coding.get("code") if isinstance(coding, dict) else None
+                if code in self.sem.facility_organization_types:
+                    return True
+        return False
+
     def role(self, scalar: Scalar) -> Role | None:
         sem = self.sem
         path = scalar.path
@@ -205,6 +219,8 @@ class _Roles:
             category = self.person(rtype, keys)
             return value_role(category) if category else text_role("name")
         if leaf == "name" and len(keys) == 1:
+            if rtype == "Organization" and self._is_provider(path[:start]):
+                return value_role(Category.LOCATION_FACILITY, context="facility")
             if rtype in sem.organization_resources:
                 return value_role(Category.ORGANIZATION, context="organization")
             if rtype in sem.facility_resources:
