@@ -1073,7 +1073,8 @@ def _log_done(job: Job, out: Mapping[str, Any], started: float) -> None:
         out.get("format"),
         out.get("lang"),
         len(out.get("spans", ())),
-        (time.perf_counter() - started) * 1000,
+        # rounded here, so the record's args hold no long run of digits either
+        round((time.perf_counter() - started) * 1000, 1),
     )
 
 
