@@ -46,6 +46,7 @@ from polydeid.core.errors import (
     PolydeidError,
     RecordError,
 )
+from polydeid.formats.jsonl import parse_object
 from polydeid.formats.registry import READERS, SUFFIXES, detect_format
 from polydeid.formats.text import decode_utf8
 
@@ -516,20 +517,8 @@ def _iter_jsonl(unit: Unit) -> Iterator[Item]:
     for number, raw in enumerate(data.split(b"\n"), start=unit.first):
         if not raw.strip():
             continue
-        location = f"{unit.source}:{number}"
         try:
-            text = decode_utf8(raw.rstrip(b"\r"), source=unit.source, first_line=number)
-            try:
-                record = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise RecordError(
-                    f"malformed JSON ({exc.msg} at column {exc.colno})", location=location
-                ) from None
-            if not isinstance(record, dict):
-                raise RecordError(
-                    f"a record must be a JSON object, not {type(record).__name__}",
-                    location=location,
-                )
+            record = parse_object(raw.rstrip(b"\r"), source=unit.source, line=number)
         except PolydeidError as exc:
             yield Item(number, error=exc)
             continue

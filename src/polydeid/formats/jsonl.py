@@ -40,8 +40,9 @@ class JsonlFailure:
     error: PolydeidError
 
 
-def parse_record(raw: bytes, *, source: str, line: int) -> JsonlRecord:
-    """Parse one JSONL line; raises :class:`PolydeidError` located at ``source:line``."""
+def parse_object(raw: bytes, *, source: str, line: int) -> dict[str, Any]:
+    """One JSONL line as a JSON object (any fields); raises :class:`PolydeidError` located at
+    ``source:line``, never quoting the line."""
     location = f"{source}:{line}"
     text = decode_utf8(raw, source=source, first_line=line)
     try:
@@ -54,6 +55,13 @@ def parse_record(raw: bytes, *, source: str, line: int) -> JsonlRecord:
         raise RecordError(
             f"a record must be a JSON object, not {type(data).__name__}", location=location
         )
+    return data
+
+
+def parse_record(raw: bytes, *, source: str, line: int) -> JsonlRecord:
+    """Parse one JSONL line; raises :class:`PolydeidError` located at ``source:line``."""
+    location = f"{source}:{line}"
+    data = parse_object(raw, source=source, line=line)
     if not isinstance(data.get("text"), str):
         raise RecordError('a record needs a string field "text"', location=location)
     if "lang" in data and not isinstance(data["lang"], str):
