@@ -288,6 +288,7 @@ def test_log_prefixes_are_untouched_and_messages_scanned() -> None:
         ("2024-03-05 14:22:01 INFO 0712345678 called back", "0712345678 called back"),
         ("2024-03-05 14:22:01 INFO [Neema Chebet] called", "[Neema Chebet] called"),
     ],
+    ids=range(11),
 )
 def test_log_layouts(line: str, message: str) -> None:
     doc = read(line + "\n", "x.log")
