@@ -170,7 +170,9 @@ class _Known:
 
     def __init__(self) -> None:
         self._values: dict[str | None, dict[str, Category]] = {}
-        self._patterns: dict[str | None, regex.Pattern[str] | None] = {}
+        # Only the latest record's pattern is kept: records' fields come in document order,
+        # and a 100,000-row CSV must not hold 100,000 compiled patterns.
+        self._last: tuple[str | None, regex.Pattern[str] | None] | None = None
 
     def add(self, f: Field, span: Span) -> None:
         if span.label not in PROPAGATED:
@@ -190,9 +192,9 @@ class _Known:
                 table.setdefault(piece, label)
 
     def pattern(self, group: str | None) -> regex.Pattern[str] | None:
-        if group not in self._patterns:
+        if self._last is None or self._last[0] != group:
             values = {**self._values.get(None, {}), **self._values.get(group, {})}
-            self._patterns[group] = (
+            compiled = (
                 regex.compile(
                     r"(?<![\w@.+-])(?:"
                     + "|".join(regex.escape(v) for v in sorted(values, key=len, reverse=True))
@@ -201,7 +203,8 @@ class _Known:
                 if values
                 else None
             )
-        return self._patterns[group]
+            self._last = (group, compiled)
+        return self._last[1]
 
     def label(self, group: str | None, value: str) -> Category:
         return self._values.get(group, {}).get(value) or self._values[None][value]
