@@ -292,7 +292,9 @@ def _process_document(
     try:
         reader_options = options if fmt in ("csv", "tsv") else {}
         doc = read_document(data, fmt, source=source, **reader_options)
-        lang = _record_language(sample_text(doc), None, default_lang, source)
+        # the text sample (another pass over the fields) only when the language is identified
+        sample = sample_text(doc) if default_lang == AUTO else ""
+        lang = _record_language(sample, None, default_lang, source)
         out = handle_document(doc, lang, source)
     except PolydeidError as exc:
         report.fail(exc.at(source) if exc.location is None else exc)
