@@ -19,6 +19,7 @@ from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.corpora import AnnotatedDocument, Corpus, read_corpus
 from polydeid.detect.pipeline import Pipeline
+from polydeid.detect.tagger.precision import resolve
 from polydeid.evaluate.disjoint import familiar_vs_unseen, heldout_pools, name_vocabulary
 from polydeid.evaluate.harness import EvaluationRun, build_system, evaluate
 from polydeid.evaluate.metrics import Scores
@@ -234,7 +235,9 @@ def targets_section(
         "## Targets of the tagger (development data)",
         "",
         "ASQ-PHI and GermEval are scored on the 30 % the tagger's training keeps out "
-        "(`polydeid.train.tagger.in_holdout`); MasakhaNER is select-only data.",
+        "(`polydeid.train.tagger.in_holdout`); MasakhaNER is select-only data. The tagger's "
+        f"matrix products ran in {resolve()} on this machine "
+        "(`polydeid.detect.tagger.precision`).",
         "",
         "| data | figure | target | " + " | ".join(systems) + " |",
         "|---|---|---|" + "---|" * len(systems),

@@ -5,7 +5,12 @@ Runs each system over the same documents in one process, one after the other, an
 peak resident memory growth. Text: MEDDOCAN dev case reports (Spanish clinical prose, from
 ../shared/data when present) and synthetic notes in all 17 languages.
 
+A system ``NAME@PRECISION`` runs profile NAME with the tagger's matrix products in PRECISION
+(``float32`` or ``bfloat16``; plain NAME: what ``auto`` chooses on this machine), so both
+precisions are compared in one run.
+
     .venv/bin/python benchmarks/tagger_speed.py [--docs 60] [--threads 2]
+        [--systems rules,default@float32,default,presidio]
 """
 
 from __future__ import annotations
@@ -19,6 +24,8 @@ from pathlib import Path
 
 from polydeid.core.segments import Segment
 from polydeid.corpora import read_corpus
+from polydeid.detect.tagger.model import TaggerModel
+from polydeid.detect.tagger.precision import native_bf16, resolve
 from polydeid.evaluate.harness import build_system
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,18 +55,28 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--docs", type=int, default=60)
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--systems", default="rules,default,presidio")
+    parser.add_argument("--systems", default="rules,default@float32,default,presidio")
     args = parser.parse_args()
     import torch
 
     torch.set_num_threads(args.threads)
     sets = texts(args.docs)
     rows = []
+    settings: dict[str, str] = {}
     for system in args.systems.split(","):
+        name, _, precision = system.partition("@")
         before = rss_mb()
         start = time.perf_counter()
-        _, pipeline = build_system(system)
+        _, pipeline = build_system(name)
         load = time.perf_counter() - start
+        for detector in pipeline.detectors:
+            model = getattr(detector, "model", None)
+            if isinstance(model, TaggerModel):
+                model.precision = resolve(precision or None)
+                settings[system] = (
+                    f"{model.precision}, windows of at most {model.meta.max_tokens} tokens "
+                    f"sharing at least {model.min_overlap}"
+                )
         for name, docs in sets.items():
             for lang in {lang for lang, _ in docs}:  # warm-up: per-language pattern compilation
                 pipeline.detect(Segment(next(t for g, t in docs if g == lang), lang=lang))
@@ -87,9 +104,12 @@ def main() -> None:
         "# Pipeline speed: rules + tagger vs rules vs Presidio (same text, one run)",
         "",
         f"Command: `.venv/bin/python benchmarks/tagger_speed.py --docs {args.docs} "
-        f"--threads {args.threads}`. Machine: {machine} (the project's shared development "
-        f"machine), torch threads {args.threads}. Presidio runs its English spaCy pipeline "
-        "on every language (its only offline model).",
+        f"--threads {args.threads} --systems {args.systems}`. Machine: {machine} (the "
+        f"project's shared development machine), torch threads {args.threads}. Presidio runs "
+        "its English spaCy pipeline (en_core_web_sm) on every language (its only offline "
+        f"model). Native bfloat16 on this CPU: {'yes' if native_bf16() else 'no'}.",
+        "",
+        *(f"- `{system}`: tagger in {text}" for system, text in settings.items()),
         "",
         "| " + " | ".join(header) + " |",
         "|" + "---|" * len(header),

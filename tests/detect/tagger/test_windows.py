@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -14,6 +16,7 @@ from polydeid.detect.tagger.windows import (
     TAGS,
     align_tokens,
     decode,
+    even_windows,
     owner_windows,
     token_labels,
     windows,
@@ -53,6 +56,44 @@ def test_windows_cover_every_token_within_size(length: int, size: int, data) -> 
 def test_windows_reject_bad_sizes() -> None:
     with pytest.raises(ValueError):
         windows(10, 4, 5)
+    with pytest.raises(ValueError):
+        even_windows(10, 4, 4)
+
+
+@given(st.integers(0, 3000), st.integers(8, 300), st.data())
+@settings(max_examples=300, deadline=None)
+def test_even_windows_are_equal_few_and_overlap_enough(length: int, size: int, data) -> None:
+    overlap = data.draw(st.integers(0, size - 1))
+    spans = even_windows(length, size, overlap)
+    assert spans[0][0] == 0 and spans[-1][1] == length
+    assert len({end - start for start, end in spans}) == 1  # one length: no padding
+    assert all(end - start <= size for start, end in spans)
+    for (s1, e1), (s2, _) in itertools.pairwise(spans):
+        assert s1 < s2 and e1 - s2 >= overlap  # neighbours share at least the overlap
+    # the fewest windows of that size and overlap that can cover the length
+    if length > size:
+        assert len(spans) == -(-(length - overlap) // (size - overlap))
+
+
+def test_a_name_at_an_even_window_edge_is_read_whole_in_one_window() -> None:
+    text = " ".join(f"w{i}" for i in range(30)) + " Achieng'Otieno-Wanjiru " + "x " * 60
+    ids, offsets = _char_tokens(text, size=2)
+    aligned = align_tokens(text, ids, offsets)
+    name_word = next(i for i, (s, e) in enumerate(aligned.grid) if text[s:e].startswith("Achieng"))
+    start, end = aligned.grid[name_word]
+    name_tokens = [t for t, (s, e) in enumerate(offsets) if s < end and start < e]
+    first, last = min(name_tokens), max(name_tokens)
+    # window sizes for which an edge cuts the name (11 tokens; neighbours share 24)
+    for size in range(40, 120):
+        spans = even_windows(len(ids), size, 24)
+        if any(first < s <= last or first < e <= last for s, e in spans):
+            break
+    else:  # pragma: no cover - the sizes above always include a cut
+        raise AssertionError("no window size cut the name")
+    owners = owner_windows(aligned, spans)
+    owner = spans[owners[name_word]]
+    assert owner[0] <= min(name_tokens) and max(name_tokens) < owner[1]
+    assert all(o >= 0 for o in owners)
 
 
 def test_alignment_with_combining_marks_and_apostrophes() -> None:

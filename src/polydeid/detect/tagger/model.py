@@ -24,8 +24,8 @@ from polydeid.detect.tagger.windows import (
     TAGS,
     Aligned,
     align_tokens,
+    even_windows,
     owner_windows,
-    windows,
     word_rows,
 )
 
@@ -83,14 +83,29 @@ def sha256_file(path: Path) -> str:
 class TaggerModel:
     """Per-word tag probabilities for texts, from the encoder and the fine-tuned weights."""
 
-    def __init__(self, model: Any, tokenizer: Any, meta: TaggerMeta, *, batch_size: int = 16):
+    def __init__(
+        self,
+        model: Any,
+        tokenizer: Any,
+        meta: TaggerMeta,
+        *,
+        batch_size: int = 16,
+        precision: str = "float32",
+    ):
         self.model = model
         self.tokenizer = tokenizer
         self.meta = meta
         self.batch_size = batch_size
+        self.precision = precision
+        inference = meta.raw.get("inference", {})
+        #: tokens neighbouring windows share at least (tagger.json, else training's overlap)
+        self.min_overlap = int(inference.get("min_overlap", meta.max_tokens - meta.stride))
 
     def __repr__(self) -> str:
-        return f"TaggerModel(tags={len(self.meta.tags)}, layers={self.meta.trained_layers})"
+        return (
+            f"TaggerModel(tags={len(self.meta.tags)}, layers={self.meta.trained_layers}, "
+            f"precision={self.precision})"
+        )
 
     @classmethod
     def load(
@@ -99,12 +114,19 @@ class TaggerModel:
         *,
         threads: int | None = None,
         int8: bool | None = None,
+        precision: str | None = None,
     ) -> TaggerModel:
         """The tagger in ``folder`` (default: the shipped one); fails closed.
 
         ``int8`` runs the linear layers with dynamic int8 quantisation (faster on CPU); by
         default as ``tagger.json`` says (``"inference": {"int8": …}``, chosen by measurement).
+        ``precision`` (``auto``, ``float32``, ``bfloat16``): the matrix products' precision,
+        :func:`polydeid.detect.tagger.precision.resolve` (``auto``: bfloat16 where the CPU
+        has it natively).
         """
+        from polydeid.detect.tagger.precision import resolve
+
+        precision = resolve(precision)
         folder = Path(folder) if folder is not None else MODEL_DIR
         weights = folder / WEIGHTS_FILE
         if not weights.is_file():
@@ -156,7 +178,7 @@ class TaggerModel:
             with warnings.catch_warnings():  # torch announces the API's move, not a problem
                 warnings.simplefilter("ignore")
                 model = quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
-        return cls(model, tokenizer, meta)
+        return cls(model, tokenizer, meta, precision="float32" if int8 else precision)
 
     def predict(self, texts: Sequence[str]) -> list[tuple[Aligned, list[list[float] | None]]]:
         """For each text: its alignment and per-word tag probabilities (None: no token)."""
@@ -166,7 +188,7 @@ class TaggerModel:
         items: list[tuple[int, int, int]] = []  # (doc, window start, window end)
         plans = []
         for d, aligned in enumerate(docs):
-            spans = windows(len(aligned.token_ids), self.meta.max_tokens, self.meta.stride)
+            spans = even_windows(len(aligned.token_ids), self.meta.max_tokens, self.min_overlap)
             plans.append((spans, owner_windows(aligned, spans)))
             items.extend((d, s, e) for s, e in spans)
         results: dict[tuple[int, int], Any] = {}
@@ -176,7 +198,9 @@ class TaggerModel:
             self.tokenizer.sep_token_id,
             self.tokenizer.pad_token_id,
         )
-        with torch.inference_mode():
+        from polydeid.detect.tagger.precision import autocast
+
+        with torch.inference_mode(), autocast(self.precision):
             for b in range(0, len(order), self.batch_size):
                 batch = [items[i] for i in order[b : b + self.batch_size]]
                 width = max(e - s for _, s, e in batch) + 2

@@ -85,6 +85,24 @@ def windows(length: int, max_tokens: int, stride: int) -> list[tuple[int, int]]:
         start = min(start + stride, length - max_tokens)
 
 
+def even_windows(length: int, max_tokens: int, min_overlap: int) -> list[tuple[int, int]]:
+    """The fewest equal ``[start, end)`` windows of at most ``max_tokens`` tokens covering
+    ``length`` tokens, neighbours sharing at least ``min_overlap`` tokens.
+
+    Inference uses these rather than :func:`windows`: a document's windows are all the same
+    length, so they batch without padding, and no window is mostly overlap (``windows`` ends
+    with a full window reaching back over its neighbour).
+    """
+    if max_tokens <= 0 or not 0 <= min_overlap < max_tokens:
+        raise ValueError("need 0 <= min_overlap < max_tokens")
+    if length <= max_tokens:
+        return [(0, length)]
+    count = -(-(length - min_overlap) // (max_tokens - min_overlap))
+    size = -(-(length + (count - 1) * min_overlap) // count)
+    step = (length - size) / (count - 1)
+    return [(s, s + size) for s in (round(i * step) for i in range(count))]
+
+
 def owner_windows(aligned: Aligned, spans: Sequence[tuple[int, int]]) -> list[int]:
     """For each word, the window that decides it: the one where its token is farthest from an
     edge (-1 for words without a token)."""

@@ -1,0 +1,60 @@
+"""Which floating-point precision the tagger's matrix products run in on this machine.
+
+bfloat16 halves the tagger's CPU time where the processor multiplies bfloat16 natively
+(``avx512_bf16`` or ``amx_bf16``; measured on the 2-core development machine: 1.7x, with 4 of
+21,500 MEDDOCAN dev words changing their most likely tag). Elsewhere torch emulates it,
+slower than float32, so ``auto`` keeps float32 there. Layer norms, softmax and the loss stay in
+float32 (``torch.autocast``); the weights stay float32.
+
+The choice: an explicit argument, else ``POLYDEID_TAGGER_PRECISION`` (``auto``, ``float32``,
+``bfloat16``), else ``auto``.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from polydeid.core.errors import ConfigError
+
+PRECISIONS = ("auto", "float32", "bfloat16")
+ENV = "POLYDEID_TAGGER_PRECISION"
+_NATIVE_FLAGS = frozenset({"avx512_bf16", "amx_bf16"})
+
+
+@cache
+def native_bf16(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool:
+    """Whether this CPU multiplies bfloat16 natively (Linux ``/proc/cpuinfo`` flags)."""
+    try:
+        text = cpuinfo.read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return False
+    for line in text.splitlines():
+        if line.startswith("flags"):
+            return bool(_NATIVE_FLAGS & set(line.partition(":")[2].split()))
+    return False
+
+
+def resolve(precision: str | None = None, *, device: str = "cpu") -> str:
+    """``float32`` or ``bfloat16`` for ``precision`` (None: the environment, then ``auto``)."""
+    choice = precision or os.environ.get(ENV) or "auto"
+    if choice not in PRECISIONS:
+        raise ConfigError(
+            f"tagger precision {choice!r} is not one of {', '.join(PRECISIONS)} ({ENV})"
+        )
+    if choice != "auto":
+        return choice
+    if device == "cuda":
+        import torch
+
+        return "bfloat16" if torch.cuda.is_bf16_supported() else "float32"
+    return "bfloat16" if native_bf16() else "float32"
+
+
+def autocast(precision: str, device: str = "cpu") -> Any:
+    """A context in which matrix products run in ``precision`` (a no-op for float32)."""
+    import torch
+
+    return torch.autocast(device, dtype=torch.bfloat16, enabled=precision == "bfloat16")

