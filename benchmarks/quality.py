@@ -273,7 +273,7 @@ def main() -> int:
         )
         if spec.part == "dev":  # the tagger trains on the other 70 %
             kept = tuple(d for d in corpus.documents if in_holdout(d.id))
-            corpus = Corpus(corpus.name, kept, corpus.failures)
+            corpus = Corpus(corpus.name, kept, corpus.failures, corpus.scheme)
         documents[spec.path] = corpus.documents
         run = evaluate(corpus, systems, corpus_format=spec.format, bootstrap=args.bootstrap)
         slug = str(Path(spec.path).with_suffix("")).replace("/", "-")

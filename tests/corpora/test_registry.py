@@ -18,6 +18,17 @@ CASES = [
     ("presidio_research", FIXTURES / "presidio", {}, 3, 8),
 ]
 
+#: the default scheme of each format (registry table)
+SCHEMES = {
+    "conll": "conll",
+    "germeval2014": "germeval2014",
+    "jsonl": "polydeid",
+    "uima_cas_json": "polydeid",
+    "physionet": "physionet_deid",
+    "valuetags": "asq_phi",
+    "presidio_research": "presidio_research",
+}
+
 
 def test_every_format_is_covered_here():
     assert sorted(c[0] for c in CASES) == list(formats()) == sorted(READERS)
@@ -28,6 +39,8 @@ def test_every_format_is_covered_here():
 )
 def test_read_corpus_dispatches(fmt, path, kwargs, docs, spans):
     corpus = read_corpus(path, fmt, **kwargs)
+    # the scheme the gold was mapped from: the one given, else the format's default
+    assert corpus.scheme == (kwargs["scheme"] if "scheme" in kwargs else SCHEMES[fmt])
     counts = corpus_counts(corpus)
     assert (counts["documents"], counts["spans"], counts["failures"]) == (docs, spans, 0)
     for doc in corpus.documents:

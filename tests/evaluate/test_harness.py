@@ -96,3 +96,31 @@ def test_facts_changed_measured_against_silver_facts():
     counts = run.systems[0].scores.facts
     assert counts.changed_rate == 0.0
     assert run.to_dict()["facts_reference"] == SILVER_FACTS
+
+
+def test_a_corpus_is_scored_only_in_the_categories_its_scheme_marks():
+    from polydeid.evaluate.harness import scored_categories
+    from polydeid.evaluate.report import report_markdown
+
+    assert scored_categories(None) is None
+    assert scored_categories("polydeid") is None  # every category
+    asq = scored_categories("asq_phi")
+    assert asq is not None and Category.AGE not in asq and Category.SEX not in asq
+    # a whole coarse group is in scope: a city tagged as a village is a location all the same
+    assert {Category.LOCATION_VILLAGE, Category.PERSON_THIRD_PARTY} <= asq
+    # the gold of document b has an age; a scheme without ages leaves it out, and the rules'
+    # age becomes "not scored" rather than a false positive
+    gold = corpus()
+    scoped = Corpus(gold.name, gold.documents, scheme="asq_phi")
+    (result,) = evaluate(scoped, ["rules"], bootstrap=0).systems
+    (full,) = evaluate(gold, ["rules"], bootstrap=0).systems
+    micro = result.scores.strict.micro
+    assert (micro.gold, micro.predicted, micro.correct_predicted) == (4, 3, 3)
+    assert dict(result.unscored) == {"AGE": 1} and not full.unscored
+    # over-redaction and facts changed still see every prediction
+    assert result.scores.chars == full.scores.chars
+    assert result.scores.facts == full.scores.facts
+    run = evaluate(scoped, ["rules"], bootstrap=0)
+    page = report_markdown(run)
+    assert "Not scored" in page and "AGE 1" in page and "asq" in page
+    assert run.to_dict()["scored"] == sorted(c.value for c in asq)

@@ -99,6 +99,11 @@ class Scheme:
     source: str
     mapping: dict[str, Category | None]
 
+    @property
+    def groups(self) -> frozenset[str]:
+        """The coarse groups (:data:`COARSE_GROUP`) of the categories the scheme maps onto."""
+        return frozenset(COARSE_GROUP[c] for c in self.mapping.values() if c is not None)
+
     def map(self, label: str) -> Category | None:
         """Canonical category for ``label``; ``None`` when the scheme marks it as not PHI."""
         key = label.strip()

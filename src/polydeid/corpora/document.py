@@ -49,11 +49,16 @@ class ReadFailure:
 
 @dataclass(frozen=True, slots=True)
 class Corpus:
-    """What a reader returns: the documents it read and the files it could not read."""
+    """What a reader returns: the documents it read and the files it could not read.
+
+    ``scheme`` names the label scheme the gold spans were mapped from (set by
+    :func:`polydeid.corpora.read_corpus`); evaluation scores only the categories it can mark.
+    """
 
     name: str
     documents: tuple[AnnotatedDocument, ...]
     failures: tuple[ReadFailure, ...] = ()
+    scheme: str | None = None
 
     def __repr__(self) -> str:
         return (

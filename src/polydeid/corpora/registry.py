@@ -19,6 +19,7 @@ Reader-specific options (``fragments=``, ``token_column=``, ``offsets=``, ``unty
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from collections import Counter
 from collections.abc import Mapping
@@ -99,7 +100,13 @@ def read_corpus(
             f"format {format!r} takes no option(s) {', '.join(unknown)}; "
             f"it takes: {', '.join(accepted)}"
         ) from None
-    return reader(path, **kwargs)
+    corpus = reader(path, **kwargs)
+    if corpus.scheme is None:
+        default = inspect.signature(reader).parameters.get("scheme")
+        used = kwargs.get("scheme") or (default.default if default is not None else None)
+        if isinstance(used, str):
+            corpus = dataclasses.replace(corpus, scheme=used)
+    return corpus
 
 
 def corpus_counts(corpus: Corpus) -> dict[str, int]:

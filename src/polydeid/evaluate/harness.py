@@ -5,19 +5,28 @@ A *system* is a named detector set: a polydeid profile (``rules``, ``default``),
 or a baseline (``presidio``: Microsoft Presidio's English pipeline on every language, as
 practitioners run it). Every system's spans go through the same resolution policy and the
 same scorer (:func:`polydeid.evaluate.metrics.score_corpus`).
+
+A corpus is scored in the categories its label scheme can mark — every category of a coarse
+group (:data:`~polydeid.core.taxonomy.COARSE_GROUP`) the scheme maps onto. ASQ-PHI has no age
+type, so an age a system finds there is neither right nor wrong by that gold; such predictions
+are left out of precision, recall and the "nothing found" counts, listed per system as *not
+scored*, and still count in over-redaction and facts changed (they do change the text).
 """
 
 from __future__ import annotations
 
 import platform
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from types import MappingProxyType
 
 from polydeid.core.errors import ConfigError
 from polydeid.core.segments import Origin, Segment
 from polydeid.core.spans import Span
+from polydeid.core.taxonomy import COARSE_GROUP, Category, scheme
 from polydeid.corpora.document import Corpus, ReadFailure
 from polydeid.detect.base import Detector, create
 from polydeid.detect.pipeline import Pipeline
@@ -98,11 +107,14 @@ class SystemResult:
     seconds: float
     curve: tuple[ThresholdPoint, ...]
     cis: BootstrapCIs | None = None
+    #: predicted spans per category the corpus's scheme cannot mark (not scored)
+    unscored: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
 
     def to_dict(self) -> dict[str, object]:
         return {
             "name": self.name,
             "description": self.description,
+            "unscored": dict(self.unscored),
             "seconds": round(self.seconds, 3),
             "scores": self.scores.to_dict(),
             "curve": [p.to_dict() for p in self.curve],
@@ -121,6 +133,9 @@ class EvaluationRun:
     systems: tuple[SystemResult, ...]
     failures: tuple[ReadFailure, ...] = ()
     facts_reference: str = "none"
+    #: the scheme and the categories scored (None: every category)
+    scheme: str | None = None
+    scored: tuple[str, ...] | None = None
     machine: str = field(
         default_factory=lambda: f"{platform.machine()}, Python {platform.python_version()}"
     )
@@ -133,6 +148,8 @@ class EvaluationRun:
             "documents": self.documents,
             "gold_spans": self.gold_spans,
             "facts_reference": self.facts_reference,
+            "scheme": self.scheme,
+            "scored": None if self.scored is None else list(self.scored),
             "machine": self.machine,
             "created": self.created,
             "failures": [{"file": f.file, "error": str(f.error)} for f in self.failures],
@@ -150,9 +167,12 @@ def predict(pipeline: Pipeline, corpus: Corpus) -> dict[str, tuple[Span, ...]]:
 
 
 def threshold_curve(
-    corpus: Corpus, predictions: Mapping[str, Sequence[Span]]
+    corpus: Corpus,
+    predictions: Mapping[str, Sequence[Span]],
+    scope: frozenset[Category] | None = None,
 ) -> tuple[ThresholdPoint, ...]:
-    """Micro strict P/R over :data:`THRESHOLDS` (one pass per threshold over exact-match sets)."""
+    """Micro strict P/R over :data:`THRESHOLDS` (one pass per threshold over exact-match sets),
+    counting only predictions in ``scope`` (None: all)."""
     gold = {(d.id, s.start, s.end, s.label) for d in corpus.documents for s in d.spans}
     points = []
     for t in THRESHOLDS:
@@ -160,7 +180,7 @@ def threshold_curve(
             (doc_id, s.start, s.end, s.label)
             for doc_id, spans in predictions.items()
             for s in spans
-            if s.score >= t
+            if s.score >= t and (scope is None or s.label in scope)
         }
         hits = len(kept & gold)
         points.append(
@@ -191,6 +211,43 @@ def silver_facts(corpus: Corpus) -> dict[str, tuple[Span, ...]]:
     }
 
 
+def scored_categories(scheme_name: str | None) -> frozenset[Category] | None:
+    """The categories a corpus read with ``scheme_name`` is scored in (None: all of them)."""
+    if scheme_name is None:
+        return None
+    groups = scheme(scheme_name).groups
+    kept = frozenset(c for c in Category if COARSE_GROUP[c] in groups)
+    return None if kept == frozenset(Category) else kept
+
+
+def score_in_scope(
+    corpus: Corpus,
+    predictions: Mapping[str, Sequence[Span]],
+    facts: Mapping[str, Sequence[Span]] | None,
+    scope: frozenset[Category] | None,
+) -> tuple[Scores, dict[str, int]]:
+    """Scores in ``scope`` (over-redaction and facts changed from every prediction) and the
+    count of predicted spans per category outside it."""
+    scores = score_corpus(corpus.documents, predictions, facts=facts, categories=scope)
+    if scope is None:
+        return scores, {}
+    every = score_corpus(corpus.documents, predictions, facts=facts)
+    per = {
+        doc_id: replace(
+            s, chars=every.per_document[doc_id].chars, facts=every.per_document[doc_id].facts
+        )
+        for doc_id, s in scores.per_document.items()
+    }
+    outside = Counter(
+        span.label.value
+        for spans in predictions.values()
+        for span in spans
+        if isinstance(span.label, Category) and span.label not in scope
+    )
+    total = replace(Scores.total(per.values()), per_document=MappingProxyType(per))
+    return total, dict(sorted(outside.items()))
+
+
 def evaluate(
     corpus: Corpus,
     systems: Sequence[str],
@@ -204,13 +261,14 @@ def evaluate(
         raise ConfigError("name at least one system to evaluate")
     has_gold_facts = any(doc.facts for doc in corpus.documents)
     facts = None if has_gold_facts else silver_facts(corpus)
+    scope = scored_categories(corpus.scheme)
     results = []
     for name in systems:
         description, pipeline = build_system(name)
         start = time.perf_counter()
         predictions = predict(pipeline, corpus)
         seconds = time.perf_counter() - start
-        scores = score_corpus(corpus.documents, predictions, facts=facts)
+        scores, unscored = score_in_scope(corpus, predictions, facts, scope)
         cis = bootstrap_ci(scores, n_resamples=bootstrap, seed=seed) if bootstrap else None
         results.append(
             SystemResult(
@@ -218,8 +276,9 @@ def evaluate(
                 description=description,
                 scores=scores,
                 seconds=seconds,
-                curve=threshold_curve(corpus, predictions),
+                curve=threshold_curve(corpus, predictions, scope),
                 cis=cis if corpus.documents else None,
+                unscored=MappingProxyType(unscored),
             )
         )
     return EvaluationRun(
@@ -230,4 +289,6 @@ def evaluate(
         systems=tuple(results),
         failures=corpus.failures,
         facts_reference="gold" if has_gold_facts else SILVER_FACTS,
+        scheme=corpus.scheme,
+        scored=None if scope is None else tuple(sorted(c.value for c in scope)),
     )

@@ -211,6 +211,12 @@ def _metadata(run: EvaluationRun) -> tuple[tuple[str, str], ...]:
         ("Documents", str(run.documents)),
         ("Gold spans", str(run.gold_spans)),
         ("Clinical facts", _text(run.facts_reference)),
+        (
+            "Scored categories",
+            "all"
+            if run.scored is None
+            else f"those of the groups scheme {_text(run.scheme)} marks: {', '.join(run.scored)}",
+        ),
         ("Machine", _text(run.machine)),
         ("Date", _text(run.created)),
     )
@@ -223,10 +229,23 @@ def _notes(run: EvaluationRun) -> tuple[str, ...]:
         if setting is not None:
             by_setting.setdefault(setting, []).append(_text(result.name))
     ci = [f"{', '.join(names)}: {setting}" for setting, names in by_setting.items()]
+    unscored = [
+        f"{_text(r.name)}: " + ", ".join(f"{label} {n}" for label, n in r.unscored.items())
+        for r in run.systems
+        if r.unscored
+    ]
     return (
         f"A dash ({UNDEFINED}) marks an undefined value: precision when nothing was predicted; "
         "recall, F1 and leak when there is no gold span.",
         "Strict F1 CI: " + ("; ".join(ci) if ci else "not computed") + ".",
+        *(
+            (
+                "Not scored (categories this corpus does not annotate; still counted in "
+                "over-redaction and facts changed): " + "; ".join(unscored) + ".",
+            )
+            if unscored
+            else ()
+        ),
     )
 
 
