@@ -85,3 +85,20 @@ def test_a_tiny_training_run_writes_a_loadable_tagger(tmp_path: Path) -> None:
     model = TaggerModel.load(out, precision="float32")
     ((aligned, probs),) = model.predict(["Mgonjwa Baraka Mwangi, miaka 45."])
     assert len(probs) == len(aligned.grid)
+
+
+def test_seed_table_gives_mean_and_sample_sd_and_keeps_references_apart() -> None:
+    from polydeid.train import seeds
+
+    sets = {"meddocan-dev": [_doc()] * 3}
+    runs = {
+        f"c{i}": {"meddocan-dev": {"f1": f1, "person": person}}
+        for i, (f1, person) in enumerate([(0.80, 0.9), (0.82, None), (0.84, 0.7)])
+    }
+    refs = {"s1 (reference)": {"meddocan-dev": {"f1": 0.5, "person": 0.6}}}
+    lines = seeds.table(runs, refs, sets)
+    assert lines[0].endswith("| s1 (reference) | mean ± SD (seeds) |")
+    f1_row = next(line for line in lines if "strict micro F1" in line)
+    assert "| 0.800 | 0.820 | 0.840 | 0.500 | 0.820 ± 0.020 |" in f1_row
+    person_row = next(line for line in lines if "person recall" in line)
+    assert "| 0.900 | – | 0.700 | 0.600 | 0.800 ± 0.141 |" in person_row

@@ -1,0 +1,154 @@
+"""Compare tagger training runs (seeds) on the development sets: mean ± SD of the tagger alone.
+
+    python -m polydeid.train.seeds runs/tagger-c2 runs/tagger-c3 runs/tagger-c4 \\
+        [--reference runs/tagger-s1] [--out benchmarks/results/tagger_seeds.md]
+
+Every run is scored the same way, in one process: the tagger alone (no rule layer), with the
+uncalibrated threshold of 0.5 for every category, on MEDDOCAN dev, the held-out 30 % of
+ASQ-PHI and GermEval 2014, MasakhaNER dev (lug, swa, kin, luo; "select" data: evaluation only)
+and synthetic notes with unseen names (the *test* name split, all languages). Figures:
+entity-strict micro F1 over the canonical categories and strict recall of person names
+(patients and third parties). The runs' spread (sample standard deviation) is what the seeds
+cost; ``--reference`` runs are shown beside them but not averaged.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import platform
+import statistics
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from polydeid.corpora import AnnotatedDocument
+from polydeid.detect.tagger.model import TaggerMeta
+from polydeid.train.calibrate import REAL_DEV
+from polydeid.train.tagger import DATA, evaluate, read_source
+
+log = logging.getLogger("polydeid.train")
+
+SCORES_FILE = "dev-scores.json"
+FIGURES = (("strict micro F1", "f1"), ("person recall (strict)", "person"))
+
+
+def dev_sets(data: Path, synthetic_per_language: int) -> dict[str, list[AnnotatedDocument]]:
+    """The development sets that are present, by name."""
+    from polydeid.synth.generate import generate
+
+    sets: dict[str, list[AnnotatedDocument]] = {}
+    for source in REAL_DEV:
+        if (data / source.path).exists():
+            sets[source.name] = read_source(source, data)
+        else:
+            log.warning("development set %s is absent; skipped", source.name)
+    sets["synthetic-unseen"] = list(
+        generate(per_language=synthetic_per_language, seed=29, name_split="test")
+    )
+    return sets
+
+
+def score_run(
+    folder: Path, sets: dict[str, list[AnnotatedDocument]], precision: str | None
+) -> dict[str, dict[str, float | None]]:
+    """Per development set: strict micro F1 and person recall of the tagger in ``folder``.
+
+    Scores are kept in ``folder/SCORES_FILE`` with the weights' checksum, the precision and the
+    sets' sizes, and reused when all three match (runs can be scored as they finish).
+    """
+    from polydeid.detect.tagger.model import TaggerModel
+    from polydeid.detect.tagger.precision import resolve
+
+    key = {
+        "weights_sha256": TaggerMeta.read(folder).weights_sha256,
+        "precision": resolve(precision),
+        "sets": {name: len(docs) for name, docs in sets.items()},
+    }
+    cache = folder / SCORES_FILE
+    if cache.is_file():
+        kept = json.loads(cache.read_text("utf-8"))
+        if kept.get("key") == key:
+            return kept["scores"]
+    tagger = TaggerModel.load(folder, precision=precision)
+    out: dict[str, dict[str, float | None]] = {}
+    for name, docs in sets.items():
+        scores = evaluate(tagger, docs)
+        out[name] = {"f1": scores["strict_micro"]["f1"], "person": scores["person_recall_strict"]}
+        log.info("%s: %s done", folder.name, name)
+    cache.write_text(json.dumps({"key": key, "scores": out}, indent=1) + "\n", "utf-8")
+    return out
+
+
+def _cell(value: float | None) -> str:
+    return "–" if value is None else f"{value:.3f}"
+
+
+def _mean_sd(values: Sequence[float | None]) -> str:
+    present = [v for v in values if v is not None]
+    if not present:
+        return "–"
+    if len(present) == 1:
+        return f"{present[0]:.3f}"
+    return f"{statistics.mean(present):.3f} ± {statistics.stdev(present):.3f}"
+
+
+def table(
+    runs: dict[str, dict[str, dict[str, float | None]]],
+    references: dict[str, dict[str, dict[str, float | None]]],
+    sets: dict[str, list[AnnotatedDocument]],
+) -> list[str]:
+    """Markdown rows: one per development set and figure."""
+    header = ["development set", "documents", "figure", *runs, *references, "mean ± SD (seeds)"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for dev in sets:
+        for label, key in FIGURES:
+            values = [runs[r][dev][key] for r in runs]
+            cells = [_cell(v) for v in values]
+            cells += [_cell(references[r][dev][key]) for r in references]
+            lines.append(
+                f"| {dev} | {len(sets[dev])} | {label} | "
+                + " | ".join(cells)
+                + f" | {_mean_sd(values)} |"
+            )
+    return lines
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
+    p = argparse.ArgumentParser(prog="python -m polydeid.train.seeds", description=__doc__)
+    p.add_argument("runs", nargs="+", type=Path, help="tagger folders trained with other seeds")
+    p.add_argument("--reference", nargs="*", type=Path, default=[])
+    p.add_argument("--out", type=Path, default=None, help="write the markdown table here")
+    p.add_argument("--data", type=Path, default=DATA)
+    p.add_argument("--synthetic-per-language", type=int, default=10)
+    p.add_argument("--precision", choices=("auto", "float32", "bfloat16"), default="auto")
+    args = p.parse_args(argv)
+    sets = dev_sets(args.data, args.synthetic_per_language)
+    scored = {f: score_run(f, sets, args.precision) for f in [*args.runs, *args.reference]}
+    runs = {str(f): scored[f] for f in args.runs}
+    references = {f"{f} (reference)": scored[f] for f in args.reference}
+    from polydeid.detect.tagger.precision import resolve
+
+    command = "python -m polydeid.train.seeds " + " ".join(sys.argv[1:] if argv is None else argv)
+    lines = [
+        "# Tagger training runs compared (tagger alone, uncalibrated, development data)",
+        "",
+        f"Command: `{command}`. Machine: {platform.machine()}, Python "
+        f"{platform.python_version()}; matrix products in {resolve(args.precision)}. "
+        "Entity-strict figures over the canonical categories, every category's threshold at "
+        "0.5, no rule layer; SD is the sample standard deviation over the seeds.",
+        "",
+        *table(runs, references, sets),
+    ]
+    text = "\n".join(lines) + "\n"
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(text, "utf-8")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
