@@ -679,3 +679,17 @@ lg = ["rules", "ea"]
     redacted = deid.redact(text, lang="lg")
     assert "Nakato" not in redacted and "Mulago" not in redacted and "123456" not in redacted
     assert deid.redact("Nakato, tel 0772 123456", lang="en") == "Nakato, tel [CONTACT_PHONE]"
+
+
+def test_word_grid_precision_is_chosen_and_bfloat16_finds_the_same_spans(
+    hf_wordgrid_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text, expected = long_document(6)
+    exact = HfWordGridDetector(hf_wordgrid_dir, precision="float32")
+    half = HfWordGridDetector(hf_wordgrid_dir, precision="bfloat16")
+    assert exact._model("lug").precision == "float32"
+    assert half._model("lug").precision == "bfloat16"
+    assert found(text, half.detect(Segment(text, lang="lg"))) == expected
+    assert found(text, exact.detect(Segment(text, lang="lg"))) == expected
+    monkeypatch.setenv("POLYDEID_TAGGER_PRECISION", "float32")  # the default follows it
+    assert HfWordGridDetector(hf_wordgrid_dir)._model("lug").precision == "float32"

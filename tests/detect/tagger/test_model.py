@@ -138,3 +138,10 @@ def test_inference_windows_share_the_configured_overlap(tiny: Path, tmp_path: Pa
     (folder / META_FILE).write_text(json.dumps(meta))
     assert TaggerModel.load(folder).min_overlap == 4
     assert TaggerModel.load(tiny).min_overlap == 16  # max_tokens - stride of training
+
+
+def test_detector_precision_is_its_own_shared_model(tiny: Path) -> None:
+    exact = TaggerDetector(tiny, precision="float32")
+    half = TaggerDetector(tiny, precision="bfloat16")
+    assert (exact.model.precision, half.model.precision) == ("float32", "bfloat16")
+    assert TaggerDetector(tiny, precision="float32").model is exact.model  # loaded once

@@ -756,11 +756,16 @@ class _GridModel:
         batch_size: int,
         threads: int | None,
         device: str,
+        precision: str | None = None,
     ) -> None:
         import torch
 
+        from polydeid.detect.tagger.precision import resolve
+
         self.model, self.tokenizer = _load(checkpoint.folder, threads=threads, device=device)
         self.device = device
+        self.device_type = device.split(":")[0]
+        self.precision = resolve(precision, device=self.device_type)
         self.batch_size = batch_size
         where = str(checkpoint.folder)
         try:
@@ -822,7 +827,9 @@ class _GridModel:
             items.extend((d, s, e) for s, e in spans)
         results: dict[tuple[int, int], Any] = {}
         order = sorted(range(len(items)), key=lambda i: items[i][2] - items[i][1])
-        with torch.inference_mode():
+        from polydeid.detect.tagger.precision import autocast
+
+        with torch.inference_mode(), autocast(self.precision, self.device_type):
             for b in range(0, len(order), self.batch_size):
                 batch = [items[i] for i in order[b : b + self.batch_size]]
                 width = max(e - s for _, s, e in batch) + len(self.prefix) + len(self.suffix)
@@ -865,6 +872,7 @@ class HfWordGridDetector:
         threads: int | None = None,
         batch_size: int = 16,
         device: str = "cpu",
+        precision: str | None = None,
         cache_dir: str | Path | None = None,
         preload: bool = False,
     ) -> None:
@@ -906,6 +914,7 @@ class HfWordGridDetector:
         self.threads = threads
         self.batch_size = batch_size
         self.device = device
+        self.precision = precision  # None: POLYDEID_TAGGER_PRECISION, then auto
         self._models: dict[str, _GridModel] = {}
         if self.unmapped:
             _warn_unmapped(self.folder, self.label_map, self.unmapped, self.fallback)
@@ -954,6 +963,7 @@ class HfWordGridDetector:
                 batch_size=self.batch_size,
                 threads=self.threads,
                 device=self.device,
+                precision=self.precision,
             )
         return self._models[subfolder]
 
@@ -1289,9 +1299,7 @@ class HfPipelineDetector:
         score = min(1.0, max(0.0, float(entity.get("score", 0.0))))
         if score < self.thresholds.get(category, self.threshold):
             return None
-        start, end = _snap(
-            text, grid, w_start + int(entity["start"]), w_start + int(entity["end"])
-        )
+        start, end = _snap(text, grid, w_start + int(entity["start"]), w_start + int(entity["end"]))
         if start >= end:
             return None
         cut = (w_start > 0 and start <= w_start) or (w_end < len(text) and end >= w_end)

@@ -64,8 +64,8 @@ def read_router(folder: Path) -> dict[str, Route]:
 
 
 @cache
-def _shared_model(folder: str) -> TaggerModel:
-    return TaggerModel.load(folder)
+def _shared_model(folder: str, precision: str) -> TaggerModel:
+    return TaggerModel.load(folder, precision=precision)
 
 
 class TaggerDetector:
@@ -73,10 +73,14 @@ class TaggerDetector:
 
     id = "tagger.e5small.v1"
 
-    def __init__(self, folder: str | Path | None = None) -> None:
+    def __init__(self, folder: str | Path | None = None, *, precision: str | None = None) -> None:
+        """``precision``: the matrix products' (``auto``, ``float32``, ``bfloat16``; None:
+        ``POLYDEID_TAGGER_PRECISION``, then ``auto``)."""
+        from polydeid.detect.tagger.precision import resolve
+
         self.folder = Path(folder) if folder is not None else MODEL_DIR
         self.routes = read_router(self.folder)
-        self.model = _shared_model(str(self.folder))
+        self.model = _shared_model(str(self.folder), resolve(precision))
         self.languages: frozenset[str] = frozenset(self.routes)
         self.labels: frozenset[Category] = frozenset(
             c for route in self.routes.values() for c in route.categories
