@@ -100,5 +100,5 @@ def test_seed_table_gives_mean_and_sample_sd_and_keeps_references_apart() -> Non
     assert lines[0].endswith("| s1 (reference) | mean ± SD (seeds) |")
     f1_row = next(line for line in lines if "strict micro F1" in line)
     assert "| 0.800 | 0.820 | 0.840 | 0.500 | 0.820 ± 0.020 |" in f1_row
-    person_row = next(line for line in lines if "person recall" in line)
+    person_row = next(line for line in lines if "name recall" in line)
     assert "| 0.900 | – | 0.700 | 0.600 | 0.800 ± 0.141 |" in person_row

@@ -40,7 +40,7 @@ import math
 import random
 import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -218,7 +218,13 @@ def dev_sets(args: argparse.Namespace) -> dict[str, list[AnnotatedDocument]]:
     return sets
 
 
-def evaluate(tagger: Any, docs: Sequence[AnnotatedDocument]) -> dict[str, Any]:
+def evaluate(
+    tagger: Any,
+    docs: Sequence[AnnotatedDocument],
+    scope: Collection[Category] | None = None,
+) -> dict[str, Any]:
+    """The tagger alone (every threshold 0.5) on ``docs``, scored in ``scope`` (None: all
+    categories; a corpus's scheme scope, :func:`polydeid.evaluate.harness.scored_categories`)."""
     from polydeid.evaluate.metrics import score_corpus
 
     predictions = {}
@@ -228,7 +234,7 @@ def evaluate(tagger: Any, docs: Sequence[AnnotatedDocument]) -> dict[str, Any]:
             chunk, tagger.predict([d.text for d in chunk]), strict=True
         ):
             predictions[doc.id] = decode(doc.text, aligned.grid, probs, {}, source="tagger")
-    scores = score_corpus(docs, predictions)
+    scores = score_corpus(docs, predictions, categories=scope)
     persons = [scores.strict[c] for c in ("PERSON", "PERSON_THIRD_PARTY")]
     found = sum(p.found_gold for p in persons)
     gold = sum(p.gold for p in persons)
@@ -237,6 +243,7 @@ def evaluate(tagger: Any, docs: Sequence[AnnotatedDocument]) -> dict[str, Any]:
         "label_agnostic_strict": scores.span_strict.to_dict(),
         "coarse_strict_micro": scores.coarse_strict.micro.to_dict(),
         "person_recall_strict": found / gold if gold else None,
+        "name_group_recall_strict": scores.coarse_strict["NAME"].recall,
         "per_category_recall": {k: v.recall for k, v in scores.strict.per_label.items()},
     }
 
