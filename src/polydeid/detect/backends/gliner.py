@@ -509,11 +509,18 @@ def cmd_tune(args: Any) -> int:
     for point in scores:
         p, r = point.precision, point.recall
         shown = f"P {p:.3f} R {r:.3f}" if p is not None and r is not None else "no spans"
-        mark = "  <- chosen" if (point.threshold == threshold and dict(chosen) == dict(
-            _label_map(candidates[point.prompt_set], "candidate")
-        )) else ""
-        print(f"prompt set {point.prompt_set} threshold {point.threshold:.2f}: {shown}{mark}",
-              file=sys.stderr)
+        mark = (
+            "  <- chosen"
+            if (
+                point.threshold == threshold
+                and dict(chosen) == dict(_label_map(candidates[point.prompt_set], "candidate"))
+            )
+            else ""
+        )
+        print(
+            f"prompt set {point.prompt_set} threshold {point.threshold:.2f}: {shown}{mark}",
+            file=sys.stderr,
+        )
     labels = ", ".join(f'"{k}" = "{v.value}"' for k, v in chosen.items())
     text = (
         f"# chosen by polydeid tune-gliner on {len(documents)} development document(s)\n"
