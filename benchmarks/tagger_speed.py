@@ -107,7 +107,8 @@ def main() -> None:
         f"--threads {args.threads} --systems {args.systems}`. Machine: {machine} (the "
         f"project's shared development machine), torch threads {args.threads}. Presidio runs "
         "its English spaCy pipeline (en_core_web_sm) on every language (its only offline "
-        f"model). Native bfloat16 on this CPU: {'yes' if native_bf16() else 'no'}.",
+        f"model). Native bfloat16 on this CPU: {'yes' if native_bf16() else 'no'}. Systems "
+        "sharing a tagger load it once: its load time and memory show under the first.",
         "",
         *(f"- `{system}`: tagger in {text}" for system, text in settings.items()),
         "",
