@@ -2,7 +2,7 @@
 
 bfloat16 speeds the tagger up where the processor multiplies bfloat16 natively (``avx512_bf16``
 or ``amx_bf16``; measured on the 2-core development machine: the model 1.7x, the whole
-pipeline 1.5x in ``benchmarks/results/tagger_speed.md``, with 4 of about 21,500 MEDDOCAN dev
+pipeline 1.4-1.5x in ``benchmarks/results/tagger_speed.md``, with 4 of about 21,500 MEDDOCAN dev
 words changing their most likely tag). Elsewhere torch emulates it,
 slower than float32, so ``auto`` keeps float32 there. Layer norms, softmax and the loss stay in
 float32 (``torch.autocast``); the weights stay float32.
