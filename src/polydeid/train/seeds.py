@@ -33,7 +33,7 @@ log = logging.getLogger("polydeid.train")
 
 SCORES_FILE = "dev-scores.json"
 #: the label scheme of each real development set (scored in the categories it marks)
-SCHEMES: dict[str, str] = {}
+SCHEMES: dict[str, str] = {source.name: source.scheme for source in REAL_DEV}
 FIGURES = (("strict micro F1", "f1"), ("name recall (strict, name group)", "person"))
 
 
@@ -45,7 +45,6 @@ def dev_sets(data: Path, synthetic_per_language: int) -> dict[str, list[Annotate
     for source in REAL_DEV:
         if (data / source.path).exists():
             sets[source.name] = read_source(source, data)
-            SCHEMES[source.name] = source.scheme
         else:
             log.warning("development set %s is absent; skipped", source.name)
     sets["synthetic-unseen"] = list(

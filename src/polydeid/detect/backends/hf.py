@@ -76,6 +76,7 @@ from polydeid.core.errors import (
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import OUTSIDE, Category, Scheme, scheme
+from polydeid.detect.tagger.precision import autocast, resolve
 from polydeid.detect.tagger.windows import (
     TAG_INDEX,
     TAGS,
@@ -760,8 +761,6 @@ class _GridModel:
     ) -> None:
         import torch
 
-        from polydeid.detect.tagger.precision import resolve
-
         self.model, self.tokenizer = _load(checkpoint.folder, threads=threads, device=device)
         self.device = device
         self.device_type = device.split(":")[0]
@@ -827,8 +826,6 @@ class _GridModel:
             items.extend((d, s, e) for s, e in spans)
         results: dict[tuple[int, int], Any] = {}
         order = sorted(range(len(items)), key=lambda i: items[i][2] - items[i][1])
-        from polydeid.detect.tagger.precision import autocast
-
         with torch.inference_mode(), autocast(self.precision, self.device_type):
             for b in range(0, len(order), self.batch_size):
                 batch = [items[i] for i in order[b : b + self.batch_size]]

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from polydeid.core.errors import DetectorUnavailableError
+from polydeid.detect.tagger.precision import autocast, resolve
 from polydeid.detect.tagger.windows import (
     TAGS,
     Aligned,
@@ -124,8 +125,6 @@ class TaggerModel:
         :func:`polydeid.detect.tagger.precision.resolve` (``auto``: bfloat16 where the CPU
         has it natively).
         """
-        from polydeid.detect.tagger.precision import resolve
-
         precision = resolve(precision)
         folder = Path(folder) if folder is not None else MODEL_DIR
         weights = folder / WEIGHTS_FILE
@@ -198,8 +197,6 @@ class TaggerModel:
             self.tokenizer.sep_token_id,
             self.tokenizer.pad_token_id,
         )
-        from polydeid.detect.tagger.precision import autocast
-
         with torch.inference_mode(), autocast(self.precision):
             for b in range(0, len(order), self.batch_size):
                 batch = [items[i] for i in order[b : b + self.batch_size]]
