@@ -46,7 +46,10 @@ def test_api_redaction_leaks_nothing(policy: str, logs: pytest.LogCaptureFixture
         spans = deid.detect(TEXT, lang="sw")
         out = deid.redact(TEXT, lang="sw", patient_id="p1")
         result = deid.redact_segment(Segment(TEXT, lang="sw"))
-    assert len(spans) == 5
+    # every canary is detected (a label word such as "NIN" may be redacted too)
+    for canary in CANARIES.values():
+        start = TEXT.index(canary)
+        assert any(s.start <= start and start + len(canary) <= s.end for s in spans)
     assert_clean(out, repr(spans), repr(result.replacements), repr(deid))
     assert_clean(*(r.getMessage() for r in logs.records), *(str(w.message) for w in caught))
 

@@ -26,7 +26,7 @@ from polydeid.core.taxonomy import Category
 from polydeid.corpora import AnnotatedDocument
 from polydeid.detect.tagger.detector import DEFAULT_THRESHOLD, ROUTER_FILE
 from polydeid.detect.tagger.model import TaggerModel
-from polydeid.detect.tagger.windows import decode
+from polydeid.detect.tagger.windows import decode, name_suffixes
 from polydeid.locales import country_data, default_countries, language_data, languages
 from polydeid.train.tagger import DATA, Source, read_source
 
@@ -115,7 +115,11 @@ def fit(
             chunk, tagger.predict([d.text for d in chunk]), strict=True
         ):
             scope = scopes.get(doc.id)
-            for span in decode(doc.text, aligned.grid, probs, {}, default_threshold=GRID[0]):
+            suffixes = name_suffixes(doc.lang)
+            spans = decode(
+                doc.text, aligned.grid, probs, {}, default_threshold=GRID[0], name_suffixes=suffixes
+            )
+            for span in spans:
                 if scope is not None and span.label not in scope:
                     continue
                 candidates.append((doc.id, span.label, span.start, span.end, span.score or 0.0))

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from polydeid.corpora import AnnotatedDocument
 from polydeid.detect.tagger.model import TaggerMeta
+from polydeid.detect.tagger.windows import DECODER_VERSION
 from polydeid.train.calibrate import REAL_DEV
 from polydeid.train.tagger import DATA, evaluate, read_source
 
@@ -67,6 +68,7 @@ def score_run(
 
     key = {
         "weights_sha256": TaggerMeta.read(folder).weights_sha256,
+        "decoder": DECODER_VERSION,
         "precision": resolve(precision),
         "sets": {name: len(docs) for name, docs in sets.items()},
         "schemes": {name: SCHEMES.get(name) for name in sets},

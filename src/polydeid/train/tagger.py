@@ -53,6 +53,7 @@ from polydeid.detect.tagger.windows import (
     IGNORE,
     TAGS,
     decode,
+    name_suffixes,
     token_labels,
     windows,
     word_tags,
@@ -233,7 +234,14 @@ def evaluate(
         for doc, (aligned, probs) in zip(
             chunk, tagger.predict([d.text for d in chunk]), strict=True
         ):
-            predictions[doc.id] = decode(doc.text, aligned.grid, probs, {}, source="tagger")
+            predictions[doc.id] = decode(
+                doc.text,
+                aligned.grid,
+                probs,
+                {},
+                source="tagger",
+                name_suffixes=name_suffixes(doc.lang),
+            )
     scores = score_corpus(docs, predictions, categories=scope)
     persons = [scores.strict[c] for c in ("PERSON", "PERSON_THIRD_PARTY")]
     found = sum(p.found_gold for p in persons)

@@ -183,3 +183,89 @@ def test_brackets_and_punctuation_bound_spans() -> None:
         ("imyaka 29", Category.AGE),
         ("Otieno J.", Category.PERSON),
     ]
+
+
+def _mixed(weights: dict[str, float]) -> list[float]:
+    """A probability row with the given tags' mass and the rest spread evenly."""
+    rest = (1 - sum(weights.values())) / (len(TAGS) - len(weights))
+    return [weights.get(tag, rest) for tag in TAGS]
+
+
+def test_a_name_whose_words_the_model_splits_between_roles_is_one_span() -> None:
+    text = "it is Sam Bentley here"
+    grid = [(0, 2), (3, 5), (6, 9), (10, 17), (18, 22)]
+    o = _mixed({"O": 0.95})
+    probs = [
+        o,
+        o,
+        _mixed({"B-PERSON": 0.6, "B-PERSON_THIRD_PARTY": 0.3}),
+        # the likeliest single tag is I-PERSON_THIRD_PARTY, but the word is a name either way
+        _mixed({"I-PERSON_THIRD_PARTY": 0.45, "I-PERSON": 0.4, "O": 0.1}),
+        o,
+    ]
+    spans = decode(text, grid, probs, {})
+    assert [(text[s.start : s.end], s.label) for s in spans] == [("Sam Bentley", Category.PERSON)]
+    # the score is the name group's probability, not one role's
+    assert spans[0].score == pytest.approx(0.85, abs=0.01)
+
+
+def test_no_tag_above_outside_alone_but_a_group_above_it_is_a_span() -> None:
+    text = "na Kato"
+    grid = [(0, 2), (3, 7)]
+    probs = [
+        _mixed({"O": 0.9}),
+        _mixed({"B-PERSON": 0.3, "B-PERSON_THIRD_PARTY": 0.3, "O": 0.35}),
+    ]
+    spans = decode(text, grid, probs, {})
+    assert [(s.start, s.end) for s in spans] == [(3, 7)]
+    assert spans[0].label in (Category.PERSON, Category.PERSON_THIRD_PARTY)
+    assert decode(text, grid, probs, {Category.PERSON: 0.7, Category.PERSON_THIRD_PARTY: 0.7}) == []
+
+
+def test_the_same_text_gets_one_label_across_the_document() -> None:
+    text = "Mgonjwa: Kinubi Adan. Kinubi Adan ameletwa"
+    grid = [(0, 7), (7, 8), (9, 15), (16, 20), (20, 21), (22, 28), (29, 33), (34, 41)]
+    o = _mixed({"O": 0.95})
+    probs = [
+        o,
+        o,
+        _mixed({"B-PERSON": 0.9}),
+        _mixed({"I-PERSON": 0.9}),
+        o,
+        _mixed({"B-PERSON_THIRD_PARTY": 0.5, "B-PERSON": 0.3}),
+        _mixed({"I-PERSON_THIRD_PARTY": 0.5, "I-PERSON": 0.3}),
+        o,
+    ]
+    spans = decode(text, grid, probs, {})
+    assert [(text[s.start : s.end], s.label) for s in spans] == [
+        ("Kinubi Adan", Category.PERSON),
+        ("Kinubi Adan", Category.PERSON),
+    ]
+    # the final label's threshold decides (the second occurrence's name probability is 0.8)
+    kept = decode(text, grid, probs, {Category.PERSON: 0.85, Category.PERSON_THIRD_PARTY: 0.5})
+    assert [s.start for s in kept] == [9]
+
+
+def test_possessive_endings_are_trimmed_from_names_in_languages_that_list_them() -> None:
+    from polydeid.detect.tagger.windows import name_suffixes
+
+    text = "this is Caitlin Kane's neighbour at St Mary's"
+    grid = [(0, 4), (5, 7), (8, 15), (16, 22), (23, 32), (33, 35), (36, 38), (39, 45)]
+    o = _mixed({"O": 0.95})
+    probs = [
+        o,
+        o,
+        _mixed({"B-PERSON": 0.9}),
+        _mixed({"I-PERSON": 0.9}),
+        o,
+        o,
+        _mixed({"B-LOCATION_FACILITY": 0.9}),
+        _mixed({"I-LOCATION_FACILITY": 0.9}),
+    ]
+    assert name_suffixes("en") == ("'s", "’s")
+    assert name_suffixes("de") == ()
+    english = decode(text, grid, probs, {}, name_suffixes=name_suffixes("en"))
+    # names lose the ending; other groups (a facility's name) keep it
+    assert [text[s.start : s.end] for s in english] == ["Caitlin Kane", "St Mary's"]
+    german = decode(text, grid, probs, {}, name_suffixes=name_suffixes("de"))
+    assert [text[s.start : s.end] for s in german] == ["Caitlin Kane's", "St Mary's"]

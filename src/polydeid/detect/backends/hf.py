@@ -82,6 +82,7 @@ from polydeid.detect.tagger.windows import (
     TAGS,
     Aligned,
     decode,
+    name_suffixes,
     owner_windows,
     windows,
     word_rows,
@@ -1009,6 +1010,7 @@ class HfWordGridDetector:
                     route.thresholds,
                     default_threshold=route.threshold,
                     source=self.id,
+                    name_suffixes=name_suffixes(segments[i].lang),
                 )
         return out
 

@@ -9,9 +9,10 @@ Pure Python (no torch), shared by training and inference so that both see the sa
   (``stride`` tokens apart). Each word is decided by exactly one window: the one in which its
   first token sits farthest from a window edge, so a name cut by one window's edge is read
   whole in the next, and found once.
-* :func:`decode` turns per-word tag probabilities into spans: BIO with repair (an ``I-`` after
-  ``O`` or after another category starts a span), a span's score is the lowest probability of
-  its words' tags, and spans are kept at or above their category's threshold.
+* :func:`decode` turns per-word tag probabilities into spans: the extent at the level of coarse
+  groups (BIO with repair), the category by the probability the span's words — and every
+  other span of the document with the same text — give it; a span's score is the lowest
+  group probability of its words, and spans are kept at or above their category's threshold.
 """
 
 from __future__ import annotations
@@ -19,10 +20,11 @@ from __future__ import annotations
 import bisect
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from polydeid.core.spans import Span
-from polydeid.core.taxonomy import Category
+from polydeid.core.taxonomy import COARSE_GROUP, Category
 from polydeid.text.wordgrid import words
 
 OUTSIDE = "O"
@@ -34,6 +36,8 @@ TAGS: tuple[str, ...] = (
 )
 TAG_INDEX: Mapping[str, int] = {tag: i for i, tag in enumerate(TAGS)}
 IGNORE = -100
+#: Changes whenever :func:`decode` reads the same probabilities differently (score caches).
+DECODER_VERSION = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +151,43 @@ def token_labels(aligned: Aligned, tags: Sequence[str]) -> list[int]:
 _BRACKETS = frozenset("()[]{}«»“”„")
 #: Punctuation words a span never starts or ends with ("Rocío (" , "imyaka 29 ,").
 _EDGE_PUNCT = frozenset(",;:!?\"'«»“”„()[]{}")
+#: Per coarse group (:data:`polydeid.core.taxonomy.COARSE_GROUP`): its categories with the
+#: indices of their B- and I- tags. The decoder finds a span's extent at this level.
+_GROUPS: dict[str, tuple[tuple[Category, int, int], ...]] = {}
+for _category in CATEGORIES:
+    _GROUPS.setdefault(COARSE_GROUP[_category], ())
+    _GROUPS[COARSE_GROUP[_category]] += (
+        (_category, TAG_INDEX[f"B-{_category.value}"], TAG_INDEX[f"I-{_category.value}"]),
+    )
+
+
+@dataclass(slots=True)
+class _Open:
+    """A span being read: its group, first and last word, score, and per-category mass."""
+
+    group: str
+    first: int
+    last: int
+    score: float
+    mass: dict[Category, float]
+
+
+def _word_tag(probs: Sequence[float]) -> tuple[str, str, float]:
+    """(prefix ``O``/``B``/``I``, coarse group, the word's probability of being in the group)
+    of the likeliest tag once each group's categories are added up."""
+    outside = probs[TAG_INDEX[OUTSIDE]]
+    if outside > 0.5:  # no group can outweigh it
+        return OUTSIDE, "", 0.0
+    best, prefix, group = outside, OUTSIDE, ""
+    total = 0.0
+    for name, members in _GROUPS.items():
+        b = sum(probs[bi] for _, bi, _ in members)
+        i = sum(probs[ii] for _, _, ii in members)
+        if b > best:
+            best, prefix, group, total = b, "B", name, b + i
+        if i > best:
+            best, prefix, group, total = i, "I", name, b + i
+    return prefix, group, total
 
 
 def decode(
@@ -157,50 +198,88 @@ def decode(
     *,
     default_threshold: float = 0.5,
     source: str = "tagger",
+    name_suffixes: Sequence[str] = (),
 ) -> list[Span]:
     """Spans from per-word tag probabilities (``None`` for words no window decided).
 
-    A bracket ends a span (``Hospital Virgen del Rocío (Sevilla)`` is a facility and, after
-    the bracket, a new span), and punctuation words are trimmed from both ends of a span; a
-    trailing dot stays only after an initial or abbreviation (``J.``).
+    Two levels, so that a name whose words the model splits between patient and third party
+    ("Sam"/PERSON "Bentley"/PERSON_THIRD_PARTY) is still one span:
+
+    * **extent** — each word takes the likeliest of O, B-group, I-group, where a coarse
+      group's probability is the sum over its categories (BIO with repair: an ``I-`` after
+      ``O`` or after another group starts a span); a span's score is the lowest group
+      probability of its words;
+    * **category** — the group's category with the most probability summed over the span's
+      words, summed again over every span of the document with the same text (one name,
+      one label: "Patient: Okello" and "Okello was seen" cannot part ways).
+
+    A span is kept at or above its final category's threshold. A bracket ends a span
+    (``Hospital Virgen del Rocío (Sevilla)`` is a facility and, after the bracket, a new
+    span); punctuation words are trimmed from both ends, a trailing dot staying only after an
+    initial or abbreviation (``J.``); a name's last word loses a possessive ending listed in
+    ``name_suffixes`` (``Bentley's`` → ``Bentley``; see :func:`name_suffixes`).
     """
-    spans: list[Span] = []
-    current: list = []  # [category, first word, last word, score]
+    found: list[tuple[int, int, float, dict[Category, float]]] = []
+    current: _Open | None = None
 
     def close() -> None:
-        if not current:
+        nonlocal current
+        if current is None:
             return
-        category, first, last, score = current
-        current.clear()
+        span, current = current, None
+        first, last = span.first, span.last
         while first <= last and _edge_word(text, grid, first, leading=True):
             first += 1
         while last >= first and _edge_word(text, grid, last, leading=False):
             last -= 1
-        if first <= last and score >= thresholds.get(category, default_threshold):
-            spans.append(Span(grid[first][0], grid[last][1], category, source, round(score, 4)))
+        if first > last:
+            return
+        end = grid[last][1]
+        if span.group == "NAME":
+            word = text[grid[last][0] : end]
+            for suffix in name_suffixes:
+                if word.endswith(suffix) and len(word) > len(suffix) + 1:
+                    end -= len(suffix)
+                    break
+        found.append((grid[first][0], end, span.score, span.mass))
 
     for i, probs in enumerate(probabilities):
-        word = text[grid[i][0] : grid[i][1]]
-        if probs is None or word in _BRACKETS:
+        if probs is None or text[grid[i][0] : grid[i][1]] in _BRACKETS:
             close()
             continue
-        best = max(range(len(probs)), key=probs.__getitem__)
-        tag = TAGS[best]
-        if tag == OUTSIDE:
+        prefix, group, total = _word_tag(probs)
+        if prefix == OUTSIDE:
             close()
             continue
-        prefix, _, name = tag.partition("-")
-        category = Category(name)
-        # the probability that this word belongs to the category at all (B or I)
-        b, inside = TAG_INDEX[f"B-{name}"], TAG_INDEX[f"I-{name}"]
-        score = probs[b] + probs[inside]
-        if prefix == "I" and current and current[0] == category:
-            current[2], current[3] = i, min(current[3], score)
-        else:
+        if not (prefix == "I" and current is not None and current.group == group):
             close()
-            current.extend((category, i, i, score))
+            current = _Open(group, i, i, total, {c: 0.0 for c, _, _ in _GROUPS[group]})
+        current.last, current.score = i, min(current.score, total)
+        for category, bi, ii in _GROUPS[group]:
+            current.mass[category] += probs[bi] + probs[ii]
     close()
+
+    votes: dict[str, dict[Category, float]] = {}
+    for start, end, _, mass in found:
+        tally = votes.setdefault(text[start:end], {})
+        for category, value in mass.items():
+            tally[category] = tally.get(category, 0.0) + value
+    spans = []
+    for start, end, score, _ in found:
+        tally = votes[text[start:end]]
+        category = max(tally, key=tally.__getitem__)
+        if score >= thresholds.get(category, default_threshold):
+            spans.append(Span(start, end, category, source, round(score, 4)))
     return spans
+
+
+@cache
+def name_suffixes(lang: str) -> tuple[str, ...]:
+    """Possessive endings a name loses at its end in ``lang`` (``[format] possessive_suffixes``
+    in the language's ``names.toml``; none when the language has no such table)."""
+    from polydeid.locales import language_data
+
+    return tuple(language_data(lang, "names").get("format", {}).get("possessive_suffixes", ()))
 
 
 def _edge_word(text: str, grid: Sequence[tuple[int, int]], index: int, *, leading: bool) -> bool:
