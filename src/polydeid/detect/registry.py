@@ -10,6 +10,7 @@ from polydeid.detect.base import Detector, create, register
 
 _RULES = (
     "facts.clinical.v1",
+    "facts.eponyms.v1",
     "rules.ids.v1",
     "rules.records.v1",
     "rules.phones.v1",
@@ -37,12 +38,14 @@ def register_builtins() -> None:
         clinical_facts,
         contacts,
         dates,
+        eponyms,
         ids,
         phones,
         records,
     )
 
     register("facts.clinical.v1", clinical_facts.ClinicalFactRule)
+    register("facts.eponyms.v1", eponyms.EponymRule)
     register("rules.ids.v1", ids.IdentifierRule)
     register("rules.records.v1", records.RecordNumberRule)
     register("rules.phones.v1", phones.PhoneRule)

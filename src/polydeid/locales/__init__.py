@@ -98,6 +98,13 @@ def language_data(code: str, kind: str) -> dict[str, Any]:
 
 
 @cache
+def shared_data(kind: str) -> dict[str, Any]:
+    """The language-independent ``<kind>.toml`` table at the locales root; empty when absent."""
+    path = _ROOT / f"{kind}.toml"
+    return _read_toml(path) if path.is_file() else {}
+
+
+@cache
 def countries() -> tuple[str, ...]:
     folder = _ROOT / "countries"
     return tuple(sorted(p.name for p in folder.iterdir() if p.is_dir()))

@@ -1,0 +1,98 @@
+"""Eponymous diagnoses as protected clinical facts: "Crohn's disease", "Morbus Crohn",
+"enfermedad de Parkinson", "Guillain-Barré syndrome", "Lou Gehrig's disease".
+
+A disease named after a person reads like a name, and a tagger that redacts "Parkinson" in
+"Parkinson's disease" changes the diagnosis. This rule marks the whole diagnosis as a
+:attr:`~polydeid.core.taxonomy.Fact.DIAGNOSIS` span, which the resolver protects from every
+identifier candidate (a model's span is cut around it).
+
+An eponym counts only next to a disease word of the segment's language or English: written
+after it ("disease", "Syndrom", "lymfoom"; optionally with a possessive ``'s`` or a hyphen) or
+before it ("Morbus", "enfermedad de", "maladie d'", "ugonjwa wa"). A patient called
+Parkinson is therefore still a name, and "Mr Parkinson's wife" is not a diagnosis. Eponyms
+match as written in ``locales/eponyms.toml`` (capitalised) or in capitals — "still disease"
+and "pick" are not Still's disease and Pick's disease; disease words match in any case.
+Several eponyms join with a hyphen, a dash or "and" ("Guillain-Barré", "Creutzfeldt-Jakob",
+"Wolff-Parkinson-White"). The disease words are in ``[eponym]`` of each language's
+``facts.toml``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from functools import cache
+
+import regex
+
+from polydeid.core.segments import Segment
+from polydeid.core.spans import Span
+from polydeid.core.taxonomy import Fact
+from polydeid.detect.rules._base import (
+    Pattern,
+    RuleDetector,
+    compile_pattern,
+    guarded_finditer,
+    segment_languages,
+)
+from polydeid.locales import language_data, languages, shared_data
+
+SOURCE = "facts.eponyms.v1"
+
+
+def _alternation(words: Iterable[str], *, fold_case: bool) -> str:
+    """A regex alternation of ``words``, longest first; spaces match runs of spaces."""
+    parts = []
+    for word in sorted(set(words), key=len, reverse=True):
+        escaped = r"[ \t\u00a0]+".join(regex.escape(w) for w in word.split())
+        parts.append(f"(?i:{escaped})" if fold_case else escaped)
+    return "|".join(parts)
+
+
+@cache
+def eponym_names() -> tuple[str, ...]:
+    """The eponyms (``locales/eponyms.toml``), with their all-capitals forms."""
+    names = shared_data("eponyms").get("eponyms", {}).get("names", [])
+    return tuple(dict.fromkeys([*names, *(n.upper() for n in names)]))
+
+
+@cache
+def _pattern(langs: tuple[str, ...]) -> Pattern | None:
+    after: list[str] = []
+    before: list[str] = []
+    for lang in langs:
+        table = language_data(lang, "facts").get("eponym", {})
+        after.extend(table.get("after", ()))
+        before.extend(table.get("before", ()))
+    if not (after or before):
+        return None
+    name = f"(?:{_alternation(eponym_names(), fold_case=False)})"
+    joined = rf"{name}(?:(?:[ \t]*[-–‐][ \t]*|[ \t]+and[ \t]+){name})*"
+    forms = []
+    if after:
+        words = _alternation(after, fold_case=True)
+        forms.append(rf"{joined}(?:['’]s?)?(?:[ \t\u00a0]+|[-–‐])(?:{words})")
+    if before:
+        words = _alternation(before, fold_case=True)
+        # "maladie d'Alzheimer": an elided article joins the eponym without a space
+        forms.append(rf"(?:{words})(?:(?<=['’])|[ \t\u00a0]+){joined}")
+    return compile_pattern(rf"(?<![\p{{L}}\p{{N}}])(?:{'|'.join(forms)})(?![\p{{L}}\p{{N}}])")
+
+
+class EponymRule(RuleDetector):
+    """Marks eponymous diagnoses so that no identifier detector redacts the name in them."""
+
+    id = SOURCE
+    labels = frozenset({Fact.DIAGNOSIS})
+
+    def __init__(self) -> None:
+        self.languages = frozenset(languages())
+
+    def find(self, segment: Segment) -> Iterable[Span]:
+        langs: Sequence[str] = tuple(segment_languages(segment))
+        pattern = _pattern(tuple(langs))
+        if pattern is None:
+            return []
+        return [
+            Span(m.start(), m.end(), Fact.DIAGNOSIS, SOURCE)
+            for m in guarded_finditer(pattern, segment, self.id)
+        ]
