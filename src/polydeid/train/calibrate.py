@@ -26,7 +26,7 @@ from polydeid.core.taxonomy import Category
 from polydeid.corpora import AnnotatedDocument
 from polydeid.detect.tagger.detector import DEFAULT_THRESHOLD, ROUTER_FILE
 from polydeid.detect.tagger.model import TaggerModel
-from polydeid.detect.tagger.windows import decode, name_suffixes
+from polydeid.detect.tagger.windows import decode, name_form
 from polydeid.locales import country_data, default_countries, language_data, languages
 from polydeid.train.tagger import DATA, Source, read_source
 
@@ -115,9 +115,9 @@ def fit(
             chunk, tagger.predict([d.text for d in chunk]), strict=True
         ):
             scope = scopes.get(doc.id)
-            suffixes = name_suffixes(doc.lang)
+            names = name_form(doc.lang)
             spans = decode(
-                doc.text, aligned.grid, probs, {}, default_threshold=GRID[0], name_suffixes=suffixes
+                doc.text, aligned.grid, probs, {}, default_threshold=GRID[0], names=names
             )
             for span in spans:
                 if scope is not None and span.label not in scope:

@@ -53,7 +53,7 @@ from polydeid.detect.tagger.windows import (
     IGNORE,
     TAGS,
     decode,
-    name_suffixes,
+    name_form,
     token_labels,
     windows,
     word_tags,
@@ -240,7 +240,7 @@ def evaluate(
                 probs,
                 {},
                 source="tagger",
-                name_suffixes=name_suffixes(doc.lang),
+                names=name_form(doc.lang),
             )
     scores = score_corpus(docs, predictions, categories=scope)
     persons = [scores.strict[c] for c in ("PERSON", "PERSON_THIRD_PARTY")]

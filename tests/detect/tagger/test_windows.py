@@ -247,7 +247,7 @@ def test_the_same_text_gets_one_label_across_the_document() -> None:
 
 
 def test_possessive_endings_are_trimmed_from_names_in_languages_that_list_them() -> None:
-    from polydeid.detect.tagger.windows import name_suffixes
+    from polydeid.detect.tagger.windows import name_form
 
     text = "this is Caitlin Kane's neighbour at St Mary's"
     grid = [(0, 4), (5, 7), (8, 15), (16, 22), (23, 32), (33, 35), (36, 38), (39, 45)]
@@ -262,10 +262,37 @@ def test_possessive_endings_are_trimmed_from_names_in_languages_that_list_them()
         _mixed({"B-LOCATION_FACILITY": 0.9}),
         _mixed({"I-LOCATION_FACILITY": 0.9}),
     ]
-    assert name_suffixes("en") == ("'s", "’s")
-    assert name_suffixes("de") == ()
-    english = decode(text, grid, probs, {}, name_suffixes=name_suffixes("en"))
+    assert name_form("en").suffixes == ("'s", "’s")
+    assert name_form("de").suffixes == ()
+    english = decode(text, grid, probs, {}, names=name_form("en"))
     # names lose the ending; other groups (a facility's name) keep it
     assert [text[s.start : s.end] for s in english] == ["Caitlin Kane", "St Mary's"]
-    german = decode(text, grid, probs, {}, name_suffixes=name_suffixes("de"))
+    german = decode(text, grid, probs, {}, names=name_form("de"))
     assert [text[s.start : s.end] for s in german] == ["Caitlin Kane's", "St Mary's"]
+
+
+def test_leading_honorifics_are_trimmed_from_names_and_a_bare_title_is_no_name() -> None:
+    from polydeid.detect.tagger.windows import name_form
+
+    text = "Migosi Raila Odinga wacho ni Dr. Otieno kod Migosi"
+    words = text.replace(".", " .").split()
+    grid, at = [], 0
+    for w in words:
+        at = text.index(w, at)
+        grid.append((at, at + len(w)))
+        at += len(w)
+    tags = ["B-PERSON", "I-PERSON", "I-PERSON", "O", "O", "B-PERSON_THIRD_PARTY"]
+    tags += ["I-PERSON_THIRD_PARTY", "I-PERSON_THIRD_PARTY", "O", "B-PERSON"]
+    probs = [_mixed({t: 0.9}) for t in tags]
+    luo = name_form("luo")
+    assert {"migosi", "dr"} <= luo.titles and "migosi" in luo.honorifics
+    assert "dr" not in luo.honorifics
+    found = [text[s.start : s.end] for s in decode(text, grid, probs, {}, names=luo)]
+    # an honorific is trimmed; "Dr." is a title (the model's convention decides); a bare
+    # honorific is no name
+    assert found == ["Raila Odinga", "Dr. Otieno"]
+    # without the language's name forms the spans stay as the model read them
+    plain = [text[s.start : s.end] for s in decode(text, grid, probs, {})]
+    assert plain == ["Migosi Raila Odinga", "Dr. Otieno", "Migosi"]
+    # lower-case particles are parts of names, not titles
+    assert "de" not in name_form("es").titles and "von" not in name_form("de").titles

@@ -82,7 +82,7 @@ from polydeid.detect.tagger.windows import (
     TAGS,
     Aligned,
     decode,
-    name_suffixes,
+    name_form,
     owner_windows,
     windows,
     word_rows,
@@ -1010,7 +1010,7 @@ class HfWordGridDetector:
                     route.thresholds,
                     default_threshold=route.threshold,
                     source=self.id,
-                    name_suffixes=name_suffixes(segments[i].lang),
+                    names=name_form(segments[i].lang),
                 )
         return out
 

@@ -27,7 +27,7 @@ from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category
 from polydeid.detect.tagger.model import MODEL_DIR, TaggerModel
-from polydeid.detect.tagger.windows import decode, name_suffixes
+from polydeid.detect.tagger.windows import decode, name_form
 
 ROUTER_FILE = "router.toml"
 DEFAULT_THRESHOLD = 0.5
@@ -108,7 +108,7 @@ class TaggerDetector:
                 route.thresholds,
                 default_threshold=DEFAULT_THRESHOLD,
                 source=self.id,
-                name_suffixes=name_suffixes(segment.lang),
+                names=name_form(segment.lang),
             )
             out.append([s for s in spans if s.label in route.categories])
         return out

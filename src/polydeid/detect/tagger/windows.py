@@ -198,7 +198,7 @@ def decode(
     *,
     default_threshold: float = 0.5,
     source: str = "tagger",
-    name_suffixes: Sequence[str] = (),
+    names: NameForm | None = None,
 ) -> list[Span]:
     """Spans from per-word tag probabilities (``None`` for words no window decided).
 
@@ -216,8 +216,10 @@ def decode(
     A span is kept at or above its final category's threshold. A bracket ends a span
     (``Hospital Virgen del Rocío (Sevilla)`` is a facility and, after the bracket, a new
     span); punctuation words are trimmed from both ends, a trailing dot staying only after an
-    initial or abbreviation (``J.``); a name's last word loses a possessive ending listed in
-    ``name_suffixes`` (``Bentley's`` → ``Bentley``; see :func:`name_suffixes`).
+    initial or abbreviation (``J.``). With the language's ``names`` (:func:`name_form`), a name
+    loses leading honorifics (``Migosi Raila Odinga`` → ``Raila Odinga``) and a possessive
+    ending of its last word (``Bentley's`` → ``Bentley``), and a span that is nothing but
+    titles (``Musawo``) is dropped.
     """
     found: list[tuple[int, int, float, dict[Category, float]]] = []
     current: _Open | None = None
@@ -235,9 +237,21 @@ def decode(
         if first > last:
             return
         end = grid[last][1]
-        if span.group == "NAME":
+        if span.group == "NAME" and names is not None:
+            while first <= last and (
+                _edge_word(text, grid, first, leading=True)
+                or text[grid[first][0] : grid[first][1]].casefold() in names.honorifics
+            ):
+                first += 1
+            bare = all(
+                _edge_word(text, grid, i, leading=True)
+                or text[grid[i][0] : grid[i][1]].casefold() in names.titles
+                for i in range(first, last + 1)
+            )
+            if bare:  # nothing left, or only titles ("Musawo", "Dr."): not a name
+                return
             word = text[grid[last][0] : end]
-            for suffix in name_suffixes:
+            for suffix in names.suffixes:
                 if word.endswith(suffix) and len(word) > len(suffix) + 1:
                     end -= len(suffix)
                     break
@@ -273,13 +287,37 @@ def decode(
     return spans
 
 
+@dataclass(frozen=True, slots=True)
+class NameForm:
+    """How names are written in a language, for trimming decoded name spans."""
+
+    #: casefolded titles and honorifics: a span of nothing else is not a name ("musawo")
+    titles: frozenset[str] = frozenset()
+    #: casefolded honorifics of running text, trimmed from the start of a name ("migosi")
+    honorifics: frozenset[str] = frozenset()
+    #: possessive endings of a name's last word ("'s")
+    suffixes: tuple[str, ...] = ()
+
+
 @cache
-def name_suffixes(lang: str) -> tuple[str, ...]:
-    """Possessive endings a name loses at its end in ``lang`` (``[format] possessive_suffixes``
-    in the language's ``names.toml``; none when the language has no such table)."""
+def name_form(lang: str) -> NameForm:
+    """The language's :class:`NameForm`, from ``[format]`` of its ``names.toml``: ``titles``
+    (capitalised ones; lower-case particles such as ``de``, ``von`` belong to names),
+    ``honorifics`` (titles of running text, e.g. "Migosi") and ``possessive_suffixes``.
+
+    Only honorifics are trimmed: whether "Dr." belongs to a name is a convention the model
+    learns from its training corpora (ASQ-PHI includes it, the synthetic notes do not);
+    honorifics are titles of text it was not trained on. Empty without a table."""
     from polydeid.locales import language_data
 
-    return tuple(language_data(lang, "names").get("format", {}).get("possessive_suffixes", ()))
+    fmt = language_data(lang, "names").get("format", {})
+    honorifics = frozenset(t.casefold() for t in fmt.get("honorifics", ()))
+    titles = frozenset(t.casefold() for t in fmt.get("titles", ()) if not t[:1].islower())
+    return NameForm(
+        titles=titles | honorifics,
+        honorifics=honorifics,
+        suffixes=tuple(fmt.get("possessive_suffixes", ())),
+    )
 
 
 def _edge_word(text: str, grid: Sequence[tuple[int, int]], index: int, *, leading: bool) -> bool:
