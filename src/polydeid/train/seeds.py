@@ -146,7 +146,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "# Tagger training runs compared (tagger alone, uncalibrated, development data)",
         "",
         f"Command: `{command}`. Machine: {platform.machine()}, Python "
-        f"{platform.python_version()}; matrix products in {resolve(args.precision)}. "
+        f"{platform.python_version()}; matrix products in {resolve(args.precision)}; "
+        f"decoder version {DECODER_VERSION} (`polydeid.detect.tagger.windows`). "
         "Entity-strict figures, real sets in the categories their scheme marks, every "
         "category's threshold at 0.5, no rule layer; SD is the sample standard deviation "
         "over the seeds.",
