@@ -44,8 +44,9 @@ def _alternation(words: Iterable[str], *, fold_case: bool) -> str:
     parts = []
     for word in sorted(set(words), key=len, reverse=True):
         escaped = r"[ \t\u00a0]+".join(regex.escape(w) for w in word.split())
-        parts.append(f"(?i:{escaped})" if fold_case else escaped)
-    return "|".join(parts)
+        parts.append(escaped)
+    alternation = "|".join(parts)
+    return f"(?i:{alternation})" if fold_case else alternation
 
 
 @cache
@@ -70,11 +71,13 @@ def _pattern(langs: tuple[str, ...]) -> Pattern | None:
     forms = []
     if after:
         words = _alternation(after, fold_case=True)
-        forms.append(rf"{joined}(?:['’]s?)?(?:[ \t\u00a0]+|[-–‐])(?:{words})")
+        # every eponym starts with a capital: the look-ahead rejects other positions fast
+        forms.append(rf"(?=\p{{Lu}}){joined}(?:['’]s?)?(?:[ \t\u00a0]+|[-–‐])(?:{words})")
     if before:
         words = _alternation(before, fold_case=True)
         # "maladie d'Alzheimer": an elided article joins the eponym without a space
-        forms.append(rf"(?:{words})(?:(?<=['’])|[ \t\u00a0]+){joined}")
+        initials = regex.escape("".join(sorted({w[0].casefold() for w in before})))
+        forms.append(rf"(?i:(?=[{initials}]))(?:{words})(?:(?<=['’])|[ \t\u00a0]+){joined}")
     return compile_pattern(rf"(?<![\p{{L}}\p{{N}}])(?:{'|'.join(forms)})(?![\p{{L}}\p{{N}}])")
 
 
