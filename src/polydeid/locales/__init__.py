@@ -98,6 +98,14 @@ def language_data(code: str, kind: str) -> dict[str, Any]:
 
 
 @cache
+def name_titles(lang: str) -> tuple[str, ...]:
+    """Titles of ``names.toml`` ``[format] titles`` (lower-case particles such as ``zu``,
+    ``dos`` belong to names and are left out)."""
+    titles = language_data(lang, "names").get("format", {}).get("titles", ())
+    return tuple(t for t in titles if not t[:1].islower())
+
+
+@cache
 def shared_data(kind: str) -> dict[str, Any]:
     """The language-independent ``<kind>.toml`` table at the locales root; empty when absent."""
     path = _ROOT / f"{kind}.toml"

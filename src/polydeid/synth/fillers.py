@@ -54,7 +54,7 @@ from stdnum.cn import ric as cn_ric
 from polydeid.core.errors import ConfigError
 from polydeid.core.taxonomy import Category
 from polydeid.detect.rules.ids import IdFormat, id_formats
-from polydeid.locales import canonical_language, default_countries, language_data
+from polydeid.locales import canonical_language, default_countries, language_data, name_titles
 from polydeid.transform.normalise import normalise
 from polydeid.transform.pools import NameData, NamePool, PlaceData, name_data, place_data
 
@@ -253,13 +253,6 @@ def _names(lang: str) -> NameData:
     if data is None:
         raise ConfigError(f"language {lang} ships no names.toml")
     return data
-
-
-@cache
-def name_titles(lang: str) -> tuple[str, ...]:
-    """Honorifics of ``names.toml`` (lower-case particles such as ``zu``, ``dos`` left out)."""
-    titles = language_data(lang, "names").get("format", {}).get("titles", ())
-    return tuple(t for t in titles if not t[:1].islower())
 
 
 @cache

@@ -19,7 +19,7 @@ Several eponyms join with a hyphen, a dash or "and" ("Guillain-Barré", "Creutzf
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from functools import cache
 
 import regex
@@ -91,8 +91,7 @@ class EponymRule(RuleDetector):
         self.languages = frozenset(languages())
 
     def find(self, segment: Segment) -> Iterable[Span]:
-        langs: Sequence[str] = tuple(segment_languages(segment))
-        pattern = _pattern(tuple(langs))
+        pattern = _pattern(tuple(segment_languages(segment)))
         if pattern is None:
             return []
         return [

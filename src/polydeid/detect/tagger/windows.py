@@ -25,6 +25,7 @@ from typing import Any
 
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import COARSE_GROUP, Category
+from polydeid.locales import language_data, name_titles
 from polydeid.text.wordgrid import words
 
 OUTSIDE = "O"
@@ -230,7 +231,11 @@ def decode(
             return
         span, current = current, None
         first, last = span.first, span.last
-        while first <= last and _edge_word(text, grid, first, leading=True):
+        honorifics = names.honorifics if names is not None and span.group == "NAME" else ()
+        while first <= last and (
+            _edge_word(text, grid, first, leading=True)
+            or text[grid[first][0] : grid[first][1]].casefold() in honorifics
+        ):
             first += 1
         while last >= first and _edge_word(text, grid, last, leading=False):
             last -= 1
@@ -238,11 +243,6 @@ def decode(
             return
         end = grid[last][1]
         if span.group == "NAME" and names is not None:
-            while first <= last and (
-                _edge_word(text, grid, first, leading=True)
-                or text[grid[first][0] : grid[first][1]].casefold() in names.honorifics
-            ):
-                first += 1
             bare = all(
                 _edge_word(text, grid, i, leading=True)
                 or text[grid[i][0] : grid[i][1]].casefold() in names.titles
@@ -308,13 +308,10 @@ def name_form(lang: str) -> NameForm:
     Only honorifics are trimmed: whether "Dr." belongs to a name is a convention the model
     learns from its training corpora (ASQ-PHI includes it, the synthetic notes do not);
     honorifics are titles of text it was not trained on. Empty without a table."""
-    from polydeid.locales import language_data
-
     fmt = language_data(lang, "names").get("format", {})
     honorifics = frozenset(t.casefold() for t in fmt.get("honorifics", ()))
-    titles = frozenset(t.casefold() for t in fmt.get("titles", ()) if not t[:1].islower())
     return NameForm(
-        titles=titles | honorifics,
+        titles=frozenset(t.casefold() for t in name_titles(lang)) | honorifics,
         honorifics=honorifics,
         suffixes=tuple(fmt.get("possessive_suffixes", ())),
     )
