@@ -78,13 +78,32 @@ def test_facts_protect_but_checksums_and_contacts_override():
 
 def test_adjacent_same_label_merge_only_across_spaces():
     text = "Anna  Maria, Bob\nKay"
-    a = Span(0, 4, P, "tagger.x", 0.9)
+    a = Span(0, 4, P, "rule.x", 0.9)
     b = Span(6, 11, P, "tagger.x", 0.6)
     c = Span(13, 16, P, "tagger.x", 0.9)
     d = Span(17, 20, P, "tagger.x", 0.9)
     out = resolve([a, b, c, d], text)
-    assert out == (Span(0, 11, P, "tagger.x", 0.6), c, d)
+    assert out == (Span(0, 11, P, "rule.x", 0.6), c, d)
     assert resolve([a, b], text, ResolvePolicy(merge_adjacent=False)) == (a, b)
+
+
+def test_one_model_spans_split_by_a_space_stay_two_but_touching_pieces_merge():
+    # the model ended the street and began the postcode: two spans, as it decided
+    text = "C/ Limón, 5 28015 and E-18012"
+    street = Span(0, 11, Category.LOCATION_ADDRESS, "tagger.x", 0.9)
+    postcode = Span(12, 17, Category.LOCATION_ADDRESS, "tagger.x", 0.8)
+    assert resolve([street, postcode], text) == (street, postcode)
+    # pieces with nothing between them are one identifier
+    head = Span(22, 24, Category.LOCATION_ADDRESS, "tagger.x", 0.9)
+    tail = Span(24, 29, Category.LOCATION_ADDRESS, "tagger.x", 0.7)
+    assert resolve([head, tail], text) == (
+        Span(22, 29, Category.LOCATION_ADDRESS, "tagger.x", 0.7),
+    )
+    # a rule's span next to the model's still merges across the space
+    ruled = Span(12, 17, Category.LOCATION_ADDRESS, "rule.postcode", 0.95)
+    assert resolve([street, ruled], text) == (
+        Span(0, 17, Category.LOCATION_ADDRESS, "rule.postcode", 0.9),
+    )
 
 
 def test_duplicates_collapse_and_is_deterministic():

@@ -296,3 +296,21 @@ def test_leading_honorifics_are_trimmed_from_names_and_a_bare_title_is_no_name()
     assert plain == ["Migosi Raila Odinga", "Dr. Otieno", "Migosi"]
     # lower-case particles are parts of names, not titles
     assert "de" not in name_form("es").titles and "von" not in name_form("de").titles
+
+
+def test_slashes_are_trimmed_from_span_edges_and_an_initial_loses_its_possessive() -> None:
+    from polydeid.detect.tagger.windows import name_form
+
+    text = "consult w/ Dr. Emily R. and ref Paul M's case"
+    words = ["consult", "w", "/", "Dr", ".", "Emily", "R", ".", "and", "ref", "Paul", "M's", "case"]
+    grid, at = [], 0
+    for w in words:
+        at = text.index(w, at)
+        grid.append((at, at + len(w)))
+        at += len(w)
+    o = _mixed({"O": 0.95})
+    tags = ["O", "O", "B-PERSON", "I-PERSON", "I-PERSON", "I-PERSON", "I-PERSON", "I-PERSON"]
+    tags += ["O", "O", "B-PERSON", "I-PERSON", "O"]
+    probs = [o if t == "O" else _mixed({t: 0.9}) for t in tags]
+    found = [text[s.start : s.end] for s in decode(text, grid, probs, {}, names=name_form("en"))]
+    assert found == ["Dr. Emily R.", "Paul M"]

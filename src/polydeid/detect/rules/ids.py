@@ -453,14 +453,16 @@ def value_tokens(
 
 
 def labelled_value(lexicon: LabelLexicon, text: str, token: ValueToken) -> tuple[str, int] | None:
-    """``(kind, value start)`` when a label ends right before the token or its first digit run."""
+    """``(kind, value start)`` when a label ends right before the token's first digit run
+    inside it (``nhc-150679``) or right before the token. The label written into the token is
+    the nearer one and wins: in ``CIPA: nhc-739146`` the value is the record number 739146."""
+    if token.run_start > token.start and text[token.run_start - 1] in "-/.#":
+        found = lexicon.label_before(text, token.run_start)
+        if found is not None and found[1] >= token.start:
+            return found[0], token.run_start
     found = lexicon.label_before(text, token.start)
     if found is not None:
         return found[0], token.start
-    if token.run_start > token.start and text[token.run_start - 1] in "-/.#":
-        found = lexicon.label_before(text, token.run_start)
-        if found is not None:
-            return found[0], token.run_start
     return None
 
 

@@ -38,7 +38,7 @@ TAGS: tuple[str, ...] = (
 TAG_INDEX: Mapping[str, int] = {tag: i for i, tag in enumerate(TAGS)}
 IGNORE = -100
 #: Changes whenever :func:`decode` reads the same probabilities differently (score caches).
-DECODER_VERSION = 2
+DECODER_VERSION = 3  # 3: slashes and bars trimmed from span edges; "M's" loses "'s"
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,8 +150,8 @@ def token_labels(aligned: Aligned, tags: Sequence[str]) -> list[int]:
 
 #: Brackets end a span: an opener starts a new phrase, so a closer is never inside one.
 _BRACKETS = frozenset("()[]{}«»“”„")
-#: Punctuation words a span never starts or ends with ("Rocío (" , "imyaka 29 ,").
-_EDGE_PUNCT = frozenset(",;:!?\"'«»“”„()[]{}")
+#: Punctuation words a span never starts or ends with ("Rocío (" , "imyaka 29 ,", "/ Dr. Emily").
+_EDGE_PUNCT = frozenset(",;:!?\"'«»“”„()[]{}/\\|")
 #: Per coarse group (:data:`polydeid.core.taxonomy.COARSE_GROUP`): its categories with the
 #: indices of their B- and I- tags. The decoder finds a span's extent at this level.
 _GROUPS: dict[str, tuple[tuple[Category, int, int], ...]] = {}
@@ -252,7 +252,7 @@ def decode(
                 return
             word = text[grid[last][0] : end]
             for suffix in names.suffixes:
-                if word.endswith(suffix) and len(word) > len(suffix) + 1:
+                if word.endswith(suffix) and len(word) > len(suffix):  # "Paul M's" too
                     end -= len(suffix)
                     break
         found.append((grid[first][0], end, span.score, span.mass))
