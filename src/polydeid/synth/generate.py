@@ -141,7 +141,10 @@ EDGE_CASES: Final[Mapping[str, str]] = MappingProxyType(
         "initials": "given names written as initials",
         "hyphenated_name": "a hyphenated family name",
         "apostrophe_name": "a name written with an apostrophe (Ng'ang'a)",
-        "title_name": "a title before a name, outside the span (Dr, Bw, Mama)",
+        "title_name": (
+            "a title before a name, outside the span (Dr, Bw, Mama); inside it where"
+            " names.toml sets titles_in_names (English)"
+        ),
         "possessive_name": "a name with a possessive ending ('s)",
         "diacritics_name": "a name with letters outside ASCII",
         "repeated_name_forms": "one person mentioned in two different forms",
@@ -449,6 +452,32 @@ def _title_before(lang: str) -> re.Pattern[str] | None:
     return re.compile(r"(?:^|\W)(?:" + "|".join(map(re.escape, titles)) + r")\.?\s*$")
 
 
+@cache
+def _titles_inside(lang: str) -> bool:
+    """Whether the language writes a title inside the name span (``titles_in_names``)."""
+    return bool(language_data(lang, "names").get("format", {}).get("titles_in_names", False))
+
+
+def _title_into_name(state: _State, pieces: list[_Piece], filled: list[_Piece]) -> None:
+    """Where titles belong to names, move a template's title ("… Dr {clinician}") from the
+    literal before a name into the name's piece, so the gold span holds "Dr Achieng"."""
+    if not (filled and pieces and pieces[-1].label is None and _titles_inside(state.lang)):
+        return
+    if filled[0].label not in (Category.PERSON, Category.PERSON_THIRD_PARTY):
+        return
+    pattern = _title_before(state.lang)
+    literal = pieces[-1].text
+    found = pattern.search(literal) if pattern else None
+    if found is None:
+        return
+    start = found.start() + (1 if found.group(0)[:1] and not found.group(0)[0].isalnum() else 0)
+    title = literal[start:]
+    if not title.strip() or "\n" in title:
+        return
+    pieces[-1] = _Piece(literal[:start])
+    filled[0] = _Piece(title + filled[0].text, filled[0].label, filled[0].edges)
+
+
 def _person_pieces(state: _State, role: str, before: str) -> list[_Piece]:
     person = state.people.get(role)
     if person is None:
@@ -477,8 +506,10 @@ def _person_pieces(state: _State, role: str, before: str) -> list[_Piece]:
         title = state.rng.choice(titles)
         if state.lang == "zh":  # 王医生: the title follows the name
             return [_Piece(text, label, frozenset(edges | {"title_name"})), _Piece(title)]
-        pieces.append(_Piece(title + joiner))
         edges.add("title_name")
+        if _titles_inside(state.lang):  # "Dr. Smith" is one name span in English
+            return [_Piece(title + joiner + text, label, frozenset(edges))]
+        pieces.append(_Piece(title + joiner))
     elif has_title:
         edges.add("title_name")
     pieces.append(_Piece(text, label, frozenset(edges)))
@@ -958,6 +989,7 @@ def _sentence(state: _State, template: Template, noisy: bool) -> list[_Piece]:
             pieces.append(_Piece(literal))
             written += literal
         filled = _fill(state, match.group(1), written)
+        _title_into_name(state, pieces, filled)
         pieces.extend(filled)
         written += "".join(p.text for p in filled)
         last = match.end()

@@ -314,3 +314,27 @@ def test_slashes_are_trimmed_from_span_edges_and_an_initial_loses_its_possessive
     probs = [o if t == "O" else _mixed({t: 0.9}) for t in tags]
     found = [text[s.start : s.end] for s in decode(text, grid, probs, {}, names=name_form("en"))]
     assert found == ["Dr. Emily R.", "Paul M"]
+
+
+def test_titles_join_names_where_the_language_writes_them_inside() -> None:
+    from polydeid.detect.tagger.windows import name_form
+
+    text = "seen by Dr. John Smith and Mrs Okello; Dr.\nPatel. Nurse"
+    words = ["seen", "by", "Dr", ".", "John", "Smith", "and", "Mrs", "Okello", ";", "Dr", "."]
+    words += ["Patel", ".", "Nurse"]
+    grid, at = [], 0
+    for w in words:
+        at = text.index(w, at)
+        grid.append((at, at + len(w)))
+        at += len(w)
+    o = _mixed({"O": 0.95})
+    tags = ["O", "O", "O", "O", "B-PERSON_THIRD_PARTY", "I-PERSON_THIRD_PARTY", "O", "O"]
+    tags += ["B-PERSON", "O", "O", "O", "B-PERSON_THIRD_PARTY", "O", "O"]
+    probs = [o if t == "O" else _mixed({t: 0.9}) for t in tags]
+    english = name_form("en")
+    assert "dr" in english.lead_titles and name_form("es").lead_titles == frozenset()
+    found = [text[s.start : s.end] for s in decode(text, grid, probs, {}, names=english)]
+    # the title joins the name; not across a line break
+    assert found == ["Dr. John Smith", "Mrs Okello", "Patel"]
+    spanish = [text[s.start : s.end] for s in decode(text, grid, probs, {}, names=name_form("es"))]
+    assert spanish == ["John Smith", "Okello", "Patel"]
