@@ -271,16 +271,22 @@ def test_possessive_endings_are_trimmed_from_names_in_languages_that_list_them()
     assert [text[s.start : s.end] for s in german] == ["Caitlin Kane's", "St Mary's"]
 
 
-def test_leading_honorifics_are_trimmed_from_names_and_a_bare_title_is_no_name() -> None:
-    from polydeid.detect.tagger.windows import name_form
-
-    text = "Migosi Raila Odinga wacho ni Dr. Otieno kod Migosi"
-    words = text.replace(".", " .").split()
+def _grid_of(text: str, words: list[str]) -> list[tuple[int, int]]:
+    """Character offsets of ``words``, found left to right in ``text``."""
     grid, at = [], 0
     for w in words:
         at = text.index(w, at)
         grid.append((at, at + len(w)))
         at += len(w)
+    return grid
+
+
+def test_leading_honorifics_are_trimmed_from_names_and_a_bare_title_is_no_name() -> None:
+    from polydeid.detect.tagger.windows import name_form
+
+    text = "Migosi Raila Odinga wacho ni Dr. Otieno kod Migosi"
+    words = text.replace(".", " .").split()
+    grid = _grid_of(text, words)
     tags = ["B-PERSON", "I-PERSON", "I-PERSON", "O", "O", "B-PERSON_THIRD_PARTY"]
     tags += ["I-PERSON_THIRD_PARTY", "I-PERSON_THIRD_PARTY", "O", "B-PERSON"]
     probs = [_mixed({t: 0.9}) for t in tags]
@@ -303,11 +309,7 @@ def test_slashes_are_trimmed_from_span_edges_and_an_initial_loses_its_possessive
 
     text = "consult w/ Dr. Emily R. and ref Paul M's case"
     words = ["consult", "w", "/", "Dr", ".", "Emily", "R", ".", "and", "ref", "Paul", "M's", "case"]
-    grid, at = [], 0
-    for w in words:
-        at = text.index(w, at)
-        grid.append((at, at + len(w)))
-        at += len(w)
+    grid = _grid_of(text, words)
     o = _mixed({"O": 0.95})
     tags = ["O", "O", "B-PERSON", "I-PERSON", "I-PERSON", "I-PERSON", "I-PERSON", "I-PERSON"]
     tags += ["O", "O", "B-PERSON", "I-PERSON", "O"]
@@ -322,11 +324,7 @@ def test_titles_join_names_where_the_language_writes_them_inside() -> None:
     text = "seen by Dr. John Smith and Mrs Okello; Dr.\nPatel. Nurse"
     words = ["seen", "by", "Dr", ".", "John", "Smith", "and", "Mrs", "Okello", ";", "Dr", "."]
     words += ["Patel", ".", "Nurse"]
-    grid, at = [], 0
-    for w in words:
-        at = text.index(w, at)
-        grid.append((at, at + len(w)))
-        at += len(w)
+    grid = _grid_of(text, words)
     o = _mixed({"O": 0.95})
     tags = ["O", "O", "O", "O", "B-PERSON_THIRD_PARTY", "I-PERSON_THIRD_PARTY", "O", "O"]
     tags += ["B-PERSON", "O", "O", "O", "B-PERSON_THIRD_PARTY", "O", "O"]
