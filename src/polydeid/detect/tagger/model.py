@@ -156,6 +156,16 @@ class TaggerModel:
             )
         encoder, tokenizer = load_encoder(base)
         config = BertConfig.from_pretrained(base, num_labels=len(TAGS), local_files_only=True)
+        layers = int(meta.raw.get("num_layers", config.num_hidden_layers))
+        if layers != config.num_hidden_layers:
+            # a smaller model built from some encoder layers ships every one of its layers
+            if not 0 < layers < config.num_hidden_layers or set(meta.trained_layers) != set(
+                range(layers)
+            ):
+                raise DetectorUnavailableError(
+                    f"tagger of {layers} layers does not ship all of them"
+                )
+            config.num_hidden_layers = layers
         model = BertForTokenClassification(config)
         model.bert.load_state_dict(encoder.state_dict(), strict=False)
         shipped = {k: v.float() for k, v in load_file(str(weights)).items()}
