@@ -25,21 +25,13 @@ from polydeid.detect.tagger.model import (
 from polydeid.detect.tagger.windows import TAGS
 
 
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A tagger whose only shipped tensors are a seeded random head (untrained)."""
-    import torch
+def _ship(folder: Path, tensors: dict, **meta_fields: object) -> dict:
+    """Write ``tensors`` and a ``tagger.json`` for them (small windows) into ``folder``."""
     from safetensors.torch import save_file
 
     from polydeid.detect.tagger.encoder import encoder_dir
 
-    folder = tmp_path_factory.mktemp("tagger")
-    torch.manual_seed(0)
-    head = {
-        "classifier.weight": (torch.randn(len(TAGS), 384) * 0.02).half(),
-        "classifier.bias": torch.zeros(len(TAGS)).half(),
-    }
-    save_file(head, str(folder / WEIGHTS_FILE))
+    save_file(tensors, str(folder / WEIGHTS_FILE))
     source = json.loads((encoder_dir() / "polydeid-encoder.json").read_text())
     meta = {
         "tags": list(TAGS),
@@ -47,9 +39,24 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "stride": 16,
         "encoder_sha256": source["source_sha256"],
         "weights_sha256": sha256_file(folder / WEIGHTS_FILE),
-        "trained_layers": [],
+        **meta_fields,
     }
     (folder / META_FILE).write_text(json.dumps(meta))
+    return meta
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tagger whose only shipped tensors are a seeded random head (untrained)."""
+    import torch
+
+    folder = tmp_path_factory.mktemp("tagger")
+    torch.manual_seed(0)
+    head = {
+        "classifier.weight": (torch.randn(len(TAGS), 384) * 0.02).half(),
+        "classifier.bias": torch.zeros(len(TAGS)).half(),
+    }
+    _ship(folder, head, trained_layers=[])
     (folder / ROUTER_FILE).write_text(
         '[languages.sw]\ncategories = ["PERSON", "DATE"]\n'
         "[languages.sw.thresholds]\nPERSON = 0.0\nDATE = 0.0\n"
@@ -151,7 +158,6 @@ def test_a_smaller_model_loads_its_own_layers_and_fails_closed_without_them(
     tmp_path: Path,
 ) -> None:
     import torch
-    from safetensors.torch import save_file
 
     from polydeid.detect.tagger.encoder import encoder_dir, load_encoder
 
@@ -168,19 +174,7 @@ def test_a_smaller_model_loads_its_own_layers_and_fails_closed_without_them(
     shipped["classifier.bias"] = torch.zeros(len(TAGS)).half()
     folder = tmp_path / "small"
     folder.mkdir()
-    save_file(shipped, str(folder / WEIGHTS_FILE))
-    source = json.loads((encoder_dir() / "polydeid-encoder.json").read_text())
-    meta = {
-        "tags": list(TAGS),
-        "max_tokens": 32,
-        "stride": 16,
-        "encoder_sha256": source["source_sha256"],
-        "weights_sha256": sha256_file(folder / WEIGHTS_FILE),
-        "trained_layers": [0, 1],
-        "num_layers": 2,
-        "encoder_layers_kept": [3, 7],
-    }
-    (folder / META_FILE).write_text(json.dumps(meta))
+    meta = _ship(folder, shipped, trained_layers=[0, 1], num_layers=2, encoder_layers_kept=[3, 7])
     small = TaggerModel.load(folder)
     assert len(small.model.bert.encoder.layer) == 2
     kept = small.model.bert.encoder.layer[1].attention.self.query.weight
