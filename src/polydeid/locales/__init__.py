@@ -105,6 +105,12 @@ def name_titles(lang: str) -> tuple[str, ...]:
     return tuple(t for t in titles if not t[:1].islower())
 
 
+def titles_in_names(lang: str) -> bool:
+    """Whether a title written before a name belongs to the name span in ``lang``
+    (``names.toml`` ``[format] titles_in_names``; English, as ASQ-PHI annotates)."""
+    return bool(language_data(lang, "names").get("format", {}).get("titles_in_names", False))
+
+
 @cache
 def shared_data(kind: str) -> dict[str, Any]:
     """The language-independent ``<kind>.toml`` table at the locales root; empty when absent."""

@@ -49,7 +49,13 @@ from polydeid.core.errors import ConfigError
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
 from polydeid.corpora.document import AnnotatedDocument
-from polydeid.locales import canonical_language, country_data, language_data, languages
+from polydeid.locales import (
+    canonical_language,
+    country_data,
+    language_data,
+    languages,
+    titles_in_names,
+)
 from polydeid.synth.fillers import NAME_PARTICLES, SPLITS, Filler, in_split, name_titles
 from polydeid.synth.formats import Field, Rendered, render
 from polydeid.synth.validate import confident_mismatch, mask_spans
@@ -449,19 +455,13 @@ def _title_before(lang: str) -> re.Pattern[str] | None:
     titles = name_titles(lang)
     if not titles:
         return None
-    return re.compile(r"(?:^|\W)(?:" + "|".join(map(re.escape, titles)) + r")\.?\s*$")
-
-
-@cache
-def _titles_inside(lang: str) -> bool:
-    """Whether the language writes a title inside the name span (``titles_in_names``)."""
-    return bool(language_data(lang, "names").get("format", {}).get("titles_in_names", False))
+    return re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, titles)) + r")\.?\s*$")
 
 
 def _title_into_name(state: _State, pieces: list[_Piece], filled: list[_Piece]) -> None:
     """Where titles belong to names, move a template's title ("… Dr {clinician}") from the
     literal before a name into the name's piece, so the gold span holds "Dr Achieng"."""
-    if not (filled and pieces and pieces[-1].label is None and _titles_inside(state.lang)):
+    if not (filled and pieces and pieces[-1].label is None and titles_in_names(state.lang)):
         return
     if filled[0].label not in (Category.PERSON, Category.PERSON_THIRD_PARTY):
         return
@@ -470,7 +470,7 @@ def _title_into_name(state: _State, pieces: list[_Piece], filled: list[_Piece]) 
     found = pattern.search(literal) if pattern else None
     if found is None:
         return
-    start = found.start() + (1 if found.group(0)[:1] and not found.group(0)[0].isalnum() else 0)
+    start = found.start()
     title = literal[start:]
     if not title.strip() or "\n" in title:
         return
@@ -507,7 +507,7 @@ def _person_pieces(state: _State, role: str, before: str) -> list[_Piece]:
         if state.lang == "zh":  # 王医生: the title follows the name
             return [_Piece(text, label, frozenset(edges | {"title_name"})), _Piece(title)]
         edges.add("title_name")
-        if _titles_inside(state.lang):  # "Dr. Smith" is one name span in English
+        if titles_in_names(state.lang):  # "Dr. Smith" is one name span in English
             return [_Piece(title + joiner + text, label, frozenset(edges))]
         pieces.append(_Piece(title + joiner))
     elif has_title:

@@ -159,9 +159,8 @@ class TaggerModel:
         layers = int(meta.raw.get("num_layers", config.num_hidden_layers))
         if layers != config.num_hidden_layers:
             # a smaller model built from some encoder layers ships every one of its layers
-            if not 0 < layers < config.num_hidden_layers or set(meta.trained_layers) != set(
-                range(layers)
-            ):
+            ships_all = set(meta.trained_layers) == set(range(layers))
+            if not (0 < layers < config.num_hidden_layers and ships_all):
                 raise DetectorUnavailableError(
                     f"tagger of {layers} layers does not ship all of them"
                 )

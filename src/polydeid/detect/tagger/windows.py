@@ -25,7 +25,7 @@ from typing import Any
 
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import COARSE_GROUP, Category
-from polydeid.locales import language_data, name_titles
+from polydeid.locales import language_data, name_titles, titles_in_names
 from polydeid.text.wordgrid import words
 
 OUTSIDE = "O"
@@ -245,9 +245,9 @@ def decode(
         if first > last:
             return
         end = grid[last][1]
-        if span.group == "NAME" and names is not None and names.lead_titles:
-            first = _lead_title(text, grid, first, names.lead_titles, previous_floor)
         if span.group == "NAME" and names is not None:
+            if names.lead_titles:
+                first = _lead_title(text, grid, first, names.lead_titles, previous_floor)
             bare = all(
                 _edge_word(text, grid, i, leading=True)
                 or text[grid[i][0] : grid[i][1]].casefold() in names.titles
@@ -325,7 +325,7 @@ def name_form(lang: str) -> NameForm:
         titles=titles | honorifics,
         honorifics=honorifics,
         suffixes=tuple(fmt.get("possessive_suffixes", ())),
-        lead_titles=titles if fmt.get("titles_in_names", False) else frozenset(),
+        lead_titles=titles if titles_in_names(lang) else frozenset(),
     )
 
 
@@ -336,15 +336,15 @@ def _lead_title(
     "Mrs" of "Mrs Okello"; only spaces between, no line break), else ``first``. Words before
     ``floor`` belong to an earlier span and are never taken."""
     k = first - 1
-    if k >= floor and text[grid[k][0] : grid[k][1]] == ".":
+    if k < floor:
+        return first
+    gap = text[grid[k][1] : grid[first][0]]
+    if not gap or gap.strip(" \t") or len(gap) > 2:
+        return first
+    if text[grid[k][0] : grid[k][1]] == ".":  # "Dr." : the dot glued to the title
         if k - 1 < floor or grid[k - 1][1] != grid[k][0]:
             return first
         k -= 1
-        gap = text[grid[k + 1][1] : grid[first][0]]
-    else:
-        gap = text[grid[k][1] : grid[first][0]] if k >= floor else ""
-    if k < floor or not gap or gap.strip(" \t") or len(gap) > 2:
-        return first
     return k if text[grid[k][0] : grid[k][1]].casefold() in titles else first
 
 
