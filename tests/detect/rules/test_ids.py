@@ -208,7 +208,10 @@ def test_every_language_has_identifier_words() -> None:
         data = language_data(lang, "identifiers")
         assert data["meta"]["sources"] and data["meta"]["licence"], lang
         for kind in (*ids.LABEL_KINDS, "fillers"):
-            assert data[kind]["words"], (lang, kind)
+            if kind == "postal_code":  # empty where the country has none (a note says so)
+                assert isinstance(data[kind]["words"], list), lang
+            else:
+                assert data[kind]["words"], (lang, kind)
 
 
 def test_country_files_have_meta() -> None:
@@ -219,9 +222,49 @@ def test_country_files_have_meta() -> None:
 
 def test_labelled_kinds_from_data() -> None:
     kinds = {k.kind: k for k in labelled_kinds()}
-    assert set(kinds) == {"national_id", "passport", "insurance", "licence"}
+    assert set(kinds) == {"national_id", "passport", "insurance", "licence", "postal_code"}
     assert kinds["national_id"].label is Category.ID_NATIONAL
     assert kinds["passport"].label is Category.ID_OTHER
+    assert kinds["postal_code"].label is Category.LOCATION_ADDRESS
+    assert kinds["postal_code"].source == "rule.address.postal_code.v1"
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "value"),
+    [
+        ("es", "Localidad/ Provincia: Sevilla.\nCP:41001.\nNHC: 272226.", "41001"),
+        ("es", "C.P. 28018 Madrid", "28018"),
+        ("de", "Hauptstr. 5, PLZ 10115 Berlin", "10115"),
+        ("en", "Boston, ZIP 02139-4307", "02139-4307"),
+        ("pt", "CEP 01310-100, São Paulo", "01310-100"),
+        ("zh", "北京市海淀区，邮编：100080。", "100080"),
+        ("ru", "почтовый индекс 123456", "123456"),
+        ("sw", "Dodoma, postikodi 41101", "41101"),
+    ],
+    ids=lambda x: x if len(x) <= 3 else "",
+)
+def test_a_labelled_postal_code_is_an_address(lang: str, text: str, value: str) -> None:
+    def addresses(text: str) -> list[str]:
+        spans = RULE.detect(Segment(text, lang=lang))
+        return [text[s.start : s.end] for s in spans if s.label is Category.LOCATION_ADDRESS]
+
+    assert addresses(text) == [value]
+    # without its label the number is not an address
+    bare = text.replace(value, "").strip() + " " + value
+    for label in ("CP:", "C.P.", "PLZ", "ZIP", "CEP", "邮编：", "почтовый индекс", "postikodi"):
+        bare = bare.replace(label, "")
+    assert addresses(bare) == []
+
+
+def test_a_postal_code_label_never_takes_a_dose() -> None:
+    # French and Spanish "cp" is also a tablet: the dose is a protected clinical fact, and a
+    # postal code (unlike a labelled identifier) never overrides one.
+    from polydeid.evaluate.harness import build_system
+
+    _, rules = build_system("rules")
+    text = "Doliprane 2 cp 1000 mg par jour"
+    assert RULE.detect(Segment(text, lang="fr"))  # the rule reads it as labelled …
+    assert rules.detect(Segment(text, lang="fr")) == ()  # … the resolver keeps the dose
 
 
 # --------------------------------------------------------------------------- validators and errors

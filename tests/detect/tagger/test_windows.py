@@ -336,3 +336,25 @@ def test_titles_join_names_where_the_language_writes_them_inside() -> None:
     assert found == ["Dr. John Smith", "Mrs Okello", "Patel"]
     spanish = [text[s.start : s.end] for s in decode(text, grid, probs, {}, names=name_form("es"))]
     assert spanish == ["John Smith", "Okello", "Patel"]
+
+
+def test_a_confident_change_of_kind_inside_a_group_is_a_boundary() -> None:
+    # A facility written straight before its street: one location run, two things.
+    text = "Hospital Santa Ana Calle Mayor 5"
+    grid = [(0, 8), (9, 14), (15, 18), (19, 24), (25, 30), (31, 32)]
+    facility = _mixed({"I-LOCATION_FACILITY": 0.97})
+    street = _mixed({"I-LOCATION_ADDRESS": 0.97})
+    probs = [_mixed({"B-LOCATION_FACILITY": 0.97}), facility, facility, street, street, street]
+    spans = decode(text, grid, probs, {})
+    assert [(text[s.start : s.end], s.label) for s in spans] == [
+        ("Hospital Santa Ana", Category.LOCATION_FACILITY),
+        ("Calle Mayor 5", Category.LOCATION_ADDRESS),
+    ]
+    # A doubtful word (its group's probability split between kinds) is no boundary.
+    doubtful = _mixed({"I-LOCATION_ADDRESS": 0.5, "I-LOCATION_FACILITY": 0.45})
+    spans = decode(text, grid, [probs[0], facility, facility, doubtful, doubtful, doubtful], {})
+    assert [(s.start, s.end) for s in spans] == [(0, len(text))]
+    # Names are roles of one person: a change of role inside a name never splits it.
+    text = "Sam Bentley"
+    probs = [_mixed({"B-PERSON": 0.97}), _mixed({"I-PERSON_THIRD_PARTY": 0.97})]
+    assert [(s.start, s.end) for s in decode(text, [(0, 3), (4, 11)], probs, {})] == [(0, 11)]

@@ -13,7 +13,9 @@ Two ways an identifier is found:
    by single spaces. After a national-ID label the gated formats are tried first (longest valid
    match); otherwise the token is taken if it has the kind's shape (``[[labelled]]`` in
    ``countries/XX/ids.toml``): ``Passport No: B1234567`` is ``ID_OTHER``, ``DNI: 12345678A``
-   (a wrong check letter, but labelled) is ``ID_NATIONAL`` by label.
+   (a wrong check letter, but labelled) is ``ID_NATIONAL`` by label. A postal code is found
+   the same way, after a postal-code label (``CP:41001``, ``PLZ 10115``), as
+   ``LOCATION_ADDRESS``: a bare five-digit number is not an address, a labelled one is.
 
 A label counts when it ends right before the value: only separators (``: # - . ( )``, spaces)
 and at most three filler words (``[fillers]``: "No.", "namba", "ni", "is") may stand between.
@@ -30,7 +32,9 @@ its check number; IBAN and payment cards (known issuer prefix and length, Luhn) 
 ``ID_OTHER``.
 
 Sources: ``rule.checksum.<name>.v1`` for formats validated by a check digit (they outrank other
-rules and may override clinical-fact protection), ``rule.id.<name>.v1`` for the rest.
+rules and may override clinical-fact protection), ``rule.address.postal_code.v1`` for labelled
+postal codes (which never override a clinical fact: "2 cp 1000 mg" is a dose), ``rule.id.<name>.v1``
+for the rest.
 
 Speed: every scan begins with a plain character class (``[0-9]`` or ``[A-Z]``), which the regex
 engine skips to quickly, and the format patterns are probed inside the scan itself, so Python
@@ -85,7 +89,7 @@ RULE_ID = "rules.ids.v1"
 INTERNATIONAL = "XX"
 
 #: Tables of ``identifiers.toml`` that label a value.
-LABEL_KINDS = ("national_id", "record", "passport", "insurance", "licence")
+LABEL_KINDS = ("national_id", "record", "passport", "insurance", "licence", "postal_code")
 
 # --------------------------------------------------------------------------- text helpers
 
@@ -767,7 +771,10 @@ class LabelledKind:
 
     @property
     def source(self) -> str:
-        return f"rule.id.{self.name}.v1"
+        # A labelled identifier outranks a clinical fact ("rule.id." in the resolver's
+        # overrides); a postal code does not: "2 cp 1000 mg" is a dose, not "CP 1000".
+        family = "address" if self.label is Category.LOCATION_ADDRESS else "id"
+        return f"rule.{family}.{self.name}.v1"
 
 
 @cache
@@ -870,11 +877,14 @@ class IdentifierRule(RuleDetector):
     else starts from a label: a value after a national-ID label (the language's words and the
     gated formats' own labels) is tried against each gated format, longest valid match first,
     and otherwise taken as a labelled national ID if it has the shape of one; values after
-    passport, insurance and licence labels are labelled ``ID_OTHER``.
+    passport, insurance and licence labels are labelled ``ID_OTHER``; a value after a
+    postal-code label ("CP:41001", "PLZ 10115") is an address, ``LOCATION_ADDRESS``.
     """
 
     id = RULE_ID
-    labels: frozenset[Category | Fact] = frozenset({Category.ID_NATIONAL, Category.ID_OTHER})
+    labels: frozenset[Category | Fact] = frozenset(
+        {Category.ID_NATIONAL, Category.ID_OTHER, Category.LOCATION_ADDRESS}
+    )
 
     def __init__(self) -> None:
         self._groups = _format_groups()
