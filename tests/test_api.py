@@ -59,7 +59,7 @@ def test_redact_segment_reports_replacements_without_text():
 def test_rules_profile_covers_the_seven_rule_categories():
     from polydeid.detect.registry import profile_categories
 
-    assert profile_categories("rules") == (
+    assert profile_categories("rules", partial=False) == (
         Category.ID_NATIONAL,
         Category.ID_RECORD,
         Category.ID_OTHER,
@@ -68,3 +68,7 @@ def test_rules_profile_covers_the_seven_rule_categories():
         Category.DATE,
         Category.AGE,
     )
+    # … and of addresses only labelled postal codes
+    assert set(profile_categories("rules")) - set(profile_categories("rules", partial=False)) == {
+        Category.LOCATION_ADDRESS
+    }

@@ -12,7 +12,7 @@ from polydeid.detect.registry import profile_categories
 from polydeid.locales import languages
 
 FIXTURES = Path(__file__).parent / "fixtures" / "clinical_facts"
-RULE_LABELS = {c.value for c in profile_categories("rules")}
+RULE_LABELS = {c.value for c in profile_categories("rules", partial=False)}
 
 
 @pytest.fixture(scope="module")

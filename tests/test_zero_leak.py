@@ -159,7 +159,7 @@ def make_identifier(category: Category, rng: random.Random, lang: str) -> tuple[
     return _age(rng, lang)
 
 
-RULE_CATEGORIES = list(profile_categories("rules"))
+RULE_CATEGORIES = list(profile_categories("rules", partial=False))
 
 
 def insert(carrier: str, phrase: str, rng: random.Random) -> tuple[str, int]:

@@ -25,7 +25,7 @@ from polydeid.transform.normalise import normalise
 
 LANGS = languages()
 
-RULE_CATEGORIES = profile_categories("rules")
+RULE_CATEGORIES = profile_categories("rules", partial=False)
 
 #: Context words after which the rule layer misses (part of) a date: known rule gaps, reported
 #: to the lead. Values drawn with these prefixes are not counted.

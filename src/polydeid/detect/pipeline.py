@@ -9,6 +9,7 @@ from polydeid.core.resolve import DEFAULT_POLICY, ResolvePolicy, facts_only, res
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.detect.base import Detector
+from polydeid.detect.roles import apply_label_roles
 from polydeid.locales import canonical_language
 
 
@@ -50,8 +51,10 @@ class Pipeline:
         return spans
 
     def detect(self, segment: Segment) -> tuple[Span, ...]:
-        """Resolved, non-overlapping identifier spans, sorted by start."""
-        return resolve(self.candidates(segment), segment.text, self.resolve_policy)
+        """Resolved, non-overlapping identifier spans, sorted by start; a name after a field
+        label takes the label's role (:mod:`polydeid.detect.roles`)."""
+        spans = resolve(self.candidates(segment), segment.text, self.resolve_policy)
+        return apply_label_roles(segment.text, spans)
 
     def facts(self, segment: Segment) -> tuple[Span, ...]:
         """The protected clinical-fact spans found in ``segment``."""

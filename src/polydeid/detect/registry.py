@@ -62,9 +62,20 @@ def _tagger() -> Detector:
     return TaggerDetector()
 
 
-def profile_categories(profile: str) -> tuple[Category, ...]:
-    """The identifier categories the named profile's detectors can emit, in canonical order."""
-    labels = {label for d in profile_detectors(profile) for label in d.labels}
+def profile_categories(profile: str, *, partial: bool = True) -> tuple[Category, ...]:
+    """The identifier categories the named profile's detectors can emit, in canonical order.
+
+    ``partial=False`` leaves out the categories that the profile finds only in some forms: those
+    each of its detectors emitting them lists in ``partial_labels`` (the rule layer's addresses
+    are only labelled postal codes)."""
+    detectors = profile_detectors(profile)
+    labels = {label for d in detectors for label in d.labels}
+    if not partial:
+        labels = {
+            c
+            for c in labels
+            if any(c in d.labels and c not in getattr(d, "partial_labels", ()) for d in detectors)
+        }
     return tuple(c for c in Category if c in labels)
 
 

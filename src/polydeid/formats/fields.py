@@ -34,11 +34,16 @@ def normalise_name(name: str) -> tuple[str, ...]:
 
 
 @cache
-def _table() -> dict[tuple[str, ...], Role]:
-    """Phrase (as words) → role, from the data file and every language's form labels."""
-    raw = tomllib.loads(
+def _raw() -> dict:
+    return tomllib.loads(
         resources.files("polydeid.formats").joinpath("data/fields.toml").read_text("utf-8")
     )
+
+
+@cache
+def _table() -> dict[tuple[str, ...], Role]:
+    """Phrase (as words) → role, from the data file and every language's form labels."""
+    raw = _raw()
     table: dict[tuple[str, ...], Role] = {}
 
     def put(phrase: str, role: Role) -> None:
@@ -78,6 +83,35 @@ def role_for_words(words: Sequence[str]) -> Role | None:
         role = table.get(tuple(words[-k:]))
         if role is not None:
             return role
+    return None
+
+
+@cache
+def _name_roles() -> dict[tuple[str, ...], Category]:
+    """Label phrase (as words) → the role of a name written after it (``[name_roles]``)."""
+    table: dict[tuple[str, ...], Category] = {}
+    for name, entry in _raw().get("name_roles", {}).items():
+        category = Category.parse(name)
+        phrases = list(entry.get("names", ()))
+        keys = set(entry.get("keys", ()))
+        for lang in languages():
+            labels = language_data(lang, "field_labels").get("labels", {})
+            phrases += [v for k, v in labels.items() if k in keys and isinstance(v, str)]
+        for phrase in phrases:
+            if words := normalise_name(phrase):
+                table[words] = category
+    return table
+
+
+def name_role_for_words(words: Sequence[str]) -> Category | None:
+    """The role (``PERSON`` or ``PERSON_THIRD_PARTY``) a label ending in ``words`` gives the
+    name written after it in running text ("Patient:", "Лечащий врач:"), or None."""
+    table = _name_roles()
+    longest = max((len(k) for k in table), default=0)
+    for k in range(min(len(words), longest), 0, -1):
+        category = table.get(tuple(words[-k:]))
+        if category is not None:
+            return category
     return None
 
 

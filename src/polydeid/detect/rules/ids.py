@@ -885,6 +885,8 @@ class IdentifierRule(RuleDetector):
     labels: frozenset[Category | Fact] = frozenset(
         {Category.ID_NATIONAL, Category.ID_OTHER, Category.LOCATION_ADDRESS}
     )
+    #: Of addresses, only labelled postal codes (see registry.profile_categories).
+    partial_labels: frozenset[Category] = frozenset({Category.LOCATION_ADDRESS})
 
     def __init__(self) -> None:
         self._groups = _format_groups()

@@ -1,0 +1,89 @@
+"""A name's role from the field label before it (polydeid.detect.roles)."""
+
+from __future__ import annotations
+
+import pytest
+
+from polydeid.core.segments import Segment
+from polydeid.core.spans import Span
+from polydeid.core.taxonomy import Category
+from polydeid.detect.base import FakeDetector
+from polydeid.detect.pipeline import Pipeline
+from polydeid.detect.roles import apply_label_roles, label_role
+
+PATIENT, OTHER = Category.PERSON, Category.PERSON_THIRD_PARTY
+
+
+@pytest.mark.parametrize(
+    ("lang", "label", "role"),
+    [
+        ("en", "Patient:", PATIENT),
+        ("en", "Seen today. Patient name:", PATIENT),
+        ("en", "Attending physician:", OTHER),
+        ("ru", "Ф.И.О. пациента:", PATIENT),
+        ("ru", "Лечащий врач:", OTHER),
+        ("rw", "Umurwayi:", PATIENT),
+        ("rw", "Muganga:", OTHER),
+        ("sw", "Jina la mgonjwa:", PATIENT),
+        ("vi", "Họ và tên:", PATIENT),
+        ("zh", "患者：", PATIENT),
+        ("en", "Mother:", None),  # kinship: the patient in a birth record, not in a child's
+        ("en", "Diagnosis:", None),
+        ("en", "Patient", None),  # no colon: running text
+    ],
+    ids=lambda x: x if isinstance(x, str) and len(x) <= 3 else "",
+)
+def test_label_role(lang: str, label: str, role: Category | None) -> None:
+    text = f"{label} Name Here"
+    assert label_role(text, text.index("Name")) is role
+
+
+def test_the_label_must_be_on_the_names_line_and_end_right_before_it() -> None:
+    assert label_role("Patient:\nName Here", 9) is None
+    assert label_role("Patient: seen by Name Here", 17) is None
+    assert label_role("Patient:\tName", 9) is PATIENT
+
+
+def test_a_cued_role_relabels_the_span_and_every_span_of_the_same_text() -> None:
+    text = "Umurwayi: Irakoze Kayitesi. Irakoze Kayitesi yaje na Mukamana. Muganga: Habimana"
+    spans = [
+        Span(10, 26, OTHER, "tagger.x", 0.9),
+        Span(28, 44, OTHER, "tagger.x", 0.9),
+        Span(53, 61, OTHER, "tagger.x", 0.9),  # no label: left as read
+        Span(72, 80, PATIENT, "tagger.x", 0.8),
+        Span(0, 8, Category.LOCATION_VILLAGE, "tagger.x", 0.7),  # not a name: untouched
+    ]
+    out = apply_label_roles(text, spans)
+    assert [(text[s.start : s.end], s.label) for s in out] == [
+        ("Irakoze Kayitesi", PATIENT),
+        ("Irakoze Kayitesi", PATIENT),
+        ("Mukamana", OTHER),
+        ("Habimana", OTHER),
+        ("Umurwayi", Category.LOCATION_VILLAGE),
+    ]
+    # only the label changes: offsets, sources and scores are kept
+    assert [(s.start, s.end, s.source, s.score) for s in out] == [
+        (s.start, s.end, s.source, s.score) for s in spans
+    ]
+
+
+def test_labels_that_disagree_about_a_name_leave_its_other_mentions_alone() -> None:
+    text = "Patient: Sam Lee\nDoctor: Sam Lee\nSam Lee came"
+    spans = [Span(9, 16, OTHER, "t", 0.9), Span(25, 32, PATIENT, "t", 0.9)]
+    spans.append(Span(33, 40, OTHER, "t", 0.9))
+    out = apply_label_roles(text, spans)
+    assert [s.label for s in out] == [PATIENT, OTHER, OTHER]
+
+
+def test_the_pipeline_applies_label_roles_to_any_detectors_names() -> None:
+    text = "Ф.И.О. пациента: Суворов Анисим. Лечащий врач: Денисов"
+    start = text.index("Суворов")
+    doctor = text.index("Денисов")
+    fake = FakeDetector(
+        [
+            Span(start, start + 14, OTHER, "backend.x", 0.9),
+            Span(doctor, len(text), PATIENT, "backend.x", 0.9),
+        ]
+    )
+    spans = Pipeline([fake]).detect(Segment(text, lang="ru"))
+    assert [s.label for s in spans] == [PATIENT, OTHER]
