@@ -106,6 +106,18 @@ def test_one_model_spans_split_by_a_space_stay_two_but_touching_pieces_merge():
     )
 
 
+def test_self_delimiting_spans_are_never_merged():
+    text = "a@x.es b@y.es http://x.es"
+    e = Category.CONTACT_OTHER
+    one = Span(0, 6, e, "rule.contact.email.v1", 1.0)
+    two = Span(7, 13, e, "rule.contact.email.v1", 1.0)
+    url = Span(14, 25, e, "rule.contact.url.v1", 1.0)
+    assert resolve([one, two, url], text) == (one, two, url)
+    # a tagger piece next to an e-mail does not grow it either
+    piece = Span(7, 13, e, "tagger.x", 0.9)
+    assert resolve([one, piece], text) == (one, piece)
+
+
 def test_duplicates_collapse_and_is_deterministic():
     a = Span(0, 4, P, "tagger.x", 0.9)
     b = Span(0, 4, D, "tagger.x", 0.9)

@@ -20,7 +20,8 @@ The policy, used by de-identification and evaluation alike:
    the higher-priority source and the lower score (conservative for thresholds). Not two
    spans of one model (``split_on_overlap`` sources) with a space between: the model ended
    one and began the next, so a street and its postcode ("C/ Limón, 5 28015") stay two
-   (on MEDDOCAN dev such pairs were two gold spans 93 times, one 20 times).
+   (on MEDDOCAN dev such pairs were two gold spans 93 times, one 20 times). Nor a span of a
+   self-delimiting source (``ResolvePolicy.self_delimiting``: e-mail, URL), which is whole.
 
 Source priority is matched by the longest prefix of ``Span.source`` in
 ``ResolvePolicy.priorities``; sources with no matching prefix get priority 0.
@@ -63,6 +64,9 @@ class ResolvePolicy:
     )
     merge_adjacent: bool = True
     split_on_overlap: tuple[str, ...] = ("tagger.", "backend.")
+    #: Sources whose every span is one whole identifier: never merged with a neighbour
+    #: ("a@x.es b@y.es" is two addresses).
+    self_delimiting: tuple[str, ...] = ("rule.contact.email", "rule.contact.url")
 
     def priority(self, source: str) -> int:
         best_len, best = -1, 0
@@ -153,11 +157,15 @@ def _merge_adjacent(spans: list[Span], text: str, policy: ResolvePolicy) -> list
                 and prev.source == span.source
                 and span.source.startswith(policy.split_on_overlap)
             )
+            whole = prev.source.startswith(policy.self_delimiting) or span.source.startswith(
+                policy.self_delimiting
+            )
             if (
                 prev.label == span.label
                 and gap.strip(" \t") == ""
                 and len(gap) <= 3
                 and not one_model
+                and not whole
             ):
                 prev_first = policy.priority(prev.source) >= policy.priority(span.source)
                 keep = prev if prev_first else span

@@ -358,3 +358,29 @@ def test_a_confident_change_of_kind_inside_a_group_is_a_boundary() -> None:
     text = "Sam Bentley"
     probs = [_mixed({"B-PERSON": 0.97}), _mixed({"I-PERSON_THIRD_PARTY": 0.97})]
     assert [(s.start, s.end) for s in decode(text, [(0, 3), (4, 11)], probs, {})] == [(0, 11)]
+
+
+def test_a_full_stop_or_a_spaced_dash_ends_a_place_but_a_name_keeps_its_initials_dot() -> None:
+    import re
+
+    text = "Calle Mayor 4 izq. Av. Sol 36 - S.A. J."
+    grid = [(m.start(), m.end()) for m in re.finditer(r"\w+|[^\w\s]", text)]
+    inside = {"ADDRESS": "LOCATION_ADDRESS", "ORG": "ORGANIZATION", "NAME": "PERSON"}
+
+    def run(kind: str, n: int) -> list[list[float]]:
+        return [_mixed({f"B-{inside[kind]}": 0.95})] + [_mixed({f"I-{inside[kind]}": 0.95})] * n
+
+    # Calle Mayor 4 izq . | Av . Sol 36 - | S . A . | J .
+    probs = [*run("ADDRESS", 4), *run("ADDRESS", 4), *run("ORG", 3), *run("NAME", 1)]
+    assert len(probs) == len(grid)
+    assert [text[s.start : s.end] for s in decode(text, grid, probs, {})] == [
+        "Calle Mayor 4 izq",  # the dot is the sentence's
+        "Av. Sol 36",  # the spaced dash is not the street's
+        "S.A.",  # a dotted abbreviation keeps its last dot
+        "J.",  # a name keeps an initial's dot
+    ]
+    # a dash glued to the next word is part of an identifier, never trimmed
+    text = "E-18012 x"
+    grid = [(0, 1), (1, 2), (2, 7), (8, 9)]
+    probs = [*run("ADDRESS", 1), _mixed({"O": 0.95}), _mixed({"O": 0.95})]
+    assert [text[s.start : s.end] for s in decode(text, grid, probs, {})] == ["E-"]

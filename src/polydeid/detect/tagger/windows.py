@@ -39,7 +39,9 @@ TAGS: tuple[str, ...] = (
 TAG_INDEX: Mapping[str, int] = {tag: i for i, tag in enumerate(TAGS)}
 IGNORE = -100
 #: Changes whenever :func:`decode` reads the same probabilities differently (score caches).
-DECODER_VERSION = 5  # 3: slashes, bars and "M's" trimmed; 4: titles_in_names; 5: kinds
+#: 3: slashes, bars and "M's" trimmed; 4: titles_in_names; 5: a change of kind is a boundary;
+#: 6: a place's final dot and a spaced dash are edges
+DECODER_VERSION = 6
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,6 +155,11 @@ def token_labels(aligned: Aligned, tags: Sequence[str]) -> list[int]:
 _BRACKETS = frozenset("()[]{}«»“”„")
 #: Punctuation words a span never starts or ends with ("Rocío (" , "imyaka 29 ,", "/ Dr. Emily").
 _EDGE_PUNCT = frozenset(",;:!?\"'«»“”„()[]{}/\\|")
+#: Groups whose spans end with an abbreviation's dot ("J.", "Dr.", "Co.", "Ltd."); others end
+#: before a final dot unless it closes a dotted abbreviation ("S.A.", "EE.UU.").
+_ABBREVIATING_GROUPS = frozenset({"NAME", "ORGANIZATION"})
+#: Dashes: a span edge where a space stands between them and the span's outside.
+_DASHES = frozenset("-–—")
 #: Per coarse group (:data:`polydeid.core.taxonomy.COARSE_GROUP`): its categories with the
 #: indices of their B- and I- tags. The decoder finds a span's extent at this level.
 _GROUPS: dict[str, tuple[tuple[Category, int, int], ...]] = {}
@@ -267,7 +274,8 @@ def decode(
             or text[grid[first][0] : grid[first][1]].casefold() in honorifics
         ):
             first += 1
-        while last >= first and _edge_word(text, grid, last, leading=False):
+        dotted = span.group in _ABBREVIATING_GROUPS
+        while last >= first and _edge_word(text, grid, last, leading=False, abbreviates=dotted):
             last -= 1
         if first > last:
             return
@@ -383,14 +391,33 @@ def _lead_title(
     return k if text[grid[k][0] : grid[k][1]].casefold() in titles else first
 
 
-def _edge_word(text: str, grid: Sequence[tuple[int, int]], index: int, *, leading: bool) -> bool:
-    """Whether word ``index`` is punctuation a span should not start (or end) with."""
+def _edge_word(
+    text: str,
+    grid: Sequence[tuple[int, int]],
+    index: int,
+    *,
+    leading: bool,
+    abbreviates: bool = True,
+) -> bool:
+    """Whether word ``index`` is punctuation a span should not start (or end) with.
+
+    A span that ``abbreviates`` (a name, an organisation) keeps a dot after an initial or
+    abbreviation ("J.", "Dr.", "Co."); other spans only after a dotted abbreviation ("S.A.",
+    "EE.UU."), and otherwise end before it ("4 izq." is a street and a full stop). A dash is
+    an edge where a space parts it from the span's outside ("Av. Pío XII, 36 -"), not in
+    "E-18012"."""
     word = text[grid[index][0] : grid[index][1]]
     if word == ".":
-        if leading:
+        if leading or not index:
             return True
-        before = text[grid[index - 1][0] : grid[index - 1][1]] if index else ""
-        return not (before.isalpha() and len(before) <= 3)  # "J.", "Dr.", "St." keep the dot
+        a, b = grid[index - 1]
+        if not (text[a:b].isalpha() and b - a <= 3):
+            return True
+        # "J.", "Dr.", "St." keep the dot in a name; elsewhere only a dotted abbreviation does
+        return not (abbreviates or (a > 0 and text[a - 1] == "."))  # "S.A.", "EE.UU."
+    if word in _DASHES:
+        outside = grid[index][0] - 1 if leading else grid[index][1]
+        return not (0 <= outside < len(text)) or text[outside].isspace()
     return len(word) == 1 and word in _EDGE_PUNCT
 
 
