@@ -336,6 +336,14 @@ def test_titles_join_names_where_the_language_writes_them_inside() -> None:
     assert found == ["Dr. John Smith", "Mrs Okello", "Patel"]
     spanish = [text[s.start : s.end] for s in decode(text, grid, probs, {}, names=name_form("es"))]
     assert spanish == ["John Smith", "Okello", "Patel"]
+    # a title the model read as a span of its own ("Dr" then "." outside) is dropped as a bare
+    # title, and its words stay free for the name after it
+    text = "seen by Dr. Smith at"
+    grid = _grid_of(text, ["seen", "by", "Dr", ".", "Smith", "at"])
+    tags = ["O", "O", "B-PERSON", "O", "I-PERSON", "O"]
+    probs = [o if t == "O" else _mixed({t: 0.9}) for t in tags]
+    found = [text[s.start : s.end] for s in decode(text, grid, probs, {}, names=english)]
+    assert found == ["Dr. Smith"]
 
 
 def test_a_confident_change_of_kind_inside_a_group_is_a_boundary() -> None:

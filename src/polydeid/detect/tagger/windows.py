@@ -40,8 +40,8 @@ TAG_INDEX: Mapping[str, int] = {tag: i for i, tag in enumerate(TAGS)}
 IGNORE = -100
 #: Changes whenever :func:`decode` reads the same probabilities differently (score caches).
 #: 3: slashes, bars and "M's" trimmed; 4: titles_in_names; 5: a change of kind is a boundary;
-#: 6: a place's final dot and a spaced dash are edges
-DECODER_VERSION = 6
+#: 6: a place's final dot and a spaced dash are edges; 7: a dropped bare title frees its words
+DECODER_VERSION = 7
 
 
 @dataclass(frozen=True, slots=True)
@@ -278,6 +278,7 @@ def decode(
         while last >= first and _edge_word(text, grid, last, leading=False, abbreviates=dotted):
             last -= 1
         if first > last:
+            floor = previous_floor
             return
         end = grid[last][1]
         if span.group == "NAME" and names is not None:
@@ -288,7 +289,8 @@ def decode(
                 or text[grid[i][0] : grid[i][1]].casefold() in names.titles
                 for i in range(first, last + 1)
             )
-            if bare:  # nothing left, or only titles ("Musawo", "Dr."): not a name
+            if bare:  # nothing left, or only titles ("Musawo", "Dr."): not a name, and its
+                floor = previous_floor  # words stay free for the name after it ("Dr" "." "Smith")
                 return
             word = text[grid[last][0] : end]
             for suffix in names.suffixes:
