@@ -176,3 +176,12 @@ def test_a_small_model_distils_from_a_teacher_and_records_it(tmp_path: Path) -> 
     log = [json.loads(line) for line in (out / "log.jsonl").read_text().splitlines()]
     assert any("loss" in record for record in log)
     assert TaggerModel.load(out, precision="float32").meta.raw["num_layers"] == 2
+    # the student continues as itself: its layers, not the teacher's numbering
+    bad = ["--out", str(tmp_path / "bad"), "--init", str(out), "--keep-layers", "0,5"]
+    with pytest.raises(ConfigError):
+        training.train(training.parse_args([*bad, *common[2:]]))
+    more = tmp_path / "more"
+    rest = common[2:]  # without --keep-layers: taken from the student
+    assert training.train(training.parse_args(["--out", str(more), "--init", str(out), *rest])) == 0
+    meta = json.loads((more / META_FILE).read_text())
+    assert meta["encoder_layers_kept"] == [0, 11] and meta["num_layers"] == 2

