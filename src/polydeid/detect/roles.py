@@ -38,8 +38,9 @@ _LABEL_WORDS = 8
 
 def label_role(text: str, start: int) -> Category | None:
     """The role the label ending right before ``start`` gives a name, or None."""
-    line_start = max(text.rfind("\n", 0, start), text.rfind("\r", 0, start)) + 1
-    match = _LABEL.search(text, max(line_start, start - 120), start)
+    lo = max(0, start - 120)
+    line_start = max(text.rfind("\n", lo, start), text.rfind("\r", lo, start)) + 1
+    match = _LABEL.search(text, max(line_start, lo), start)
     if match is None:
         return None
     words = normalise_name(match.group(1))[-_LABEL_WORDS:]
