@@ -93,6 +93,8 @@ def test_categories_languages_policies(client: TestClient) -> None:
     assert set(categories) == {c.value for c in Category}
     assert categories["CONTACT_PHONE"] is True
     assert categories["PERSON"] is False  # the rules profile finds no names
+    partial = {c["name"] for c in client.get("/categories").json()["categories"] if c["partial"]}
+    assert partial == {"LOCATION_ADDRESS"} and categories["LOCATION_ADDRESS"] is True  # postcodes
     langs = client.get("/languages").json()
     codes = {lang["code"] for lang in langs["languages"]}
     assert {"en", "sw", "lg", "luo"} <= codes

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
 
 from polydeid.core.errors import ConfigError
@@ -62,20 +63,25 @@ def _tagger() -> Detector:
     return TaggerDetector()
 
 
-def profile_categories(profile: str, *, partial: bool = True) -> tuple[Category, ...]:
-    """The identifier categories the named profile's detectors can emit, in canonical order.
+def partial_categories(detectors: Sequence[Detector]) -> frozenset[Category]:
+    """The categories ``detectors`` find only in some forms: those that every detector emitting
+    them lists in its ``partial_labels`` (the rule layer's addresses are labelled postal codes)."""
+    labels = {label for d in detectors for label in d.labels if isinstance(label, Category)}
+    return frozenset(
+        c
+        for c in labels
+        if all(c in getattr(d, "partial_labels", ()) for d in detectors if c in d.labels)
+    )
 
-    ``partial=False`` leaves out the categories that the profile finds only in some forms: those
-    each of its detectors emitting them lists in ``partial_labels`` (the rule layer's addresses
-    are only labelled postal codes)."""
+
+def profile_categories(profile: str, *, partial: bool = True) -> tuple[Category, ...]:
+    """The identifier categories the named profile's detectors can emit, in canonical order;
+    ``partial=False`` leaves out those it finds only in some forms
+    (:func:`partial_categories`)."""
     detectors = profile_detectors(profile)
     labels = {label for d in detectors for label in d.labels}
     if not partial:
-        labels = {
-            c
-            for c in labels
-            if any(c in d.labels and c not in getattr(d, "partial_labels", ()) for d in detectors)
-        }
+        labels -= partial_categories(detectors)
     return tuple(c for c in Category if c in labels)
 
 

@@ -65,6 +65,7 @@ from polydeid.core.errors import (
 from polydeid.core.segments import Origin, Segment
 from polydeid.core.taxonomy import Category
 from polydeid.detect.base import Detector
+from polydeid.detect.registry import partial_categories
 from polydeid.formats.registry import FORMATS, READERS, detect_format
 from polydeid.locales import canonical_language, language_info, languages
 from polydeid.transform.policy import Policy, load_policy, shipped_policies
@@ -465,7 +466,10 @@ class Service:
             lang = settings.default_lang if settings.default_lang != AUTO else "en"
             base.detect("Warm-up note, seen on 1 March 2024.", lang=canonical_language(lang))
         labels = {label for d in self.detectors for label in d.labels}
-        self.categories = [{"name": c.value, "detected": c in labels} for c in Category]
+        partial = partial_categories(self.detectors)
+        self.categories = [
+            {"name": c.value, "detected": c in labels, "partial": c in partial} for c in Category
+        ]
 
     # policies -------------------------------------------------------------------------------
 
