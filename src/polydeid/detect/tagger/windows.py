@@ -192,14 +192,14 @@ class _Open:
     kind: Category | None = None
 
 
-def _kind(probs: Sequence[float], group: str) -> Category | None:
-    """The category a word of ``group`` is confidently read as, or None (see
-    :data:`KIND_SHARE`; always None in a role group)."""
+def _kind(probs: Sequence[float], group: str, total: float) -> Category | None:
+    """The category a word of ``group`` (whose probability is ``total``) is confidently read
+    as, or None (see :data:`KIND_SHARE`; always None in a role group)."""
     if group in _ROLE_GROUPS:
         return None
-    shares = [(probs[bi] + probs[ii], c) for c, bi, ii in _GROUPS[group]]
-    total = sum(v for v, _ in shares)
-    value, category = max(shares, key=lambda x: x[0])
+    value, category = max(
+        ((probs[bi] + probs[ii], c) for c, bi, ii in _GROUPS[group]), key=lambda x: x[0]
+    )
     return category if total > 0 and value >= KIND_SHARE * total else None
 
 
@@ -307,7 +307,7 @@ def decode(
         if prefix == OUTSIDE:
             close()
             continue
-        kind = _kind(probs, group)
+        kind = _kind(probs, group, total)
         if not (
             prefix == "I"
             and current is not None
