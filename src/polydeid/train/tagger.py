@@ -1,4 +1,4 @@
-"""Fine-tune the multilingual encoder as polydeid's token classifier (CPU; GPU when present).
+"""Fine-tune the multilingual encoder as polydeid's token classifier (on the CPU).
 
     python -m polydeid.train.tagger --out runs/tagger-s1 --seed 1 [--epochs 2] ...
 

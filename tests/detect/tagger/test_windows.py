@@ -392,3 +392,65 @@ def test_a_full_stop_or_a_spaced_dash_ends_a_place_but_a_name_keeps_its_initials
     grid = [(0, 1), (1, 2), (2, 7), (8, 9)]
     probs = [*run("ADDRESS", 1), _mixed({"O": 0.95}), _mixed({"O": 0.95})]
     assert [text[s.start : s.end] for s in decode(text, grid, probs, {})] == ["E-"]
+
+
+def test_a_name_ends_at_its_line_but_a_postal_address_runs_over_lines() -> None:
+    text = "Daktari: Timothy Ssewankambo\nAlazwe OPD\n28245 Puruntie 82\nLAPPEENRANTA"
+    words = ["Daktari", ":", "Timothy", "Ssewankambo", "Alazwe", "OPD", "28245", "Puruntie"]
+    grid = _grid_of(text, [*words, "82", "LAPPEENRANTA"])
+    o = _mixed({"O": 0.95})
+    name = "PERSON_THIRD_PARTY"
+    probs = [o, o, _mixed({f"B-{name}": 0.9}), _mixed({f"I-{name}": 0.9})]
+    probs += [_mixed({f"I-{name}": 0.6}), o, _mixed({"B-LOCATION_ADDRESS": 0.9})]
+    probs += [_mixed({"I-LOCATION_ADDRESS": 0.9})] * 3
+    found = [(text[s.start : s.end], s.label) for s in decode(text, grid, probs, {})]
+    assert found == [
+        ("Timothy Ssewankambo", Category.PERSON_THIRD_PARTY),  # the next line's word is its own
+        ("Alazwe", Category.PERSON_THIRD_PARTY),
+        ("28245 Puruntie 82\nLAPPEENRANTA", Category.LOCATION_ADDRESS),
+    ]
+
+
+def test_an_honorific_makes_a_person_of_what_the_model_read_as_a_place() -> None:
+    from polydeid.detect.tagger.windows import name_form
+
+    luo = name_form("luo")
+    o = _mixed({"O": 0.95})
+    place = [_mixed({"B-LOCATION_VILLAGE": 0.9}), _mixed({"I-LOCATION_VILLAGE": 0.9})]
+
+    def read(text: str, words: list[str], tags: list[str]) -> list[tuple[str, Category]]:
+        probs = [o if t == "O" else place[t == "I"] for t in tags]
+        spans = decode(text, _grid_of(text, words), probs, {}, names=luo)
+        return [(text[s.start : s.end], s.label) for s in spans]
+
+    # the honorific opens the span ("President Kenyatta"): the person is the rest
+    text = "limbe mar Ker Uhuru Kenyatta e Kisumu"
+    words = text.split()
+    assert read(text, words, ["O", "O", "B", "I", "I", "O", "B"]) == [
+        ("Uhuru Kenyatta", Category.PERSON),
+        ("Kisumu", Category.LOCATION_VILLAGE),
+    ]
+    # capitalised right before the span; the same text elsewhere follows the vote, which a
+    # marked span casts whole for a name
+    text = "gi Migosi Kenyatta, Migosi Kenyatta ma Kenyatta wacho"
+    words = ["gi", "Migosi", "Kenyatta", ",", "Migosi", "Kenyatta", "ma", "Kenyatta", "wacho"]
+    tags = ["O", "O", "B", "O", "O", "B", "O", "B", "O"]
+    assert read(text, words, tags) == [("Kenyatta", Category.PERSON)] * 3
+    # a lower-case office word before a place is the noun ("rais Marekani": the US president)
+    text = "ker Kisumu wacho"
+    assert read(text, text.split(), ["O", "B", "O"]) == [("Kisumu", Category.LOCATION_VILLAGE)]
+    # a number: a street named after a person, not a person
+    text = "Ker Odinga 46 ni"
+    assert read(text, text.split(), ["B", "I", "I", "O"]) == [
+        ("Ker Odinga 46", Category.LOCATION_VILLAGE)
+    ]
+    # languages without honorifics read the spans as the model did
+    text = "Dr Esquerdo 46"
+    spans = decode(
+        text,
+        _grid_of(text, text.split()),
+        [place[0], place[1], place[1]],
+        {},
+        names=name_form("es"),
+    )
+    assert [(text[s.start : s.end], s.label) for s in spans] == [(text, Category.LOCATION_VILLAGE)]

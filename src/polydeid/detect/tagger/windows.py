@@ -40,8 +40,9 @@ TAG_INDEX: Mapping[str, int] = {tag: i for i, tag in enumerate(TAGS)}
 IGNORE = -100
 #: Changes whenever :func:`decode` reads the same probabilities differently (score caches).
 #: 3: slashes, bars and "M's" trimmed; 4: titles_in_names; 5: a change of kind is a boundary;
-#: 6: a place's final dot and a spaced dash are edges; 7: a dropped bare title frees its words
-DECODER_VERSION = 7
+#: 6: a place's final dot and a spaced dash are edges; 7: a dropped bare title frees its words;
+#: 8: a line break ends a span outside addresses, an honorific makes a place a person
+DECODER_VERSION = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,11 +154,22 @@ def token_labels(aligned: Aligned, tags: Sequence[str]) -> list[int]:
 
 #: Brackets end a span: an opener starts a new phrase, so a closer is never inside one.
 _BRACKETS = frozenset("()[]{}«»“”„")
+#: Characters that end a line: a span never runs from one line into the next ("Daktari:
+#: Timothy Ssewankambo" / "Alazwe OPD"; "Marisa Alves" / "Legistorm"), except in the groups of
+#: :data:`_MULTILINE_GROUPS`. No gold name of MEDDOCAN, MasakhaNER, presidio-research or the
+#: synthetic notes crosses a line.
+_LINE_BREAKS = frozenset("\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029")
+#: Groups whose spans may cross lines: a postal address is written over several
+#: ("28245 Puruntie 82 Apt. 595" / "LAPPEENRANTA" in presidio-research).
+_MULTILINE_GROUPS = frozenset({"LOCATION"})
 #: Punctuation words a span never starts or ends with ("Rocío (" , "imyaka 29 ,", "/ Dr. Emily").
 _EDGE_PUNCT = frozenset(",;:!?\"'«»“”„()[]{}/\\|")
 #: Groups whose spans end with an abbreviation's dot ("J.", "Dr.", "Co.", "Ltd."); others end
 #: before a final dot unless it closes a dotted abbreviation ("S.A.", "EE.UU.").
 _ABBREVIATING_GROUPS = frozenset({"NAME", "ORGANIZATION"})
+#: Groups whose spans a person's title before (or opening) them makes a name: the model reads
+#: "Ker Kenyatta" (President Kenyatta) or "Migosi Kenyatta" (Mr Kenyatta) as a place.
+_CUED_GROUPS = frozenset({"LOCATION", "ORGANIZATION"})
 #: Dashes: a span edge where a space stands between them and the span's outside.
 _DASHES = frozenset("-–—")
 #: Per coarse group (:data:`polydeid.core.taxonomy.COARSE_GROUP`): its categories with the
@@ -248,15 +260,18 @@ def decode(
       words, summed again over every span of the document with the same text (one name,
       one label: "Patient: Okello" and "Okello was seen" cannot part ways).
 
-    A span is kept at or above its final category's threshold. A bracket ends a span
+    A span is kept at or above its final category's threshold. A line break ends a span,
+    except a postal address's. A bracket ends a span
     (``Hospital Virgen del Rocío (Sevilla)`` is a facility and, after the bracket, a new
     span); punctuation words are trimmed from both ends, a trailing dot staying only after an
     initial or abbreviation (``J.``). With the language's ``names`` (:func:`name_form`), a name
     loses leading honorifics (``Migosi Raila Odinga`` → ``Raila Odinga``) and a possessive
     ending of its last word (``Bentley's`` → ``Bentley``), and a span that is nothing but
-    titles (``Musawo``) is dropped.
+    titles (``Musawo``) is dropped; a place or organisation that one of its honorifics opens
+    or, capitalised, precedes is a name (``Ker Kenyatta``: President Kenyatta; see
+    :func:`_after_title`), and votes for the name group with its whole weight.
     """
-    found: list[tuple[int, int, float, dict[Category, float]]] = []
+    found: list[tuple[int, int, float, dict[Category, float], bool]] = []
     current: _Open | None = None
 
     floor = 0  # words before it belong to an earlier span
@@ -268,20 +283,26 @@ def decode(
         span, current = current, None
         floor, previous_floor = span.last + 1, floor
         first, last = span.first, span.last
-        honorifics = names.honorifics if names is not None and span.group == "NAME" else ()
+        group, mass, cued = span.group, span.mass, False
+        if names is not None and group in _CUED_GROUPS and names.honorifics:
+            named = _after_title(text, grid, first, last, names, previous_floor)
+            if named is not None:  # "Ker Uhuru Kenyatta", "Migosi Kenyatta": a person
+                group, first, cued = "NAME", named, True
+                mass = _name_mass(probabilities, span, sum(span.mass.values()))
+        honorifics = names.honorifics if names is not None and group == "NAME" else ()
         while first <= last and (
             _edge_word(text, grid, first, leading=True)
             or text[grid[first][0] : grid[first][1]].casefold() in honorifics
         ):
             first += 1
-        dotted = span.group in _ABBREVIATING_GROUPS
+        dotted = group in _ABBREVIATING_GROUPS
         while last >= first and _edge_word(text, grid, last, leading=False, abbreviates=dotted):
             last -= 1
         if first > last:
             floor = previous_floor
             return
         end = grid[last][1]
-        if span.group == "NAME" and names is not None:
+        if group == "NAME" and names is not None:
             if names.lead_titles:
                 first = _lead_title(text, grid, first, names.lead_titles, previous_floor)
             bare = all(
@@ -297,9 +318,15 @@ def decode(
                 if word.endswith(suffix) and len(word) > len(suffix):  # "Paul M's" too
                     end -= len(suffix)
                     break
-        found.append((grid[first][0], end, span.score, span.mass))
+        found.append((grid[first][0], end, span.score, mass, cued))
 
     for i, probs in enumerate(probabilities):
+        if (
+            current is not None
+            and current.group not in _MULTILINE_GROUPS
+            and _LINE_BREAKS.intersection(text[grid[i - 1][1] : grid[i][0]])
+        ):
+            close()  # a line is a field or a sentence: no name runs into the next line's label
         if probs is None or text[grid[i][0] : grid[i][1]] in _BRACKETS:
             close()
             continue
@@ -324,14 +351,16 @@ def decode(
     close()
 
     votes: dict[str, dict[Category, float]] = {}
-    for start, end, _, mass in found:
+    for start, end, _, mass, _ in found:
         tally = votes.setdefault(text[start:end], {})
         for category, value in mass.items():
             tally[category] = tally.get(category, 0.0) + value
     spans = []
-    for start, end, score, _ in found:
+    for start, end, score, _, cued in found:
         tally = votes[text[start:end]]
-        category = max(tally, key=tally.__getitem__)
+        # an honorific said person: the votes choose only the role
+        group = "NAME" if cued else COARSE_GROUP[max(tally, key=tally.__getitem__)]
+        category = max((c for c in tally if COARSE_GROUP[c] == group), key=tally.__getitem__)
         if score >= thresholds.get(category, default_threshold):
             spans.append(Span(start, end, category, source, round(score, 4)))
     return spans
@@ -372,6 +401,52 @@ def name_form(lang: str) -> NameForm:
         suffixes=tuple(fmt.get("possessive_suffixes", ())),
         lead_titles=titles if titles_in_names(lang) else frozenset(),
     )
+
+
+def _after_title(
+    text: str, grid: Sequence[tuple[int, int]], first: int, last: int, names: NameForm, floor: int
+) -> int | None:
+    """Where the person an honorific marks starts in the span of words ``first``-``last`` read
+    as a place or organisation, or None.
+
+    An honorific (a title of office: "Ker", "Migosi", "Rais") opening the span marks the
+    words after it and its other titles ("Ker Uhuru Kenyatta"); one written right before the
+    span marks it only when capitalised ("Migosi" "Kenyatta", not "rais" "Marekani": a
+    lower-case office word is also the noun of "the president of America"). The marked words
+    must start with a capital where the script has case, and hold no number (streets are
+    named after people: "Dr Esquerdo 46")."""
+
+    def word(i: int) -> str:
+        return text[grid[i][0] : grid[i][1]]
+
+    i = first
+    if word(i).casefold() in names.honorifics:
+        while i <= last and (
+            word(i).casefold() in names.titles or (word(i) == "." and grid[i - 1][1] == grid[i][0])
+        ):
+            i += 1
+    elif not (
+        (k := _lead_title(text, grid, first, names.honorifics, floor)) < first
+        and not word(k)[:1].islower()
+    ):
+        return None
+    if i > last or word(i)[:1].islower():
+        return None
+    return None if any(c.isdigit() for c in text[grid[i][0] : grid[last][1]]) else i
+
+
+def _name_mass(
+    probabilities: Sequence[Sequence[float] | None], span: _Open, strength: float
+) -> dict[Category, float]:
+    """A vote of ``strength`` for the name role the span's words lean to most (the patient
+    where they give the name group nothing)."""
+    mass = {c: 0.0 for c, _, _ in _GROUPS["NAME"]}
+    for probs in probabilities[span.first : span.last + 1]:
+        if probs is not None:
+            for category, bi, ii in _GROUPS["NAME"]:
+                mass[category] += probs[bi] + probs[ii]
+    role = max(mass, key=mass.__getitem__)  # ties: the first, the patient
+    return {c: (strength if c is role else 0.0) for c in mass}
 
 
 def _lead_title(
