@@ -454,3 +454,18 @@ def test_an_honorific_makes_a_person_of_what_the_model_read_as_a_place() -> None
         names=name_form("es"),
     )
     assert [(text[s.start : s.end], s.label) for s in spans] == [(text, Category.LOCATION_VILLAGE)]
+
+
+def test_capitalised_names_one_space_apart_are_one_name() -> None:
+    text = "gavana Stephen Sang, hermano Juan y Ana Ruiz"
+    words = ["gavana", "Stephen", "Sang", ",", "hermano", "Juan", "y", "Ana", "Ruiz"]
+    o = _mixed({"O": 0.95})
+    person, relative = _mixed({"B-PERSON": 0.9}), _mixed({"B-PERSON_THIRD_PARTY": 0.9})
+    probs = [o, person, relative, o, relative, relative, o, person, _mixed({"I-PERSON": 0.9})]
+    spans = decode(text, _grid_of(text, words), probs, {})
+    assert [(text[s.start : s.end], s.label) for s in spans] == [
+        ("Stephen Sang", Category.PERSON),  # read as two names: one, labelled by its first
+        ("hermano", Category.PERSON_THIRD_PARTY),  # a lower-case kinship word stays apart
+        ("Juan", Category.PERSON_THIRD_PARTY),
+        ("Ana Ruiz", Category.PERSON),
+    ]

@@ -41,8 +41,9 @@ IGNORE = -100
 #: Changes whenever :func:`decode` reads the same probabilities differently (score caches).
 #: 3: slashes, bars and "M's" trimmed; 4: titles_in_names; 5: a change of kind is a boundary;
 #: 6: a place's final dot and a spaced dash are edges; 7: a dropped bare title frees its words;
-#: 8: a line break ends a span outside addresses, an honorific makes a place a person
-DECODER_VERSION = 8
+#: 8: a line break ends a span outside addresses, an honorific makes a place a person;
+#: 9: capitalised names one space apart join
+DECODER_VERSION = 9
 
 
 @dataclass(frozen=True, slots=True)
@@ -269,7 +270,10 @@ def decode(
     ending of its last word (``Bentley's`` → ``Bentley``), and a span that is nothing but
     titles (``Musawo``) is dropped; a place or organisation that one of its honorifics opens
     or, capitalised, precedes is a name (``Ker Kenyatta``: President Kenyatta; see
-    :func:`_after_title`), and votes for the name group with its whole weight.
+    :func:`_after_title`), and votes for the name group with its whole weight. Names that
+    end up one space apart, both capitalised, are one name ("Stephen" "Sang", read as two
+    when the votes made persons of a place and an organisation), labelled by the first;
+    MEDDOCAN's lower-case kinship words ("hermano" "Juan") stay apart.
     """
     found: list[tuple[int, int, float, dict[Category, float], bool]] = []
     current: _Open | None = None
@@ -362,6 +366,22 @@ def decode(
         group = "NAME" if cued else COARSE_GROUP[max(tally, key=tally.__getitem__)]
         category = max((c for c in tally if COARSE_GROUP[c] == group), key=tally.__getitem__)
         if score >= thresholds.get(category, default_threshold):
+            previous = spans[-1] if spans else None
+            if (  # two capitalised names one space apart are one ("Stephen" "Sang")
+                previous is not None
+                and COARSE_GROUP[previous.label] == "NAME" == group
+                and text[previous.end : start] == " "
+                and text[start : start + 1].isupper()
+                and text[previous.start : previous.start + 1].isupper()
+            ):
+                spans[-1] = Span(
+                    previous.start,
+                    end,
+                    previous.label,
+                    source,
+                    min(previous.score, round(score, 4)),
+                )
+                continue
             spans.append(Span(start, end, category, source, round(score, 4)))
     return spans
 
