@@ -469,3 +469,14 @@ def test_capitalised_names_one_space_apart_are_one_name() -> None:
         ("Juan", Category.PERSON_THIRD_PARTY),
         ("Ana Ruiz", Category.PERSON),
     ]
+
+
+def test_a_vietnamese_patient_abbreviation_is_trimmed_from_the_name() -> None:
+    from polydeid.detect.tagger.windows import name_form
+
+    text = "BN Phương, 19 tuổi"
+    words = ["BN", "Phương", ",", "19", "tuổi"]
+    o = _mixed({"O": 0.95})
+    probs = [_mixed({"B-PERSON": 0.9}), _mixed({"I-PERSON": 0.9}), o, o, o]
+    spans = decode(text, _grid_of(text, words), probs, {}, names=name_form("vi"))
+    assert [text[s.start : s.end] for s in spans] == ["Phương"]
