@@ -429,7 +429,8 @@ def _after_title(
     """Where the person an honorific marks starts in the span of words ``first``-``last`` read
     as a place or organisation, or None.
 
-    An honorific (a title of office: "Ker", "Migosi", "Rais") opening the span marks the
+    An honorific (a word written before a person's name and not part of it: a title of office
+    such as "Ker", "Migosi", "Rais", or Vietnamese "BN", patient) opening the span marks the
     words after it and its other titles ("Ker Uhuru Kenyatta"); one written right before the
     span marks it only when capitalised ("Migosi" "Kenyatta", not "rais" "Marekani": a
     lower-case office word is also the noun of "the president of America"). The marked words
