@@ -480,3 +480,23 @@ def test_a_vietnamese_patient_abbreviation_is_trimmed_from_the_name() -> None:
     probs = [_mixed({"B-PERSON": 0.9}), _mixed({"I-PERSON": 0.9}), o, o, o]
     spans = decode(text, _grid_of(text, words), probs, {}, names=name_form("vi"))
     assert [text[s.start : s.end] for s in spans] == ["Phương"]
+
+
+def test_a_full_stop_ends_a_name_but_an_initial_or_title_keeps_its_dot() -> None:
+    from polydeid.detect.tagger.windows import name_form
+
+    text = "father: Ester. Yusuf Sayi said J. Okello and Dr. Ann Lee now"
+    words = ["father", ":", "Ester", ".", "Yusuf", "Sayi", "said", "J", ".", "Okello", "and"]
+    words += ["Dr", ".", "Ann", "Lee", "now"]
+    o = _mixed({"O": 0.95})
+    inside, third = _mixed({"I-PERSON": 0.9}), _mixed({"I-PERSON_THIRD_PARTY": 0.9})
+    probs = [o, o, _mixed({"B-PERSON_THIRD_PARTY": 0.9}), third, inside, inside, o]
+    probs += [_mixed({"B-PERSON": 0.9}), inside, inside, o]
+    probs += [_mixed({"B-PERSON_THIRD_PARTY": 0.9}), third, third, third, o]
+    spans = decode(text, _grid_of(text, words), probs, {}, names=name_form("en"))
+    assert [(text[s.start : s.end], s.label) for s in spans] == [
+        ("Ester", Category.PERSON_THIRD_PARTY),  # the model ran the two names together
+        ("Yusuf Sayi", Category.PERSON),
+        ("J. Okello", Category.PERSON),
+        ("Dr. Ann Lee", Category.PERSON_THIRD_PARTY),
+    ]

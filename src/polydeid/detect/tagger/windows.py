@@ -42,8 +42,8 @@ IGNORE = -100
 #: 3: slashes, bars and "M's" trimmed; 4: titles_in_names; 5: a change of kind is a boundary;
 #: 6: a place's final dot and a spaced dash are edges; 7: a dropped bare title frees its words;
 #: 8: a line break ends a span outside addresses, an honorific makes a place a person;
-#: 9: capitalised names one space apart join
-DECODER_VERSION = 9
+#: 9: capitalised names one space apart join; 10: a full stop ends a name
+DECODER_VERSION = 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,7 +262,9 @@ def decode(
       one label: "Patient: Okello" and "Okello was seen" cannot part ways).
 
     A span is kept at or above its final category's threshold. A line break ends a span,
-    except a postal address's. A bracket ends a span
+    except a postal address's, and a full stop (a dot after a word that is no initial or
+    abbreviation, then a space) ends a name ("father: Ester." "Yusuf Sayi said"). A bracket
+    ends a span
     (``Hospital Virgen del Rocío (Sevilla)`` is a facility and, after the bracket, a new
     span); punctuation words are trimmed from both ends, a trailing dot staying only after an
     initial or abbreviation (``J.``). With the language's ``names`` (:func:`name_form`), a name
@@ -333,6 +335,15 @@ def decode(
             close()  # a line is a field or a sentence: no name runs into the next line's label
         if probs is None or text[grid[i][0] : grid[i][1]] in _BRACKETS:
             close()
+            continue
+        if (
+            current is not None
+            and current.group == "NAME"
+            and text[grid[i][0] : grid[i][1]] == "."
+            and text[grid[i][1] : grid[i][1] + 1].isspace()
+            and _edge_word(text, grid, i, leading=False)
+        ):
+            close()  # a full stop ends a name ("father: Ester." "Yusuf Sayi anasema")
             continue
         prefix, group, total = _word_tag(probs)
         if prefix == OUTSIDE:
