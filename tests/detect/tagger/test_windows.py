@@ -500,3 +500,15 @@ def test_a_full_stop_ends_a_name_but_an_initial_or_title_keeps_its_dot() -> None
         ("J. Okello", Category.PERSON),
         ("Dr. Ann Lee", Category.PERSON_THIRD_PARTY),
     ]
+
+
+def test_a_name_ending_in_an_initial_takes_its_dot() -> None:
+    text = '"Маслова Н." и Иванов Петр.'
+    words = ['"', "Маслова", "Н", ".", '"', "и", "Иванов", "Петр", "."]
+    o = _mixed({"O": 0.95})
+    name = [_mixed({"B-PERSON": 0.9}), _mixed({"I-PERSON": 0.9})]
+    probs = [o, name[0], name[1], o, o, o, name[0], name[1], o]
+    spans = decode(text, _grid_of(text, words), probs, {})
+    # the initial's dot joins the name although the model read it as outside; a sentence's
+    # full stop after a whole word does not
+    assert [text[s.start : s.end] for s in spans] == ["Маслова Н.", "Иванов Петр"]

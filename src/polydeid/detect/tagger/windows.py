@@ -42,8 +42,9 @@ IGNORE = -100
 #: 3: slashes, bars and "M's" trimmed; 4: titles_in_names; 5: a change of kind is a boundary;
 #: 6: a place's final dot and a spaced dash are edges; 7: a dropped bare title frees its words;
 #: 8: a line break ends a span outside addresses, an honorific makes a place a person;
-#: 9: capitalised names one space apart join; 10: a full stop ends a name
-DECODER_VERSION = 10
+#: 9: capitalised names one space apart join; 10: a full stop ends a name; 11: a name ending
+#: in an initial takes the initial's dot
+DECODER_VERSION = 11
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,7 +264,9 @@ def decode(
 
     A span is kept at or above its final category's threshold. A line break ends a span,
     except a postal address's, and a full stop (a dot after a word that is no initial or
-    abbreviation, then a space) ends a name ("father: Ester." "Yusuf Sayi said"). A bracket
+    abbreviation, then a space) ends a name ("father: Ester." "Yusuf Sayi said"), while a
+    name that ends in an initial takes the initial's dot even where the model left it out
+    ("Маслова Н."). A bracket
     ends a span
     (``Hospital Virgen del Rocío (Sevilla)`` is a facility and, after the bracket, a new
     span); punctuation words are trimmed from both ends, a trailing dot staying only after an
@@ -308,6 +311,17 @@ def decode(
             floor = previous_floor
             return
         end = grid[last][1]
+        if (
+            group == "NAME"
+            and last + 1 < len(grid)
+            and grid[last + 1][0] == end
+            and text[end : end + 1] == "."
+            and len(text[grid[last][0] : end]) == 1
+            and text[grid[last][0]].isupper()
+            and (end + 1 == len(text) or not text[end + 1].isalnum())
+        ):
+            end += 1  # an initial's dot is the initial's ("Маслова Н.")
+            floor = max(floor, last + 2)
         if group == "NAME" and names is not None:
             if names.lead_titles:
                 first = _lead_title(text, grid, first, names.lead_titles, previous_floor)
