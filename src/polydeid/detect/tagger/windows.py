@@ -262,23 +262,21 @@ def decode(
       words, summed again over every span of the document with the same text (one name,
       one label: "Patient: Okello" and "Okello was seen" cannot part ways).
 
-    A span is kept at or above its final category's threshold. A line break ends a span,
-    except a postal address's, and a full stop (a dot after a word that is no initial or
-    abbreviation, then a space) ends a name ("father: Ester." "Yusuf Sayi said"), while a
-    name that ends in an initial takes the initial's dot even where the model left it out
-    ("Маслова Н."). A bracket
-    ends a span
-    (``Hospital Virgen del Rocío (Sevilla)`` is a facility and, after the bracket, a new
-    span); punctuation words are trimmed from both ends, a trailing dot staying only after an
-    initial or abbreviation (``J.``). With the language's ``names`` (:func:`name_form`), a name
-    loses leading honorifics (``Migosi Raila Odinga`` → ``Raila Odinga``) and a possessive
-    ending of its last word (``Bentley's`` → ``Bentley``), and a span that is nothing but
-    titles (``Musawo``) is dropped; a place or organisation that one of its honorifics opens
-    or, capitalised, precedes is a name (``Ker Kenyatta``: President Kenyatta; see
-    :func:`_after_title`), and votes for the name group with its whole weight. Names that
-    end up one space apart, both capitalised, are one name ("Stephen" "Sang", read as two
-    when the votes made persons of a place and an organisation), labelled by the first;
-    MEDDOCAN's lower-case kinship words ("hermano" "Juan") stay apart.
+    A span is kept at or above its final category's threshold. A line break ends a span, except
+    a postal address's, and a full stop (a dot after a word that is no initial or abbreviation,
+    then a space) ends a name ("father: Ester." "Yusuf Sayi said"), while a name that ends in an
+    initial takes the initial's dot even where the model left it out ("Маслова Н."). A bracket
+    ends a span (``Hospital Virgen del Rocío (Sevilla)`` is a facility and, after the bracket, a
+    new span); punctuation words are trimmed from both ends, a trailing dot staying only after
+    an initial or abbreviation (``J.``). With the language's ``names`` (:func:`name_form`), a
+    name loses leading honorifics (``Migosi Raila Odinga`` → ``Raila Odinga``) and a possessive
+    ending of its last word (``Bentley's`` → ``Bentley``), and a span that is nothing but titles
+    (``Musawo``) is dropped; a place or organisation that one of its honorifics opens or,
+    capitalised, precedes is a name (``Ker Kenyatta``: President Kenyatta; see
+    :func:`_after_title`), and votes for the name group with its whole weight. Names that end up
+    one space apart, both capitalised, are one name ("Stephen" "Sang", read as two when the
+    votes made persons of a place and an organisation), labelled by the first; MEDDOCAN's
+    lower-case kinship words ("hermano" "Juan") stay apart.
     """
     found: list[tuple[int, int, float, dict[Category, float], bool]] = []
     current: _Open | None = None
@@ -311,15 +309,7 @@ def decode(
             floor = previous_floor
             return
         end = grid[last][1]
-        if (
-            group == "NAME"
-            and last + 1 < len(grid)
-            and grid[last + 1][0] == end
-            and text[end : end + 1] == "."
-            and len(text[grid[last][0] : end]) == 1
-            and text[grid[last][0]].isupper()
-            and (end + 1 == len(text) or not text[end + 1].isalnum())
-        ):
+        if group == "NAME" and _initial_dot(text, grid, last):
             end += 1  # an initial's dot is the initial's ("Маслова Н.")
             floor = max(floor, last + 2)
         if group == "NAME" and names is not None:
@@ -341,19 +331,20 @@ def decode(
         found.append((grid[first][0], end, span.score, mass, cued))
 
     for i, probs in enumerate(probabilities):
+        word = text[grid[i][0] : grid[i][1]]
         if (
             current is not None
             and current.group not in _MULTILINE_GROUPS
             and _LINE_BREAKS.intersection(text[grid[i - 1][1] : grid[i][0]])
         ):
             close()  # a line is a field or a sentence: no name runs into the next line's label
-        if probs is None or text[grid[i][0] : grid[i][1]] in _BRACKETS:
+        if probs is None or word in _BRACKETS:
             close()
             continue
         if (
             current is not None
             and current.group == "NAME"
-            and text[grid[i][0] : grid[i][1]] == "."
+            and word == "."
             and text[grid[i][1] : grid[i][1] + 1].isspace()
             and _edge_word(text, grid, i, leading=False)
         ):
@@ -479,6 +470,21 @@ def _after_title(
     if i > last or word(i)[:1].islower():
         return None
     return None if any(c.isdigit() for c in text[grid[i][0] : grid[last][1]]) else i
+
+
+def _initial_dot(text: str, grid: Sequence[tuple[int, int]], last: int) -> bool:
+    """Whether word ``last`` is an initial (one capital letter) with a dot glued after it that
+    ends the word ("Н." but not "N.Smith")."""
+    if last + 1 >= len(grid):
+        return False
+    start, end = grid[last]
+    return (
+        grid[last + 1][0] == end
+        and text[end : end + 1] == "."
+        and end - start == 1
+        and text[start].isupper()
+        and not text[end + 1 : end + 2].isalnum()
+    )
 
 
 def _name_mass(
