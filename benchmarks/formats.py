@@ -47,18 +47,13 @@ from polydeid.core.segments import Segment
 from polydeid.corpora.document import AnnotatedDocument
 from polydeid.formats.engine import DocumentProcessor, splice
 from polydeid.formats.registry import detect_format, read_document
+from polydeid.synth.formats import FILE_SUFFIXES
 from polydeid.synth.generate import generate
 
-#: synthetic format name -> file suffix used for format detection
+#: the structured synthetic formats -> the file suffix used for format detection
 SYNTH_FORMATS: dict[str, str] = {
-    "json": ".json",
-    "fhir": ".json",
-    "xml": ".xml",
-    "hl7v2": ".hl7",
-    "table_csv": ".csv",
-    "chat": ".txt",
-    "log": ".log",
-    "code": ".py",
+    f: FILE_SUFFIXES[f]
+    for f in ("json", "fhir", "xml", "hl7v2", "table_csv", "chat", "log", "code")
 }
 
 
@@ -207,8 +202,9 @@ def run(args: argparse.Namespace) -> str:
     tallies: dict[tuple[str, str], Tally] = {}
     for fmt, suffix in SYNTH_FORMATS.items():
         docs = list(
-            generate(per_language=args.per_language, seed=args.seed, name_split="test",
-                     formats=[fmt])
+            generate(
+                per_language=args.per_language, seed=args.seed, name_split="test", formats=[fmt]
+            )
         )
         by_lang: dict[str, int] = {}
         for doc in docs:
@@ -236,8 +232,9 @@ def run(args: argparse.Namespace) -> str:
     return render(args, tallies, [s[0] for s in systems])
 
 
-def render(args: argparse.Namespace, tallies: dict[tuple[str, str], Tally],
-           systems: list[str]) -> str:
+def render(
+    args: argparse.Namespace, tallies: dict[tuple[str, str], Tally], systems: list[str]
+) -> str:
     lines = [
         "# Structured formats: format-aware reading vs plain text vs Presidio",
         "",
@@ -318,8 +315,19 @@ def large_json(megabytes: float, workdir: Path) -> str:
     )
     started = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-c", probe, "redact", str(path), "-o",
-         str(workdir / "large.out.json"), "--profile", "rules", "--format", "json"],
+        [
+            sys.executable,
+            "-c",
+            probe,
+            "redact",
+            str(path),
+            "-o",
+            str(workdir / "large.out.json"),
+            "--profile",
+            "rules",
+            "--format",
+            "json",
+        ],
         check=True,
         capture_output=True,
         text=True,

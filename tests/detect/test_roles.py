@@ -1,4 +1,4 @@
-"""A name's role from the field label before it (polydeid.detect.roles)."""
+"""A name's role from the field label or noun before it (polydeid.detect.roles)."""
 
 from __future__ import annotations
 
@@ -29,7 +29,19 @@ PATIENT, OTHER = Category.PERSON, Category.PERSON_THIRD_PARTY
         ("zh", "患者：", PATIENT),
         ("en", "Mother:", None),  # kinship: the patient in a birth record, not in a child's
         ("en", "Diagnosis:", None),
-        ("en", "Patient", None),  # no colon: running text
+        # no colon: a patient or clinician noun right before the name
+        ("en", "Seen today, the patient", PATIENT),
+        ("en", "Patient", PATIENT),
+        ("en", "referred by the doctor", OTHER),
+        ("es", "la paciente", PATIENT),
+        ("rw", "yaje n'umurwayi", PATIENT),
+        ("vi", "Tôi là em trai của BN", PATIENT),  # BN: bệnh nhân, the patient
+        ("vi", "đã được bác sĩ", OTHER),
+        ("vi", "đã được BS", OTHER),
+        ("en", "the patient's mother", None),  # the noun must end the words before the name
+        ("en", "patient,", None),  # punctuation between: not a noun before the name
+        ("en", "outpatient", None),
+        ("en", "the", None),
     ],
     ids=lambda x: x if isinstance(x, str) and len(x) <= 3 else "",
 )
@@ -42,6 +54,8 @@ def test_the_label_must_be_on_the_names_line_and_end_right_before_it() -> None:
     assert label_role("Patient:\nName Here", 9) is None
     assert label_role("Patient: seen by Name Here", 17) is None
     assert label_role("Patient:\tName", 9) is PATIENT
+    assert label_role("the patient\nName Here", 12) is None
+    assert label_role("patientName", 7) is None  # a noun needs a space before the name
 
 
 def test_a_cued_role_relabels_the_span_and_every_span_of_the_same_text() -> None:

@@ -6,6 +6,7 @@ profile, so that the tests exercise which parts of a file are scanned without th
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable, Sequence
 
@@ -293,6 +294,44 @@ def test_log_prefixes_are_untouched_and_messages_scanned() -> None:
 def test_log_layouts(line: str, message: str) -> None:
     doc = read(line + "\n", "x.log")
     assert [f.value for f in doc.fields] == [message]
+
+
+def test_log_key_value_pairs_with_identifying_keys_are_value_fields() -> None:
+    line = (
+        '2024-03-05 14:22:01 INFO visit patient_name=Kato Ssali mrn="4411" '
+        "job=nightly-export phone=0722 111 222, ok\n"
+    )
+    doc = read(line, "x.log")
+    values = {f.value: f.role.category for f in doc.fields if f.role.kind is RoleKind.VALUE}
+    assert values == {
+        "Kato Ssali": Category.PERSON,
+        "4411": Category.ID_RECORD,
+        "0722 111 222": Category.CONTACT_PHONE,
+    }
+    # the rest of the message is still scanned, keys included; no byte is in two fields
+    assert_scanned(doc, "visit patient_name=", 'mrn="', '" job=nightly-export phone=', ", ok")
+    assert all(a.end <= b.start for a, b in itertools.pairwise(doc.fields))
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "INFO patient_name=Kato Ssali admitted to the medical ward today",  # a sentence
+        "INFO job=nightly-export status=ok",  # keys that name no identifier
+        "INFO patient_name=",  # no value
+    ],
+    ids=["sentence", "other-keys", "empty"],
+)
+def test_log_pairs_that_are_no_identifier_values_stay_text(line: str) -> None:
+    doc = read(line + "\n", "x.log")
+    assert all(f.role.kind is RoleKind.TEXT for f in doc.fields)
+
+
+def test_a_log_name_value_is_replaced_whole_without_any_detector_knowing_it() -> None:
+    deid = Deidentifier(profile="rules", policy="tag")
+    line = "2024-03-05 14:22:01 INFO lab_report: patient_name=Kato Ssali\n"
+    out = deid.redact_document(line, format="code", source="x.log")
+    assert out == "2024-03-05 14:22:01 INFO lab_report: patient_name=[PERSON]\n"
 
 
 def test_apache_access_log_fields() -> None:

@@ -43,6 +43,48 @@ def test_key_order_whitespace_and_escapes_are_kept(deid):
     assert out == '{"z":1,\t"a" : "caf\\u00e9",\r\n"phone":"[CONTACT_PHONE]", "b":[ ]}'
 
 
+class _VillageReader:
+    """A stand-in for the tagger that reads every "Losekann" as a village."""
+
+    id = "tagger.test.v1"
+    languages: frozenset[str] = frozenset()
+
+    def detect(self, segment):
+        from polydeid.core.spans import Span
+        from polydeid.core.taxonomy import Category
+
+        at = segment.text.find("Losekann,")
+        return [] if at < 0 else [Span(at, at + 8, Category.LOCATION_VILLAGE, self.id, 0.99)]
+
+
+def test_a_known_name_outranks_a_models_other_reading_of_the_same_words():
+    from polydeid.api import Deidentifier
+    from polydeid.core.taxonomy import Category
+
+    src = '{"patient_name": "Dorota Losekann", "notes": "Hier ist Losekann, danke."}'
+    found = Deidentifier(detectors=[_VillageReader()]).detect_document(src, format="json")
+    labels = {src[a:b]: fs.span.label for fs in found for a, b in [fs.raw()]}
+    assert labels == {"Dorota Losekann": Category.PERSON, "Losekann": Category.PERSON}
+
+
+@pytest.mark.parametrize(
+    ("name", "mention", "found"),
+    [
+        ("ትርሐስ ገብሩ", "ትርሐስ", True),  # Ethiopic: no case to tell a name from a word
+        ("حسن الطيب", "حسن", True),  # Arabic
+        ("Dorota Losekann", "Losekann", True),
+        ("dorota losekann", "losekann", False),  # lower case: could be any word
+    ],
+    ids=["am", "ar", "capitalised", "lower"],
+)
+def test_a_known_names_words_are_found_in_the_records_text(name, mention, found):
+    from polydeid.api import Deidentifier
+
+    src = json.dumps({"patient_name": name, "notes": f"Seen: {mention} . OK"}, ensure_ascii=False)
+    spans = Deidentifier(profile="rules").detect_document(src, format="json")
+    assert any(src[a:b] == mention for fs in spans for a, b in [fs.raw()]) is found
+
+
 def test_escaped_value_maps_back_to_raw_offsets():
     text = '"a\\nb\\u00e9\\ud83d\\ude00c"'
     value, offsets = decode_string(text, 1, len(text) - 1)

@@ -18,6 +18,7 @@ from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
 from polydeid.synth.formats import (
     CSV_ESCAPES,
+    FILE_SUFFIXES,
     HL7_ESCAPES,
     JSON_ESCAPES,
     KEY_ROLES,
@@ -226,6 +227,24 @@ def test_registry_has_every_required_format():
         "chat", "log", "code",
     }  # fmt: skip
     assert required <= set(format_names())
+
+
+@pytest.mark.parametrize(
+    ("text_format", "reader"),
+    [
+        ("prose", "text"), ("soap", "text"), ("bullets", "text"), ("key_value", "text"),
+        ("chat", "text"), ("table_csv", "csv"), ("json", "json"), ("fhir", "fhir"),
+        ("xml", "cda"), ("hl7v2", "hl7"), ("log", "code"), ("code", "code"),
+    ],
+)  # fmt: skip
+def test_a_rendered_file_saved_under_its_suffix_is_read_by_the_intended_reader(
+    text_format: str, reader: str
+) -> None:
+    from polydeid.formats.registry import detect_format
+
+    assert set(FILE_SUFFIXES) == set(format_names())
+    text = _render(GOLDEN_FIELDS, text_format).text
+    assert detect_format(f"record{FILE_SUFFIXES[text_format]}", text.encode()) == reader
 
 
 def test_unknown_format_raises_config_error_listing_known_ones():

@@ -44,6 +44,11 @@ DEFAULT_PRIORITIES: Mapping[str, int] = {
     "rule.contact.email": 30,
     "rule.contact.url": 30,
     "hint.": 40,
+    # A value a record's own identifying field holds (the patient's name in HL7 PID-5, a JSON
+    # "patient_name", a CSV name column), found again in that record's free text
+    # (formats.engine): its field says what it is, so it outranks a model's reading of the
+    # same words (the patient's surname called a village, the patient called a relative).
+    "field.known": 15,
     "tagger.": 10,
     "backend.": 10,
 }

@@ -14,8 +14,13 @@ labels, :func:`polydeid.formats.fields.name_role_for_words`); kinship labels ("M
 not, since in a birth record the mother is the patient. The label is the text between the
 line's start (or a ``;``, ``|`` or tab) and the colon right before the name, and, as for a CSV
 header, the longest listed phrase that ends it decides ("Seen today. Patient:" is a patient
-label). Only the role changes: no span is added, moved or dropped, and only names
-(``PERSON``, ``PERSON_THIRD_PARTY``) are relabelled, only to one of those two.
+label). Without a colon, a patient or clinician noun separated from the name by spaces only
+gives the role the same way (``[noun_roles]``, :func:`polydeid.formats.fields.
+noun_role_for_words`): "em trai của BN Giang" (the younger brother of the patient Giang),
+"the patient Okello", "bác sĩ Học"; the words read stop at the line's start or at punctuation,
+so "the patient's mother Anna" and "patient, Anna" give nothing. Only the role changes: no span
+is added, moved or dropped, and only names (``PERSON``, ``PERSON_THIRD_PARTY``) are
+relabelled, only to one of those two.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from collections.abc import Sequence
 
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category
-from polydeid.formats.fields import name_role_for_words, normalise_name
+from polydeid.formats.fields import name_role_for_words, normalise_name, noun_role_for_words
 
 #: The categories a label may give, and the only ones it may change.
 NAME_ROLES = frozenset({Category.PERSON, Category.PERSON_THIRD_PARTY})
@@ -36,15 +41,24 @@ _LABEL = re.compile(r"([^\n\r;|\t:：]{1,80})[:：][ \t]*$")
 _LABEL_WORDS = 8
 
 
+#: Where the words read for a noun before a name begin: after a field or phrase break.
+_NOUN_STOP = re.compile(r"[;|\t:：,.()\[\]{}\"“”«»!?¡¿]")
+
+
 def label_role(text: str, start: int) -> Category | None:
-    """The role the label ending right before ``start`` gives a name, or None."""
+    """The role the label (or noun) ending right before ``start`` gives a name, or None."""
     lo = max(0, start - 120)
     line_start = max(text.rfind("\n", lo, start), text.rfind("\r", lo, start)) + 1
     match = _LABEL.search(text, max(line_start, lo), start)
-    if match is None:
+    if match is not None:
+        words = normalise_name(match.group(1))[-_LABEL_WORDS:]
+        return name_role_for_words(words) if words else None
+    if start == 0 or not text[start - 1].isspace():
         return None
-    words = normalise_name(match.group(1))[-_LABEL_WORDS:]
-    return name_role_for_words(words) if words else None
+    before = text[max(line_start, lo) : start]
+    cut = max((m.end() for m in _NOUN_STOP.finditer(before)), default=0)
+    words = normalise_name(before[cut:])[-_LABEL_WORDS:]
+    return noun_role_for_words(words) if words else None
 
 
 def apply_label_roles(text: str, spans: Sequence[Span]) -> tuple[Span, ...]:

@@ -15,9 +15,11 @@ How a text is read (``language=`` option, else the file name, else its content):
   a value is judged by its key through :func:`polydeid.formats.fields.role_for_name`.
 - **log** and **prose** (markdown, tickets, e-mails): line by line. Fenced blocks are lexed
   with their language; indented blocks that look like code are lexed with a guessed one;
-  log lines keep their prefix and scan the message; stack-trace frames are skipped and only
-  exception messages scanned; git ``Author:`` lines and commit trailers name a person; any
-  other line is prose, scanned whole.
+  log lines keep their prefix and scan the message (a ``key=value`` pair in it whose key names
+  an identifier, ``patient_name=Okello James``, ``mrn="4411"``, is a value field, so the
+  whole value is replaced whether or not a detector would find it); stack-trace frames are
+  skipped and only exception messages scanned; git ``Author:`` lines and commit trailers
+  name a person; any other line is prose, scanned whole.
 
 Anything the reader cannot place is scanned (fail closed): an unknown language or a block
 whose language cannot be guessed is read line by line as prose.
@@ -73,6 +75,30 @@ _BLANK = " \t\r\n\f\v\ufeff"
 #: How much of a file without a telling extension is looked at to choose its mode.
 _SNIFF_CHARS = 20_000
 _ASSIGN = frozenset({"=", ":", ":=", "=>", "<-", "?="})
+#: ``key=value`` pairs in a log message (logfmt style): a quoted value, or bare words up to the
+#: next pair, a ``,``/``;``/``&`` or the message's end.
+_PAIR = re.compile(
+    r"""(?<![\w.-])(?P<key>[A-Za-z_][\w.-]{0,63})="""
+    r"""(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s"',;&=][^,;&=\n]*?))"""
+    r"""(?=\s+[A-Za-z_][\w.-]{0,63}=|\s*[,;&]|\s*$)"""
+)
+#: A bare value of more words than this is a sentence, not a value: scanned as text.
+_PAIR_WORDS = 4
+#: What a pair's key may make a value field in a log message: names, identifiers, contacts and
+#: dates ("patient_name=Rukundo Ikirezi", "mrn=123"). Other value keys ("job=nightly-export")
+#: stay text, scanned like the rest of the message.
+_PAIR_CATEGORIES = frozenset(
+    {
+        Category.PERSON,
+        Category.PERSON_THIRD_PARTY,
+        Category.ID_NATIONAL,
+        Category.ID_RECORD,
+        Category.ID_OTHER,
+        Category.CONTACT_PHONE,
+        Category.CONTACT_OTHER,
+        Category.DATE,
+    }
+)
 _KEY_SHAPE = re.compile(r"[\w.\-]{1,60}")
 _ESCAPE = re.compile(
     r"\\(u\{[0-9a-fA-F]{1,6}\}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|x[0-9a-fA-F]{2}|[0-7]{1,3}"
@@ -940,14 +966,25 @@ class _Builder:
         self.add_text_line(ls, le, "prose")
 
     def _log_message(self, start: int, end: int) -> None:
-        """A log message: an exception line inside it keeps its class name unscanned."""
+        """A log message: an exception line inside it keeps its class name unscanned; the
+        value of a ``key=value`` pair whose key names an identifier (``patient_name=``,
+        ``mrn=``, :data:`_PAIR_CATEGORIES`) is a value field, the rest is text."""
         line = self.text[start:end]
         for p in self.rules.exceptions[:1]:
             m = p.match(line)
             if m:
                 self._message(start, m, "log.message")
                 return
-        self.add(start, end, "log.message")
+        pos = start
+        for m in _PAIR.finditer(line):
+            role = role_for_name(m.group("key"))
+            group = next(g for g in ("dq", "sq", "bare") if m.group(g) is not None)
+            if role.category not in _PAIR_CATEGORIES or len(m.group(group).split()) > _PAIR_WORDS:
+                continue
+            self.add(pos, start + m.start(group), "log.message")
+            self.add(start + m.start(group), start + m.end(group), f"log.{m.group('key')}", role)
+            pos = start + m.end(group)
+        self.add(pos, end, "log.message")
 
     def _message(self, ls: int, m: re.Match[str], path: str) -> None:
         if "message" in m.groupdict() and m.group("message") is not None:

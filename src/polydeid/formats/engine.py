@@ -13,7 +13,10 @@
   column) are also searched for in the text fields of the same record (``Field.group``): the
   patient's name in the header is found in the narrative even where no detector would see
   it. Names match case-sensitively as whole words (each word of three or more letters that
-  starts with a capital), numbers and other values as whole tokens.
+  starts with a capital, or is written in a script without case), numbers and other values as
+  whole tokens. Such a match outranks a
+  model's span over the same words (``field.known`` in :data:`polydeid.core.resolve.
+  DEFAULT_PRIORITIES`): the patient's surname the tagger read as a village is the patient's.
 
 Replacements are made per field through the same redactor as plain text (one document id
 for the whole document, so numbering and surrogates agree across its fields, and the
@@ -165,6 +168,14 @@ def _clip(
         )
 
 
+def _name_word(word: str) -> bool:
+    """A word of a known name that is looked for on its own: capitalised, or in a script
+    without case (Ethiopic, Arabic, Devanagari: "ትርሐስ" of "ትርሐስ ገብሩ"), where no capital
+    can tell a name from a word."""
+    first = word[:1]
+    return first.isupper() or (first.isalpha() and first.lower() == first.upper())
+
+
 class _Known:
     """Identifier strings known from the value fields of each record."""
 
@@ -181,7 +192,7 @@ class _Known:
         value = f.value[span.start : span.end]
         pieces = [value]
         if label in _NAMES:
-            pieces += [w for w in regex.split(r"[\s,]+", value) if w[:1].isupper()]
+            pieces += [w for w in regex.split(r"[\s,]+", value) if _name_word(w)]
         table = self._values.setdefault(f.group, {})
         for piece in pieces:
             piece = piece.strip(" .,;:")

@@ -99,10 +99,11 @@ def role_for_words(words: Sequence[str]) -> Role | None:
 
 
 @cache
-def _name_roles() -> _Phrases[Category]:
-    """Label phrase (as words) → the role of a name written after it (``[name_roles]``)."""
+def _name_roles(section: str) -> _Phrases[Category]:
+    """Phrase (as words) → the role of a name written after it (``[name_roles]``: labels
+    with a colon; ``[noun_roles]``: nouns right before the name)."""
     table: dict[tuple[str, ...], Category] = {}
-    for name, entry in _raw().get("name_roles", {}).items():
+    for name, entry in _raw().get(section, {}).items():
         category = Category.parse(name)
         phrases = [*entry.get("names", ()), *(v for _, v in _form_labels(entry.get("keys", ())))]
         for phrase in phrases:
@@ -114,7 +115,13 @@ def _name_roles() -> _Phrases[Category]:
 def name_role_for_words(words: Sequence[str]) -> Category | None:
     """The role (``PERSON`` or ``PERSON_THIRD_PARTY``) a label ending in ``words`` gives the
     name written after it in running text ("Patient:", "Лечащий врач:"), or None."""
-    return _name_roles().ending(words)
+    return _name_roles("name_roles").ending(words)
+
+
+def noun_role_for_words(words: Sequence[str]) -> Category | None:
+    """The role a noun ending ``words`` gives the name written right after it, with no colon
+    between ("the patient Okello", "BN Giang", "bác sĩ Học"), or None."""
+    return _name_roles("noun_roles").ending(words)
 
 
 def role_for_name(*names: str) -> Role:

@@ -621,6 +621,25 @@ FORMATS: Final[Mapping[str, Renderer]] = MappingProxyType(
     }
 )
 
+#: The file suffix a document rendered in each format is saved under, so that polydeid's
+#: format detection (``polydeid.formats.registry.detect_format``) reads it as intended.
+FILE_SUFFIXES: Final[Mapping[str, str]] = MappingProxyType(
+    {
+        "prose": ".txt",
+        "soap": ".txt",
+        "bullets": ".txt",
+        "key_value": ".txt",
+        "table_csv": ".csv",
+        "json": ".json",
+        "fhir": ".json",
+        "xml": ".xml",
+        "hl7v2": ".hl7",
+        "chat": ".txt",
+        "log": ".log",
+        "code": ".py",
+    }
+)
+
 #: The escaping each format applies to field values (``code`` also writes raw comments).
 FORMAT_ESCAPES: Final[Mapping[str, tuple[EscapeTable, ...]]] = MappingProxyType(
     {
