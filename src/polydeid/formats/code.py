@@ -76,12 +76,14 @@ _BLANK = " \t\r\n\f\v\ufeff"
 _SNIFF_CHARS = 20_000
 _ASSIGN = frozenset({"=", ":", ":=", "=>", "<-", "?="})
 #: ``key=value`` pairs in a log message (logfmt style): a quoted value, or bare words up to the
-#: next pair, a ``,``/``;``/``&`` or the message's end.
+#: next pair, a ``,``/``;``/``&``, a quote or the message's end; in a URL's query (the key
+#: right after ``?`` or ``&``) one token only.
 _PAIR = re.compile(
     r"""(?<![\w.-])(?P<key>[A-Za-z_][\w.-]{0,63})="""
-    r"""(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s"',;&=][^,;&=\n]*?))"""
-    r"""(?=\s+[A-Za-z_][\w.-]{0,63}=|\s*[,;&]|\s*$)"""
+    r"""(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s"',;&=][^"',;&=\n]*?))"""
+    r"""(?=\s+[A-Za-z_][\w.-]{0,63}=|\s*[,;&"']|\s*$)"""
 )
+_QUERY_VALUE = re.compile(r"""[^\s&#"']+""")
 #: A bare value of more words than this is a sentence, not a value: scanned as text.
 _PAIR_WORDS = 4
 #: What a pair's key may make a value field in a log message: names, identifiers, contacts and
@@ -979,11 +981,16 @@ class _Builder:
         for m in _PAIR.finditer(line):
             role = role_for_name(m.group("key"))
             group = next(g for g in ("dq", "sq", "bare") if m.group(g) is not None)
-            if role.category not in _PAIR_CATEGORIES or len(m.group(group).split()) > _PAIR_WORDS:
+            value_start, value_end = m.span(group)
+            if group == "bare" and line[m.start() - 1 : m.start()] in ("?", "&"):
+                token = _QUERY_VALUE.match(line, value_start)
+                value_end = token.end() if token else value_start
+            words = len(line[value_start:value_end].split())
+            if role.category not in _PAIR_CATEGORIES or not 0 < words <= _PAIR_WORDS:
                 continue
-            self.add(pos, start + m.start(group), "log.message")
-            self.add(start + m.start(group), start + m.end(group), f"log.{m.group('key')}", role)
-            pos = start + m.end(group)
+            self.add(pos, start + value_start, "log.message")
+            self.add(start + value_start, start + value_end, f"log.{m.group('key')}", role)
+            pos = start + value_end
         self.add(pos, end, "log.message")
 
     def _message(self, ls: int, m: re.Match[str], path: str) -> None:
