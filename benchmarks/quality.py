@@ -130,15 +130,13 @@ def patient_recall_as_files(
     polydeid's readers (field names give roles, a record's known names are searched for in
     its text fields), prose, forms and chat as text. Presidio reads every file as text."""
     from polydeid.api import Deidentifier
-    from polydeid.formats.engine import DocumentProcessor
-    from polydeid.formats.registry import detect_format, read_document
+    from polydeid.formats.registry import detect_format
     from polydeid.synth.formats import FILE_SUFFIXES
 
     out: dict[str, dict[str, float | None]] = {}
     for name in systems:
         _, pipeline = build_system(name)
         deid = Deidentifier(detectors=pipeline.detectors)
-        processor = DocumentProcessor(deid)
         found: dict[str, list[int]] = {}
         for doc in documents:
             data = doc.text.encode("utf-8")
@@ -148,8 +146,7 @@ def patient_recall_as_files(
                 spans = pipeline.detect(Segment(doc.text, lang=doc.lang))
                 pred = {(s.start, s.end, s.label) for s in spans}
             else:
-                parsed = read_document(data, fmt, source=doc.id)
-                fields = processor.detect(parsed, lang=doc.lang)
+                fields = deid.detect_document(doc.text, format=fmt, lang=doc.lang, source=doc.id)
                 pred = {(*fs.raw(), fs.span.label) for fs in fields}
             gold = [(g.start, g.end, g.label) for g in doc.spans if g.label.name == "PERSON"]
             tally = found.setdefault(doc.lang, [0, 0])

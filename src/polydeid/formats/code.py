@@ -57,7 +57,7 @@ from pygments.token import (
 from pygments.util import ClassNotFound
 
 from polydeid.core.errors import ConfigError
-from polydeid.core.taxonomy import Category
+from polydeid.core.taxonomy import COARSE_GROUP, Category
 from polydeid.formats.base import (
     TEXT,
     Document,
@@ -86,21 +86,10 @@ _PAIR = re.compile(
 _QUERY_VALUE = re.compile(r"""[^\s&#"']+""")
 #: A bare value of more words than this is a sentence, not a value: scanned as text.
 _PAIR_WORDS = 4
-#: What a pair's key may make a value field in a log message: names, identifiers, contacts and
-#: dates ("patient_name=Rukundo Ikirezi", "mrn=123"). Other value keys ("job=nightly-export")
-#: stay text, scanned like the rest of the message.
-_PAIR_CATEGORIES = frozenset(
-    {
-        Category.PERSON,
-        Category.PERSON_THIRD_PARTY,
-        Category.ID_NATIONAL,
-        Category.ID_RECORD,
-        Category.ID_OTHER,
-        Category.CONTACT_PHONE,
-        Category.CONTACT_OTHER,
-        Category.DATE,
-    }
-)
+#: What a pair's key may make a value field in a log message, by coarse group: names,
+#: identifiers, contacts and dates ("patient_name=Rukundo Ikirezi", "mrn=123"). Other value
+#: keys ("job=nightly-export") stay text, scanned like the rest of the message.
+_PAIR_GROUPS = frozenset({"NAME", "ID", "CONTACT", "DATE"})
 _KEY_SHAPE = re.compile(r"[\w.\-]{1,60}")
 _ESCAPE = re.compile(
     r"\\(u\{[0-9a-fA-F]{1,6}\}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|x[0-9a-fA-F]{2}|[0-7]{1,3}"
@@ -970,7 +959,7 @@ class _Builder:
     def _log_message(self, start: int, end: int) -> None:
         """A log message: an exception line inside it keeps its class name unscanned; the
         value of a ``key=value`` pair whose key names an identifier (``patient_name=``,
-        ``mrn=``, :data:`_PAIR_CATEGORIES`) is a value field, the rest is text."""
+        ``mrn=``, :data:`_PAIR_GROUPS`) is a value field, the rest is text."""
         line = self.text[start:end]
         for p in self.rules.exceptions[:1]:
             m = p.match(line)
@@ -986,7 +975,7 @@ class _Builder:
                 token = _QUERY_VALUE.match(line, value_start)
                 value_end = token.end() if token else value_start
             words = len(line[value_start:value_end].split())
-            if role.category not in _PAIR_CATEGORIES or not 0 < words <= _PAIR_WORDS:
+            if COARSE_GROUP.get(role.category) not in _PAIR_GROUPS or not 0 < words <= _PAIR_WORDS:
                 continue
             self.add(pos, start + value_start, "log.message")
             self.add(start + value_start, start + value_end, f"log.{m.group('key')}", role)

@@ -14,9 +14,9 @@
   patient's name in the header is found in the narrative even where no detector would see
   it. Names match case-sensitively as whole words (each word of three or more letters that
   starts with a capital, or is written in a script without case), numbers and other values as
-  whole tokens. Such a match outranks a
-  model's span over the same words (``field.known`` in :data:`polydeid.core.resolve.
-  DEFAULT_PRIORITIES`): the patient's surname the tagger read as a village is the patient's.
+  whole tokens. Such a match outranks a model's span over the same words (``field.known`` in
+  :data:`polydeid.core.resolve.DEFAULT_PRIORITIES`): the patient's surname the tagger read as
+  a village is the patient's.
 
 Replacements are made per field through the same redactor as plain text (one document id
 for the whole document, so numbering and surrogates agree across its fields, and the
