@@ -313,6 +313,11 @@ def test_log_key_value_pairs_with_identifying_keys_are_value_fields() -> None:
     assert all(a.end <= b.start for a, b in itertools.pairwise(doc.fields))
 
 
+def test_an_apostrophe_in_a_log_pairs_name_is_part_of_it() -> None:
+    doc = read("2024-03-05 14:22:01 INFO patient_name=Anyang' Nyong'o\n", "x.log")
+    assert [f.value for f in doc.fields if f.role.kind is RoleKind.VALUE] == ["Anyang' Nyong'o"]
+
+
 def test_a_log_pair_in_a_urls_query_is_one_token() -> None:
     doc = read('INFO GET "/v?mrn=4411&phone=0722111222" done in 3 ms\n', "x.log")
     values = [f.value for f in doc.fields if f.role.kind is RoleKind.VALUE]

@@ -76,12 +76,13 @@ _BLANK = " \t\r\n\f\v\ufeff"
 _SNIFF_CHARS = 20_000
 _ASSIGN = frozenset({"=", ":", ":=", "=>", "<-", "?="})
 #: ``key=value`` pairs in a log message (logfmt style): a quoted value, or bare words up to the
-#: next pair, a ``,``/``;``/``&``, a quote or the message's end; in a URL's query (the key
-#: right after ``?`` or ``&``) one token only.
+#: next pair, a ``,``/``;``/``&``, a double quote or the message's end (an apostrophe is part
+#: of a name: ``Anyang' Nyong'o``); in a URL's query (the key right after ``?`` or ``&``) one
+#: token only.
 _PAIR = re.compile(
     r"""(?<![\w.-])(?P<key>[A-Za-z_][\w.-]{0,63})="""
-    r"""(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s"',;&=][^"',;&=\n]*?))"""
-    r"""(?=\s+[A-Za-z_][\w.-]{0,63}=|\s*[,;&"']|\s*$)"""
+    r"""(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s"',;&=][^",;&=\n]*?))"""
+    r"""(?=\s+[A-Za-z_][\w.-]{0,63}=|\s*[,;&"]|\s*$)"""
 )
 _QUERY_VALUE = re.compile(r"""[^\s&#"']+""")
 #: A bare value of more words than this is a sentence, not a value: scanned as text.
