@@ -68,7 +68,9 @@ def test_rules_profile_covers_the_seven_rule_categories():
         Category.DATE,
         Category.AGE,
     )
-    # … and of addresses only labelled postal codes
+    # … of addresses only labelled postal codes, and of names only those after name labels
     assert set(profile_categories("rules")) - set(profile_categories("rules", partial=False)) == {
-        Category.LOCATION_ADDRESS
+        Category.LOCATION_ADDRESS,
+        Category.PERSON,
+        Category.PERSON_THIRD_PARTY,
     }

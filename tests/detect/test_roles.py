@@ -9,7 +9,7 @@ from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category
 from polydeid.detect.base import FakeDetector
 from polydeid.detect.pipeline import Pipeline
-from polydeid.detect.roles import apply_label_roles, label_role
+from polydeid.detect.roles import apply_label_roles, grow_to_values, label_role
 
 PATIENT, OTHER = Category.PERSON, Category.PERSON_THIRD_PARTY
 
@@ -101,3 +101,41 @@ def test_the_pipeline_applies_label_roles_to_any_detectors_names() -> None:
     )
     spans = Pipeline([fake]).detect(Segment(text, lang="ru"))
     assert [s.label for s in spans] == [PATIENT, OTHER]
+
+
+def test_a_name_inside_a_name_labels_value_grows_to_the_whole_value() -> None:
+    text = "Amazina y'umurwayi: josee batamuliza, dosiye OP-1. Umurwayi: josee batamuliza"
+    first = text.index("josee")
+    second = text.index("josee", first + 1)
+    spans = [
+        Span(first, first + 5, OTHER, "tagger.x", 0.9),  # only part of the name read
+        Span(second, second + 5, PATIENT, "tagger.x", 0.9),
+    ]
+    out = apply_label_roles(text, spans, "rw")
+    assert [(text[s.start : s.end], s.label, s.source) for s in out] == [
+        ("josee batamuliza", PATIENT, "tagger.x"),  # grown; the label gives the role
+        ("josee", PATIENT, "tagger.x"),  # a role noun ("Umurwayi:") grows nothing
+    ]
+
+
+def test_name_spans_inside_one_value_join_and_other_spans_stop_growth() -> None:
+    text = "Full name: anna maria weber\nMother's name: akello grace, 12 May"
+    anna, maria = text.index("anna"), text.index("maria")
+    spans = [Span(anna, anna + 4, PATIENT, "t", 0.9), Span(maria, maria + 5, OTHER, "t", 0.8)]
+    akello = text.index("akello")
+    spans.append(Span(akello, akello + 6, OTHER, "t", 0.9))
+    out = grow_to_values(text, spans, "en")
+    assert [(text[s.start : s.end], s.label) for s in out] == [
+        ("anna maria weber", PATIENT),
+        ("akello grace", OTHER),
+    ]
+    # a span of another category inside the value: left as the model read it
+    village = Span(text.index("weber"), text.index("weber") + 5, Category.LOCATION_VILLAGE, "t", 1)
+    assert grow_to_values(text, [spans[0], village], "en") == [spans[0], village]
+
+
+def test_a_chat_turns_role_label_grows_no_name() -> None:
+    text = "Daktari: Mimi ni Lydia Biira, mke wa Joseph"
+    start = text.index("Lydia")
+    spans = [Span(start, start + 11, OTHER, "t", 0.9)]
+    assert apply_label_roles(text, spans, "sw") == (spans[0],)

@@ -92,9 +92,11 @@ def test_categories_languages_policies(client: TestClient) -> None:
     categories = {c["name"]: c["detected"] for c in client.get("/categories").json()["categories"]}
     assert set(categories) == {c.value for c in Category}
     assert categories["CONTACT_PHONE"] is True
-    assert categories["PERSON"] is False  # the rules profile finds no names
+    assert categories["PERSON_CLAN"] is False  # the rules profile finds no clans
     partial = {c["name"] for c in client.get("/categories").json()["categories"] if c["partial"]}
-    assert partial == {"LOCATION_ADDRESS"} and categories["LOCATION_ADDRESS"] is True  # postcodes
+    # postcodes of addresses, names only after name labels ("Patient name: …")
+    assert partial == {"LOCATION_ADDRESS", "PERSON", "PERSON_THIRD_PARTY"}
+    assert categories["LOCATION_ADDRESS"] is True and categories["PERSON"] is True
     langs = client.get("/languages").json()
     codes = {lang["code"] for lang in langs["languages"]}
     assert {"en", "sw", "lg", "luo"} <= codes

@@ -49,6 +49,11 @@ DEFAULT_PRIORITIES: Mapping[str, int] = {
     # (formats.engine): its field says what it is, so it outranks a model's reading of the
     # same words (the patient's surname called a village, the patient called a relative).
     "field.known": 15,
+    # A name read from a name label's value ("Patient name: …", rules.names.v1) fills in where
+    # no model found a name; where one did, the model's reading (its role: a mother is the
+    # patient of a birth record; its category) stands, and the value's whole extent comes
+    # from polydeid.detect.roles.
+    "rule.name.": 5,
     "tagger.": 10,
     "backend.": 10,
 }

@@ -54,7 +54,7 @@ class Pipeline:
         """Resolved, non-overlapping identifier spans, sorted by start; a name after a field
         label takes the label's role (:mod:`polydeid.detect.roles`)."""
         spans = resolve(self.candidates(segment), segment.text, self.resolve_policy)
-        return apply_label_roles(segment.text, spans)
+        return apply_label_roles(segment.text, spans, canonical_language(segment.lang))
 
     def facts(self, segment: Segment) -> tuple[Span, ...]:
         """The protected clinical-fact spans found in ``segment``."""

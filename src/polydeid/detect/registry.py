@@ -18,6 +18,7 @@ _RULES = (
     "rules.contacts.v1",
     "rules.dates.v1",
     "rules.ages.v1",
+    "rules.names.v1",
 )
 
 TAGGER = "tagger.e5small.v1"
@@ -41,6 +42,7 @@ def register_builtins() -> None:
         dates,
         eponyms,
         ids,
+        names,
         phones,
         records,
     )
@@ -53,6 +55,7 @@ def register_builtins() -> None:
     register("rules.contacts.v1", contacts.ContactRule)
     register("rules.dates.v1", dates.DateRule)
     register("rules.ages.v1", ages.AgeRule)
+    register("rules.names.v1", names.LabelledNameRule)
     register(TAGGER, _tagger)
 
 

@@ -19,8 +19,17 @@ gives the role the same way (``[noun_roles]``, :func:`polydeid.formats.fields.
 noun_role_for_words`): "em trai của BN Giang" (the younger brother of the patient Giang),
 "the patient Okello", "bác sĩ Học"; the words read stop at the line's start or at punctuation,
 so "the patient's mother Anna" and "patient, Anna" give nothing. Only the role changes: no span
-is added, moved or dropped, and only names (``PERSON``, ``PERSON_THIRD_PARTY``) are
+is added or dropped by the roles, and only names (``PERSON``, ``PERSON_THIRD_PARTY``) are
 relabelled, only to one of those two.
+
+A name span inside the value of a name label (``[name_labels]``: "Patient name:", "Amazina
+y'umurwayi:", "Mother's name:") also grows to the whole value (:func:`name_value`: one to five
+words of letters between the colon and a break — the line's end, a comma, a full stop, a
+bracket, the next label), so a model that read only part of a lower-case or unfamiliar name
+("Amazina y'umurwayi: josee batamuliza" found as "josee") has it whole; other name spans
+inside the value join it, and a value holding a span of another category is left as it is.
+Role nouns ("Patient:", "Daktari:") do not grow a span: in a chat their value is a sentence
+("Daktari: Mimi ni Lydia Biira, …", "I am Lydia Biira").
 """
 
 from __future__ import annotations
@@ -28,9 +37,18 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+import regex
+
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category
-from polydeid.formats.fields import name_role_for_words, normalise_name, noun_role_for_words
+from polydeid.formats.fields import (
+    is_label,
+    name_label_for_words,
+    name_role_for_words,
+    normalise_name,
+    noun_role_for_words,
+)
+from polydeid.locales import name_titles, titles_in_names
 
 #: The categories a label may give, and the only ones it may change.
 NAME_ROLES = frozenset({Category.PERSON, Category.PERSON_THIRD_PARTY})
@@ -45,24 +63,188 @@ _LABEL_WORDS = 8
 _NOUN_STOP = re.compile(r"[;|\t:：,.()\[\]{}\"“”«»!?¡¿]")
 
 
+#: A word of a name written as a label's value: a letter, then letters (with their combining
+#: marks), apostrophes and hyphens.
+_VALUE_WORD = regex.compile(r"\p{L}[\p{L}\p{M}'’\-]*", regex.VERSION0)
+#: Characters that end a label's value: a field or phrase break.
+_VALUE_BREAKS = frozenset('\n\r\t,;|()[]{}/<>"“”«»!?。，、；！？፣።،؛')
+#: Most words of a name written as a label's value (a title before it not counted).
+MAX_NAME_WORDS = 5
+#: Most words of a next label read on the value's line ("Okello James Age: 45").
+_NEXT_LABEL_WORDS = 4
+#: The words between a label's colon and a name span: name words only.
+_VALUE_HEAD = regex.compile(
+    r"[:：][ \t]*((?:\p{L}[\p{L}\p{M}'’\-]*\.?[ ]+){0," + str(MAX_NAME_WORDS - 1) + "})$",
+    regex.VERSION0,
+)
+
+
+def _line_start(text: str, lo: int, start: int) -> int:
+    return max(lo, max(text.rfind("\n", lo, start), text.rfind("\r", lo, start)) + 1)
+
+
+def label_words(text: str, start: int) -> tuple[str, ...] | None:
+    """The words (normalised, the last eight) of the label whose colon ends right before
+    ``start`` (only spaces or tabs between) on the same line, or None."""
+    lo = max(0, start - 120)
+    match = _LABEL.search(text, _line_start(text, lo, start), start)
+    if match is None:
+        return None
+    return normalise_name(match.group(1))[-_LABEL_WORDS:] or None
+
+
+def name_value(text: str, start: int, lang: str | None = None) -> tuple[int, int] | None:
+    """Where the name a label's value holds lies, read from ``start`` (right after the colon
+    and its spaces): one to :data:`MAX_NAME_WORDS` words of letters, separated by spaces,
+    ending at the end of the text, a break (:data:`_VALUE_BREAKS`), a full stop, or the next
+    label on the line ("Okello James Age: 45"; the label is a known one, :func:`polydeid.
+    formats.fields.is_label`). A full stop after an initial or a title goes on ("J. Okello",
+    "Dr. Ana"), or ends the value there where what follows is no name. A title first ("Dr",
+    ``names.toml`` titles of ``lang``) is left out unless the language writes titles into
+    names. None when the value is anything else (a digit, more words, a sentence)."""
+    words: list[tuple[int, int]] = []
+    fallback = 0  # words before the last abbreviation's full stop, if the rest is no name
+    pos, n, initial_dot = start, len(text), False
+    while True:
+        word = _VALUE_WORD.match(text, pos)
+        if word is None or len(words) > MAX_NAME_WORDS + _NEXT_LABEL_WORDS:
+            words = words[:fallback]
+            break
+        words.append(word.span())
+        pos = gap = word.end()
+        while gap < n and text[gap] == " ":
+            gap += 1
+        char = text[gap] if gap < n else ""
+        if char == ".":
+            after = gap + 1
+            glued = gap == pos
+            initial = glued and pos - word.start() == 1
+            if (
+                glued
+                and after < n
+                and text[after] == " "
+                and (initial or (lang is not None and _is_title(text[word.start() : pos], lang)))
+            ):
+                fallback = len(words)
+                pos = after
+                while pos < n and text[pos] == " ":
+                    pos += 1
+                continue
+            if after < n and not text[after].isspace():
+                words = words[:fallback]
+                break
+            initial_dot = initial
+            break
+        if not char or char in _VALUE_BREAKS:
+            break
+        if char in ":：":
+            words = _before_next_label(text, words, fallback)
+            break
+        if gap == pos:  # a digit or sign glued to the word
+            words = words[:fallback]
+            break
+        pos = gap
+    if words and lang is not None and _is_title(text[words[0][0] : words[0][1]], lang):
+        words = words if titles_in_names(lang) and len(words) > 1 else words[1:]
+    if not words or len(words) > MAX_NAME_WORDS:
+        return None
+    if len(words) == 1 and words[0][1] - words[0][0] == 1:
+        return None  # one letter ("N/A") is no name
+    return words[0][0], words[-1][1] + initial_dot  # an initial keeps its full stop
+
+
+def _before_next_label(
+    text: str, words: list[tuple[int, int]], fallback: int
+) -> list[tuple[int, int]]:
+    """``words`` without the next label they end in (the longest known one), else the words
+    before the last abbreviation's full stop."""
+    for k in range(min(_NEXT_LABEL_WORDS, len(words) - 1), 0, -1):
+        if is_label(normalise_name(text[words[-k][0] : words[-1][1]])):
+            return words[:-k]
+    return words[:fallback]
+
+
+def _is_title(word: str, lang: str) -> bool:
+    folded = word.casefold()
+    return any(t.casefold() == folded for t in (*name_titles(lang), *name_titles("en")))
+
+
 def label_role(text: str, start: int) -> Category | None:
     """The role the label (or noun) ending right before ``start`` gives a name, or None."""
     lo = max(0, start - 120)
-    line_start = max(text.rfind("\n", lo, start), text.rfind("\r", lo, start)) + 1
-    match = _LABEL.search(text, max(line_start, lo), start)
+    line_start = _line_start(text, lo, start)
+    match = _LABEL.search(text, line_start, start)
     if match is not None:
         words = normalise_name(match.group(1))[-_LABEL_WORDS:]
         return name_role_for_words(words) if words else None
     if start == 0 or not text[start - 1].isspace():
         return None
-    before = text[max(line_start, lo) : start]
+    before = text[line_start:start]
     cut = max((m.end() for m in _NOUN_STOP.finditer(before)), default=0)
     words = normalise_name(before[cut:])[-_LABEL_WORDS:]
     return noun_role_for_words(words) if words else None
 
 
-def apply_label_roles(text: str, spans: Sequence[Span]) -> tuple[Span, ...]:
-    """``spans`` with the roles their field labels give (see the module docstring)."""
+def _value_extent(text: str, span: Span, lang: str | None) -> tuple[int, int] | None:
+    """The whole value of the name label whose value holds ``span``, or None."""
+    lo = _line_start(text, max(0, span.start - 120), span.start)
+    head = _VALUE_HEAD.search(text, lo, span.start)
+    if head is None:
+        return None
+    start = head.start(1)
+    words = label_words(text, start)
+    if words is None or name_label_for_words(words) is None:
+        return None
+    value = name_value(text, start, lang)
+    if value is None or not (value[0] <= span.start and span.end <= value[1]):
+        return None
+    return value
+
+
+def grow_to_values(text: str, spans: Sequence[Span], lang: str | None = None) -> list[Span]:
+    """``spans`` (not overlapping) with each name span inside a name label's value grown to
+    the whole value; other name spans inside it join it, and a value holding a span of
+    another category is left alone (see the module docstring). Unchanged, in their order,
+    where none grows; sorted by start where one does."""
+    grown = {
+        i: extent
+        for i, span in enumerate(spans)
+        if span.label in NAME_ROLES
+        and (extent := _value_extent(text, span, lang)) is not None
+        and extent != (span.start, span.end)
+    }
+    if not grown:
+        return list(spans)
+    order = sorted(range(len(spans)), key=lambda i: spans[i].start)
+    out: list[Span] = []
+    k = 0
+    while k < len(order):
+        span, extent = spans[order[k]], grown.get(order[k])
+        j = k + 1
+        if extent is not None:
+            while j < len(order) and spans[order[j]].start < extent[1]:
+                j += 1
+            inside = [
+                *(s for s in out if s.end > extent[0]),
+                *(spans[order[m]] for m in range(k + 1, j)),
+            ]
+            if any(s.label not in NAME_ROLES or s.end > extent[1] for s in inside):
+                extent, j = None, k + 1
+        if extent is None:
+            out.append(span)
+        else:
+            out = [s for s in out if s.end <= extent[0]]
+            out.append(Span(extent[0], extent[1], span.label, span.source, span.score))
+        k = j
+    return out
+
+
+def apply_label_roles(
+    text: str, spans: Sequence[Span], lang: str | None = None
+) -> tuple[Span, ...]:
+    """``spans`` with the roles their field labels give, name spans grown to their labels'
+    whole values (see the module docstring)."""
+    spans = grow_to_values(text, spans, lang)
     cued: dict[int, Category] = {}
     for i, span in enumerate(spans):
         if span.label in NAME_ROLES and (role := label_role(text, span.start)) is not None:

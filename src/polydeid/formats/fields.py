@@ -101,7 +101,8 @@ def role_for_words(words: Sequence[str]) -> Role | None:
 @cache
 def _name_roles(section: str) -> _Phrases[Category]:
     """Phrase (as words) → the role of a name written after it (``[name_roles]``: labels
-    with a colon; ``[noun_roles]``: nouns right before the name)."""
+    with a colon; ``[noun_roles]``: nouns right before the name; ``[name_labels]``: labels
+    that say a name follows)."""
     table: dict[tuple[str, ...], Category] = {}
     for name, entry in _raw().get(section, {}).items():
         category = Category.parse(name)
@@ -122,6 +123,43 @@ def noun_role_for_words(words: Sequence[str]) -> Category | None:
     """The role a noun ending ``words`` gives the name written right after it, with no colon
     between ("the patient Okello", "BN Giang", "bác sĩ Học"), or None."""
     return _name_roles("noun_roles").ending(words)
+
+
+def name_label_for_words(words: Sequence[str]) -> Category | None:
+    """The name category (``PERSON`` or ``PERSON_THIRD_PARTY``) of a label ending in
+    ``words`` that says a name follows ("Patient name:", "Izina rya nyina:", "姓名："), or
+    None (``[name_labels]``)."""
+    return _name_roles("name_labels").ending(words)
+
+
+@cache
+def _no_name_values() -> frozenset[tuple[str, ...]]:
+    values = _raw().get("no_name", {}).get("values", ())
+    return frozenset(w for v in values if (w := normalise_name(v)))
+
+
+@cache
+def _all_labels() -> frozenset[tuple[str, ...]]:
+    """Every known field name and form label (of any key of any language), as words."""
+    labels = {
+        words
+        for lang in languages()
+        for label in language_data(lang, "field_labels").get("labels", {}).values()
+        if isinstance(label, str) and (words := normalise_name(label))
+    }
+    for phrases in (_table(), _name_roles("name_labels"), _name_roles("name_roles")):
+        labels.update(phrases.table)
+    return frozenset(labels)
+
+
+def is_label(words: Sequence[str]) -> bool:
+    """Whether ``words`` are exactly a known field name or form label (of any kind)."""
+    return tuple(words) in _all_labels()
+
+
+def is_no_name(value: str) -> bool:
+    """Whether a label's value says no name is known ("unknown", "N/A", "no consta")."""
+    return normalise_name(value) in _no_name_values()
 
 
 def role_for_name(*names: str) -> Role:

@@ -1,0 +1,67 @@
+"""Names written as the value of a name label in running text: "Patient name: Okello James",
+"Amazina y'umurwayi: josee batamuliza", "Name der Mutter: Anna Weber", "姓名：张伟".
+
+A model reads names from their context and their shape; a form line says outright that a name
+follows, whether or not the name is familiar, capitalised or whole in the model's reading.
+The labels are those of ``[name_labels]`` in ``formats/data/fields.toml`` (English and other
+phrases plus every language pack's ``patient_name``, ``mother_name`` and ``father_name`` form
+labels; the longest listed phrase ending the label decides, and ``not_names`` phrases such as
+"Drug name" block a shorter one). Role nouns alone ("Patient:", "Doctor:", "Mother:") are not
+name labels here: their value is as often a description as a name; a model's name span after
+them is still grown to the whole value (:mod:`polydeid.detect.roles`).
+
+The value is read by :func:`polydeid.detect.roles.name_value`: one to five words of letters on
+the label's line, ending at a break, a full stop, or the next label ("Okello James Age: 45"),
+a title left out where the language leaves titles out of names. Anything else — a digit, a
+sixth word, a sentence, a value on the next line, a value saying no name is known ("unknown",
+"no consta": ``not_names.values``) — gives nothing. The span's category is the label's:
+``PERSON`` for the patient's name, ``PERSON_THIRD_PARTY`` for a parent's or a clinician's.
+"""
+
+from __future__ import annotations
+
+from polydeid.core.segments import Segment
+from polydeid.core.spans import Span
+from polydeid.core.taxonomy import Category, Fact
+from polydeid.detect.roles import label_words, name_value
+from polydeid.detect.rules._base import RuleDetector, compile_pattern, guarded_finditer
+from polydeid.formats.fields import is_no_name, name_label_for_words
+from polydeid.locales import canonical_language
+
+RULE_ID = "rules.names.v1"
+SOURCE = "rule.name.label.v1"
+SCORE = 0.9
+
+#: A label's colon and the spaces after it.
+_COLON = compile_pattern(r"[:：][ \t]*")
+#: The last character of a label, right before its colon.
+_LABEL_END = compile_pattern(r"[\p{L}\p{M}][:：]")
+
+
+class LabelledNameRule(RuleDetector):
+    """Names that are the value of a name label ("Patient name: …")."""
+
+    id = RULE_ID
+    labels: frozenset[Category | Fact] = frozenset({Category.PERSON, Category.PERSON_THIRD_PARTY})
+    #: Names are found only after name labels; a model finds the rest.
+    partial_labels: frozenset[Category] = frozenset({Category.PERSON, Category.PERSON_THIRD_PARTY})
+
+    def find(self, segment: Segment) -> list[Span]:
+        text = segment.text
+        lang = canonical_language(segment.lang)
+        spans: list[Span] = []
+        for colon in guarded_finditer(_COLON, segment, self.id):
+            start = colon.end()
+            if spans and start < spans[-1].end:
+                continue
+            if not _LABEL_END.match(text, max(0, colon.start() - 1)):
+                continue  # "name[:i]", "(…):": a label ends in a letter
+            words = label_words(text, start)
+            category = name_label_for_words(words) if words else None
+            if category is None:
+                continue
+            value = name_value(text, start, lang)
+            if value is None or is_no_name(text[value[0] : value[1]]):
+                continue
+            spans.append(Span(value[0], value[1], category, SOURCE, SCORE))
+        return spans
