@@ -132,6 +132,11 @@ def name_label_for_words(words: Sequence[str]) -> Category | None:
     return _name_roles("name_labels").ending(words)
 
 
+def name_label_phrases() -> frozenset[tuple[str, ...]]:
+    """Every name label of ``[name_labels]`` (as words)."""
+    return frozenset(_name_roles("name_labels").table)
+
+
 @cache
 def _no_name_values() -> frozenset[tuple[str, ...]]:
     values = _raw().get("no_name", {}).get("values", ())

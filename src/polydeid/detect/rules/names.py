@@ -20,22 +20,44 @@ sixth word, a sentence, a value on the next line, a value saying no name is know
 
 from __future__ import annotations
 
+import unicodedata
+from functools import cache
+
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
 from polydeid.detect.roles import label_words, name_value
 from polydeid.detect.rules._base import RuleDetector, compile_pattern, guarded_finditer
-from polydeid.formats.fields import is_no_name, name_label_for_words
+from polydeid.formats.fields import is_no_name, name_label_for_words, name_label_phrases
 from polydeid.locales import canonical_language
 
 RULE_ID = "rules.names.v1"
 SOURCE = "rule.name.label.v1"
 SCORE = 0.9
 
-#: A label's colon and the spaces after it.
+
+#: A colon and the spaces after it.
 _COLON = compile_pattern(r"[:：][ \t]*")
-#: The last character of a label, right before its colon.
-_LABEL_END = compile_pattern(r"[\p{L}\p{M}][:：]")
+
+
+@cache
+def _last_words() -> frozenset[str]:
+    """The last word of every name label, as :func:`polydeid.formats.fields.normalise_name`
+    splits it."""
+    return frozenset(words[-1] for words in name_label_phrases())
+
+
+def _word_before(text: str, colon: int) -> str:
+    """The word (letters and digits) ending right before ``colon``, spaces between skipped;
+    casefolded. A quick filter: most colons ("status: …" in a structured document's fields)
+    follow no name label's last word."""
+    end = colon
+    while end > 0 and text[end - 1] in " \t":
+        end -= 1
+    start = end
+    while start > 0 and end - start < 40 and text[start - 1].isalnum():
+        start -= 1
+    return unicodedata.normalize("NFC", text[start:end]).casefold()
 
 
 class LabelledNameRule(RuleDetector):
@@ -50,12 +72,13 @@ class LabelledNameRule(RuleDetector):
         text = segment.text
         lang = canonical_language(segment.lang)
         spans: list[Span] = []
+        last_words = _last_words()
         for colon in guarded_finditer(_COLON, segment, self.id):
             start = colon.end()
             if spans and start < spans[-1].end:
                 continue
-            if not _LABEL_END.match(text, max(0, colon.start() - 1)):
-                continue  # "name[:i]", "(…):": a label ends in a letter
+            if _word_before(text, colon.start()) not in last_words:
+                continue
             words = label_words(text, start)
             category = name_label_for_words(words) if words else None
             if category is None:
