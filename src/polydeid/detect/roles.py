@@ -148,8 +148,9 @@ def name_value(text: str, start: int, lang: str | None = None) -> tuple[int, int
         words = words if titles_in_names(lang) and len(words) > 1 else words[1:]
     if not words or len(words) > MAX_NAME_WORDS:
         return None
-    if len(words) == 1 and words[0][1] - words[0][0] == 1:
-        return None  # one letter ("N/A") is no name
+    first = text[words[0][0]]
+    if len(words) == 1 and words[0][1] - words[0][0] == 1 and first.lower() != first.upper():
+        return None  # one letter of an alphabet ("N/A") is no name; one Han character may be
     return words[0][0], words[-1][1] + initial_dot  # an initial keeps its full stop
 
 

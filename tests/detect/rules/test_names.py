@@ -30,6 +30,7 @@ def found(text: str, lang: str = "en") -> list[tuple[str, Category]]:
         ("sw", "Jina la mgonjwa: Amina Mwajuma Hassan\n", [("Amina Mwajuma Hassan", PATIENT)]),
         ("lg", "Erinnya ly'omulwadde: Nakato Sarah", [("Nakato Sarah", PATIENT)]),
         ("zh", "姓名：张伟，男，45岁", [("张伟", PATIENT)]),
+        ("zh", "姓名: 娟\n年龄: 26 岁", [("娟", PATIENT)]),  # a one-character name
         ("am", "የታካሚ ስም: ተስፋ ፍሬው፣ መታወቂያ", [("ተስፋ ፍሬው", PATIENT)]),
         ("hi", "मरीज़ का नाम: रमेश कुमार\n", [("रमेश कुमार", PATIENT)]),
         ("ru", "Ф.И.О. пациента: Суворов Анисим Петрович", [("Суворов Анисим Петрович", PATIENT)]),
