@@ -326,7 +326,9 @@ def test_cluster_example_writes_parquet(spark, records, tmp_path):
 @pytest.mark.parametrize("policy", ["tag", "surrogate"])
 def test_spark_output_equals_the_batch_command(spark, records, key_file, tmp_path, policy):
     """The same records through ``polydeid batch`` (the real runner, two workers) and through
-    Spark give the same texts."""
+    Spark give the same texts. Surrogates share one vault, as the vault module documents for
+    consistency across workers and runs: with a memory vault per process, two originals whose
+    first-choice surrogate is the same get it in whichever order each process meets them."""
     import json
 
     from polydeid.cli import main
@@ -340,14 +342,18 @@ def test_spark_output_equals_the_batch_command(spark, records, key_file, tmp_pat
         ),
         "utf-8",
     )
-    keyed = ["--key-file", key_file] if policy == "surrogate" else []
+    vault = str(tmp_path / "vault.sqlite")
+    keyed = ["--key-file", key_file, "--vault", vault] if policy == "surrogate" else []
     args = ["batch", str(source), str(tmp_path / "out"), "--profile", "rules", "--policy"]
     assert main([*args, policy, *keyed, "--workers", "2", "--chunk-size", "60",
                  "--no-progress"]) == 0
     lines = (tmp_path / "out" / "in.jsonl").read_text("utf-8").splitlines()
     batch = {r["id"]: r["text"] for r in map(json.loads, lines)}
     config = JobConfig(
-        profile="rules", policy=policy, key_file=key_file if keyed else None
+        profile="rules",
+        policy=policy,
+        key_file=key_file if keyed else None,
+        vault=vault if keyed else None,
     )
     out = deidentify_column(_frame(spark, records, 3).drop("patient"), config, lang_col="lang")
     assert {r.id: r.text for r in out.collect()} == batch

@@ -9,6 +9,7 @@ from polydeid.core.resolve import DEFAULT_POLICY, ResolvePolicy, facts_only, res
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.detect.base import Detector
+from polydeid.detect.propagate import propagate_names
 from polydeid.detect.roles import apply_label_roles
 from polydeid.locales import canonical_language
 
@@ -51,10 +52,15 @@ class Pipeline:
         return spans
 
     def detect(self, segment: Segment) -> tuple[Span, ...]:
-        """Resolved, non-overlapping identifier spans, sorted by start; a name after a field
-        label takes the label's role (:mod:`polydeid.detect.roles`)."""
-        spans = resolve(self.candidates(segment), segment.text, self.resolve_policy)
-        return apply_label_roles(segment.text, spans, canonical_language(segment.lang))
+        """Resolved, non-overlapping identifier spans, sorted by start; a name found once is
+        found wherever else the segment writes it (:mod:`polydeid.detect.propagate`), and a
+        name after a field label takes the label's role (:mod:`polydeid.detect.roles`)."""
+        candidates = self.candidates(segment)
+        spans = resolve(candidates, segment.text, self.resolve_policy)
+        lang = canonical_language(segment.lang)
+        facts = [s for s in candidates if s.is_fact]
+        spans = propagate_names(segment.text, spans, facts, lang, self.resolve_policy)
+        return apply_label_roles(segment.text, spans, lang)
 
     def facts(self, segment: Segment) -> tuple[Span, ...]:
         """The protected clinical-fact spans found in ``segment``."""
