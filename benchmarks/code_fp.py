@@ -730,7 +730,11 @@ def main() -> int:
         def presidio() -> Deidentifier:
             from polydeid.evaluate.baselines import PresidioDetector
 
-            return Deidentifier(detectors=[PresidioDetector(allow_any_language=True)], policy="tag")
+            return Deidentifier(
+                detectors=[PresidioDetector(allow_any_language=True)],
+                policy="tag",
+                segment_steps=False,
+            )
 
         systems.append(("presidio", presidio, docs))
     if not args.no_tagger:

@@ -188,7 +188,9 @@ def run(args: argparse.Namespace) -> str:
         if name == "presidio":
             from polydeid.evaluate.baselines import PresidioDetector
 
-            deid = Deidentifier(detectors=[PresidioDetector(allow_any_language=True)])
+            deid = Deidentifier(
+                detectors=[PresidioDetector(allow_any_language=True)], segment_steps=False
+            )
             systems.append(("presidio/text", text_runner(deid), args.per_language))
             continue
         deid = Deidentifier(profile=name)

@@ -46,6 +46,8 @@ class Deidentifier:
     detectors. ``policy`` is a shipped policy name (``"tag"``, ``"surrogate"``, …), a path to a
     TOML policy file, or a :class:`Policy`. ``key`` (bytes) or ``key_file`` enables keyed
     operators (hash, encrypt, date shift) and cross-document consistent surrogates.
+    ``segment_steps=False`` leaves out polydeid's steps after resolution (names carried through
+    a segment, label roles): for running another system's detector as it is.
     """
 
     def __init__(
@@ -57,8 +59,12 @@ class Deidentifier:
         key: bytes | None = None,
         key_file: str | Path | None = None,
         vault: Vault | None = None,
+        segment_steps: bool = True,
     ) -> None:
-        self.pipeline = Pipeline(list(detectors) if detectors else profile_detectors(profile))
+        self.pipeline = Pipeline(
+            list(detectors) if detectors else profile_detectors(profile),
+            segment_steps=segment_steps,
+        )
         self.policy = policy if isinstance(policy, Policy) else load_policy(policy)
         if key is None and key_file is not None:
             key = load_key(key_file)

@@ -83,3 +83,11 @@ def test_the_pipeline_carries_names_and_keeps_facts_protected() -> None:
         ("Parkinson", 8),
         ("Parkinson", text.rindex("Parkinson")),
     ]
+
+
+def test_a_baseline_pipeline_runs_without_polydeids_segment_steps() -> None:
+    text = "Patient name: Amina. Amina left."
+    found = FakeDetector([Span(14, 19, OTHER, "backend.x", 0.9)])
+    assert [s.label for s in Pipeline([found]).detect(Segment(text, lang="en"))] == [PATIENT] * 2
+    as_is = Pipeline([found], segment_steps=False).detect(Segment(text, lang="en"))
+    assert [(s.start, s.label) for s in as_is] == [(14, OTHER)]

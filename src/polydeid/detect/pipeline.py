@@ -17,17 +17,25 @@ from polydeid.locales import canonical_language
 class Pipeline:
     """Detectors plus the resolution policy; ``detect`` returns resolved identifier spans.
 
+    ``segment_steps=False`` leaves out what polydeid does after resolution (names carried
+    through the segment, label roles and values): for measuring another system as it is.
+
     A segment whose language is unknown raises :class:`UnknownLanguageError` (fail closed):
     no text is passed on as "nothing found" because the language could not be handled.
     """
 
     def __init__(
-        self, detectors: Sequence[Detector], *, resolve_policy: ResolvePolicy = DEFAULT_POLICY
+        self,
+        detectors: Sequence[Detector],
+        *,
+        resolve_policy: ResolvePolicy = DEFAULT_POLICY,
+        segment_steps: bool = True,
     ) -> None:
         if not detectors:
             raise ValueError("a pipeline needs at least one detector")
         self.detectors = tuple(detectors)
         self.resolve_policy = resolve_policy
+        self.segment_steps = segment_steps
 
     def __repr__(self) -> str:
         return f"Pipeline({', '.join(d.id for d in self.detectors)})"
@@ -57,6 +65,8 @@ class Pipeline:
         name after a field label takes the label's role (:mod:`polydeid.detect.roles`)."""
         candidates = self.candidates(segment)
         spans = resolve(candidates, segment.text, self.resolve_policy)
+        if not self.segment_steps:
+            return spans
         lang = canonical_language(segment.lang)
         facts = [s for s in candidates if s.is_fact]
         spans = propagate_names(segment.text, spans, facts, lang, self.resolve_policy)

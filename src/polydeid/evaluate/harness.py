@@ -69,7 +69,8 @@ def build_system(name: str) -> tuple[str, Pipeline]:
         return f"composition {name}: {', '.join(d.id for d in detectors)}", Pipeline(detectors)
     if name in BASELINES:
         description, factory = BASELINES[name]
-        return description, Pipeline(factory())
+        # Another system is measured as it is: resolution only, none of polydeid's steps.
+        return description, Pipeline(factory(), segment_steps=False)
     if "+" in name or "." in name:
         detectors = [create(part.strip()) for part in name.split("+") if part.strip()]
         return f"composition: {', '.join(d.id for d in detectors)}", Pipeline(detectors)
