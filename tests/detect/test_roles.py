@@ -129,6 +129,9 @@ def test_name_spans_inside_one_value_join_and_other_spans_stop_growth() -> None:
         ("anna maria weber", PATIENT),
         ("akello grace", OTHER),
     ]
+    # a span reaching into the value from before it: nothing grows over it
+    across = Span(anna - 3, anna + 4, PATIENT, "t", 0.9)
+    assert grow_to_values(text, [across, spans[1]], "en") == [across, spans[1]]
     # a span of another category inside the value: left as the model read it
     village = Span(text.index("weber"), text.index("weber") + 5, Category.LOCATION_VILLAGE, "t", 1)
     assert grow_to_values(text, [spans[0], village], "en") == [spans[0], village]

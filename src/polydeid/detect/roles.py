@@ -229,7 +229,10 @@ def grow_to_values(text: str, spans: Sequence[Span], lang: str | None = None) ->
                 *(s for s in out if s.end > extent[0]),
                 *(spans[order[m]] for m in range(k + 1, j)),
             ]
-            if any(s.label not in NAME_ROLES or s.end > extent[1] for s in inside):
+            if any(
+                s.label not in NAME_ROLES or s.start < extent[0] or s.end > extent[1]
+                for s in inside
+            ):
                 extent, j = None, k + 1
         if extent is None:
             out.append(span)
