@@ -21,18 +21,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import regex
-
 from polydeid.core.resolve import DEFAULT_POLICY, ResolvePolicy, resolve
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category
-from polydeid.locales import name_titles
+from polydeid.detect.roles import NAME_ROLES, NAME_WORD
+from polydeid.locales import folded_titles
 
 SOURCE = "propagate.name"
-#: The labels carried, and the only ones given.
-NAMES = frozenset({Category.PERSON, Category.PERSON_THIRD_PARTY})
-#: A word: a letter, then letters (with their combining marks), apostrophes and hyphens.
-_WORD = regex.compile(r"\p{L}[\p{L}\p{M}'’\-]*", regex.VERSION0)
 #: Shortest word carried.
 MIN_LETTERS = 3
 
@@ -57,18 +52,18 @@ def propagate_names(
     """``spans`` (resolved) plus a name span at every uncovered occurrence of a word of one
     of their names (see the module docstring); ``facts`` are protected. Unchanged when there
     is none."""
-    names = [s for s in spans if s.label in NAMES]
+    names = [s for s in spans if s.label in NAME_ROLES]
     if not names:
         return tuple(spans)
-    titles = frozenset(t.casefold() for t in (*name_titles(lang or "en"), *name_titles("en")))
+    titles = folded_titles(lang or "en", "en")
     carried: dict[str, Category] = {}
     for span in names:
-        for word in _WORD.finditer(text, span.start, span.end):
+        for word in NAME_WORD.finditer(text, span.start, span.end):
             if _carried(word.group(), titles):
                 carried.setdefault(word.group(), span.label)  # type: ignore[arg-type]
     if not carried:
         return tuple(spans)
-    words = list(_WORD.finditer(text))
+    words = list(NAME_WORD.finditer(text))
     lower = {w.group() for w in words if w.group().islower()}
     n = len(text)
     covered = bytearray(n)

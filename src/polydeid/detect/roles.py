@@ -48,7 +48,7 @@ from polydeid.formats.fields import (
     normalise_name,
     noun_role_for_words,
 )
-from polydeid.locales import name_titles, titles_in_names
+from polydeid.locales import folded_titles, titles_in_names
 
 #: The categories a label may give, and the only ones it may change.
 NAME_ROLES = frozenset({Category.PERSON, Category.PERSON_THIRD_PARTY})
@@ -63,9 +63,10 @@ _LABEL_WORDS = 8
 _NOUN_STOP = re.compile(r"[;|\t:：,.()\[\]{}\"“”«»!?¡¿]")
 
 
-#: A word of a name written as a label's value: a letter, then letters (with their combining
-#: marks), apostrophes and hyphens.
-_VALUE_WORD = regex.compile(r"\p{L}[\p{L}\p{M}'’\-]*", regex.VERSION0)
+#: A word of a name: a letter, then letters (with their combining marks), apostrophes and
+#: hyphens ("Nyong'o", "Jo-Asembo").
+_NAME_WORD = r"\p{L}[\p{L}\p{M}'’\-]*"
+NAME_WORD = regex.compile(_NAME_WORD, regex.VERSION0)
 #: Characters that end a label's value: a field or phrase break.
 _VALUE_BREAKS = frozenset('\n\r\t,;|()[]{}/<>"“”«»!?。，、；！？፣።،؛')
 #: Most words of a name written as a label's value (a title before it not counted).
@@ -74,7 +75,7 @@ MAX_NAME_WORDS = 5
 _NEXT_LABEL_WORDS = 4
 #: The words between a label's colon and a name span: name words only.
 _VALUE_HEAD = regex.compile(
-    r"[:：][ \t]*((?:\p{L}[\p{L}\p{M}'’\-]*\.?[ ]+){0," + str(MAX_NAME_WORDS - 1) + "})$",
+    rf"[:：][ \t]*((?:{_NAME_WORD}\.?[ ]+){{0,{MAX_NAME_WORDS - 1}}})$",
     regex.VERSION0,
 )
 
@@ -106,7 +107,7 @@ def name_value(text: str, start: int, lang: str | None = None) -> tuple[int, int
     fallback = 0  # words before the last abbreviation's full stop, if the rest is no name
     pos, n, initial_dot = start, len(text), False
     while True:
-        word = _VALUE_WORD.match(text, pos)
+        word = NAME_WORD.match(text, pos)
         if word is None or len(words) > MAX_NAME_WORDS + _NEXT_LABEL_WORDS:
             words = words[:fallback]
             break
@@ -166,8 +167,7 @@ def _before_next_label(
 
 
 def _is_title(word: str, lang: str) -> bool:
-    folded = word.casefold()
-    return any(t.casefold() == folded for t in (*name_titles(lang), *name_titles("en")))
+    return word.casefold() in folded_titles(lang, "en")
 
 
 def label_role(text: str, start: int) -> Category | None:

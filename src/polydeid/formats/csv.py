@@ -85,8 +85,7 @@ from polydeid.formats.base import (
     text_role,
     value_role,
 )
-from polydeid.formats.engine import NULL_VALUES
-from polydeid.formats.fields import normalise_name, role_for_name, role_for_words
+from polydeid.formats.fields import NULL_VALUES, normalise_name, role_for_name, role_for_words
 
 if TYPE_CHECKING:
     from polydeid.api import Deidentifier

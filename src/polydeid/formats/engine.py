@@ -39,14 +39,11 @@ from polydeid.core.segments import Origin, Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category
 from polydeid.formats.base import Document, Field, RoleKind
+from polydeid.formats.fields import NULL_VALUES
 
 if TYPE_CHECKING:
     from polydeid.api import Deidentifier
 
-#: Values under an identifying field name that are placeholders, not identifiers.
-NULL_VALUES = frozenset(
-    {"", "-", "--", "—", "n/a", "na", "none", "null", "nil", "unknown", "not known", "?"}
-)
 #: A batch of text fields is cut after this many characters (a longer field goes alone).
 BATCH_CHARS = 12_000
 _SEPARATOR = "\n"
@@ -163,8 +160,9 @@ def _clip(
             continue
         lead = len(piece) - len(piece.lstrip())
         trail = len(piece) - len(piece.rstrip())
-        yield p.field, Span(
-            start - lo + lead, end - lo - trail, span.label, span.source, span.score
+        yield (
+            p.field,
+            Span(start - lo + lead, end - lo - trail, span.label, span.source, span.score),
         )
 
 

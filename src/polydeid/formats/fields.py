@@ -22,6 +22,10 @@ from polydeid.core.taxonomy import Category
 from polydeid.formats.base import SKIP, Role, RoleKind, text_role, value_role
 from polydeid.locales import language_data, languages
 
+#: Values under an identifying field name that are placeholders, not identifiers.
+NULL_VALUES = frozenset(
+    {"", "-", "--", "—", "n/a", "na", "none", "null", "nil", "unknown", "not known", "?"}
+)
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _NON_WORD = re.compile(r"[\W_]+", re.UNICODE)
 #: Rank on equal phrase length: a value role beats text beats skip (fail closed).
@@ -42,11 +46,12 @@ def _raw() -> dict:
     )
 
 
-def _form_labels(keys: Collection[str]) -> Iterator[tuple[str, str]]:
-    """(key, label) of every language's ``field_labels.toml`` whose key is in ``keys``."""
+def _form_labels(keys: Collection[str] | None = None) -> Iterator[tuple[str, str]]:
+    """(key, label) of every language's ``field_labels.toml`` whose key is in ``keys`` (every
+    key when None)."""
     for lang in languages():
         for key, label in language_data(lang, "field_labels").get("labels", {}).items():
-            if key in keys and isinstance(label, str):
+            if (keys is None or key in keys) and isinstance(label, str):
                 yield key, label
 
 
@@ -146,12 +151,7 @@ def _no_name_values() -> frozenset[tuple[str, ...]]:
 @cache
 def _all_labels() -> frozenset[tuple[str, ...]]:
     """Every known field name and form label (of any key of any language), as words."""
-    labels = {
-        words
-        for lang in languages()
-        for label in language_data(lang, "field_labels").get("labels", {}).values()
-        if isinstance(label, str) and (words := normalise_name(label))
-    }
+    labels = {words for _, label in _form_labels() if (words := normalise_name(label))}
     for phrases in (_table(), _name_roles("name_labels"), _name_roles("name_roles")):
         labels.update(phrases.table)
     return frozenset(labels)
@@ -163,8 +163,9 @@ def is_label(words: Sequence[str]) -> bool:
 
 
 def is_no_name(value: str) -> bool:
-    """Whether a label's value says no name is known ("unknown", "N/A", "no consta")."""
-    return normalise_name(value) in _no_name_values()
+    """Whether a label's value says no name is known: a placeholder (:data:`NULL_VALUES`:
+    "unknown", "N/A") or a ``[no_name]`` phrase ("no consta", "haijulikani")."""
+    return value.strip().casefold() in NULL_VALUES or normalise_name(value) in _no_name_values()
 
 
 def role_for_name(*names: str) -> Role:

@@ -105,6 +105,12 @@ def name_titles(lang: str) -> tuple[str, ...]:
     return tuple(t for t in titles if not t[:1].islower())
 
 
+@cache
+def folded_titles(*langs: str) -> frozenset[str]:
+    """The titles (:func:`name_titles`) of ``langs``, casefolded."""
+    return frozenset(t.casefold() for lang in langs for t in name_titles(lang))
+
+
 def titles_in_names(lang: str) -> bool:
     """Whether a title written before a name belongs to the name span in ``lang``
     (``names.toml`` ``[format] titles_in_names``; English, as ASQ-PHI annotates)."""

@@ -26,7 +26,7 @@ from typing import Any
 
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import COARSE_GROUP, Category
-from polydeid.locales import language_data, name_titles, titles_in_names
+from polydeid.locales import folded_titles, language_data, titles_in_names
 from polydeid.text.wordgrid import words
 
 OUTSIDE = "O"
@@ -430,7 +430,7 @@ def name_form(lang: str) -> NameForm:
     learn; elsewhere the span stays as the model read it. Empty without a table."""
     fmt = language_data(lang, "names").get("format", {})
     honorifics = frozenset(t.casefold() for t in fmt.get("honorifics", ()))
-    titles = frozenset(t.casefold() for t in name_titles(lang))
+    titles = folded_titles(lang)
     return NameForm(
         titles=titles | honorifics,
         honorifics=honorifics,
