@@ -124,6 +124,7 @@ POSITIVES: list[tuple[str, str, str]] = [
     ("sw", "Aliruhusiwa tarehe 15/03/2024.", "15/03/2024"),
     ("sw", "Atarudi tarehe 3 Disemba 2024.", "3 Disemba 2024"),
     ("sw", "Alizaliwa Jumatatu, 12 Machi 2024.", "Jumatatu, 12 Machi 2024"),
+    ("sw", "Alizaliwa tarehe 12 Machi mwaka wa 2019.", "12 Machi mwaka wa 2019"),
     # Luganda
     ("lg", "Yaweebwa ekitanda nga 12 Ogwokusatu 2024.", "12 Ogwokusatu 2024"),
     ("lg", "Yazaalibwa nga 12 Maaki 2024.", "12 Maaki 2024"),
@@ -131,6 +132,8 @@ POSITIVES: list[tuple[str, str, str]] = [
     ("lg", "Yakomawo nga 15/03/2024.", "15/03/2024"),
     ("lg", "Olunaku 5 Marisi 2023 yajja.", "5 Marisi 2023"),
     ("lg", "Yazaalibwa 12 Ogw'ekkumi n'ebiri 1990.", "12 Ogw'ekkumi n'ebiri 1990"),
+    ("lg", "Yazaalibwa nga 12 Ogwokusatu omwaka gwa 2019.", "12 Ogwokusatu omwaka gwa 2019"),
+    ("lg", "Yajja nga 3 Maaki mu mwaka gwa 2021.", "3 Maaki mu mwaka gwa 2021"),
     # Kinyarwanda
     ("rw", "Yinjiye ku wa 12 Werurwe 2024 kubera umuriro.", "12 Werurwe 2024"),
     ("rw", "Yavutse 2024 Werurwe 12 i Kigali.", "2024 Werurwe 12"),
@@ -138,12 +141,15 @@ POSITIVES: list[tuple[str, str, str]] = [
     ("rw", "Yasezerewe ku wa 15/03/2024.", "15/03/2024"),
     ("rw", "Azagaruka 3 Gashyantare 2025.", "3 Gashyantare 2025"),
     ("rw", "Yavutse 7 wer. 2001.", "7 wer. 2001"),
+    ("rw", "Yavutse ku wa 12 Werurwe umwaka wa 2019.", "12 Werurwe umwaka wa 2019"),
     # Dholuo
     ("luo", "Ne oyud tarik 12 Dwe mar Adek 2024 e osiptal.", "12 Dwe mar Adek 2024"),
     ("luo", "Nonywol tarik 15/03/2024.", "15/03/2024"),
     ("luo", "Chakre Dwe mar Apar gi ariyo 2023 otuo.", "Dwe mar Apar gi ariyo 2023"),
     ("luo", "Nobiro tarik 3 March 2024.", "3 March 2024"),
     ("luo", "Nonywol tarik 5 Machi 2020.", "5 Machi 2020"),
+    ("luo", "Nonywol tarik 12 dwe mar adek higa mar 2021.", "12 dwe mar adek higa mar 2021"),
+    ("luo", "Ne obiro January higa mar 2019 kane.", "January higa mar 2019"),
     # Arabic
     ("ar", "أدخلت بتاريخ 12 مارس 2024م إلى المستشفى.", "12 مارس 2024م"),
     ("ar", "مراجعة في ١٢ آذار ٢٠٢٤ بعد الظهر.", "١٢ آذار ٢٠٢٤"),
