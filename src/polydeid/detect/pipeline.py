@@ -9,6 +9,7 @@ from polydeid.core.resolve import DEFAULT_POLICY, ResolvePolicy, facts_only, res
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.detect.base import Detector
+from polydeid.detect.places import grow_place_heads
 from polydeid.detect.propagate import propagate_names
 from polydeid.detect.roles import apply_label_roles
 from polydeid.locales import canonical_language
@@ -61,14 +62,16 @@ class Pipeline:
 
     def detect(self, segment: Segment) -> tuple[Span, ...]:
         """Resolved, non-overlapping identifier spans, sorted by start; a name found once is
-        found wherever else the segment writes it (:mod:`polydeid.detect.propagate`), and a
-        name after a field label takes the label's role (:mod:`polydeid.detect.roles`)."""
+        found wherever else the segment writes it (:mod:`polydeid.detect.propagate`), a place
+        takes the administrative unit written before it (:mod:`polydeid.detect.places`), and
+        a name after a field label takes the label's role (:mod:`polydeid.detect.roles`)."""
         candidates = self.candidates(segment)
         spans = resolve(candidates, segment.text, self.resolve_policy)
         if not self.segment_steps:
             return spans
         lang = canonical_language(segment.lang)
         facts = [s for s in candidates if s.is_fact]
+        spans = grow_place_heads(segment.text, spans, lang)
         spans = propagate_names(segment.text, spans, facts, lang, self.resolve_policy)
         return apply_label_roles(segment.text, spans, lang)
 
