@@ -85,6 +85,23 @@ def test_a_known_names_words_are_found_in_the_records_text(name, mention, found)
     assert any(src[a:b] == mention for fs in spans for a, b in [fs.raw()]) is found
 
 
+@pytest.mark.parametrize(
+    ("note", "mention"),
+    [
+        ("Sổ tiêm chủng: Đặng T. K., ngày sinh 1946.", "Đặng T. K."),  # the initial's dot
+        ("Đặng T. K tái khám.", "Đặng T. K"),  # written without it
+    ],
+    ids=["dot", "no-dot"],
+)
+def test_a_known_name_ending_in_an_initial_is_found_with_its_dot(note, mention):
+    from polydeid.api import Deidentifier
+
+    src = json.dumps({"patient_name": "Đặng T. K.", "notes": note}, ensure_ascii=False)
+    spans = Deidentifier(profile="rules").detect_document(src, format="json")
+    in_notes = [src[a:b] for fs in spans for a, b in [fs.raw()] if a > src.index('"notes"')]
+    assert in_notes == [mention]
+
+
 def test_escaped_value_maps_back_to_raw_offsets():
     text = '"a\\nb\\u00e9\\ud83d\\ude00c"'
     value, offsets = decode_string(text, 1, len(text) - 1)

@@ -174,6 +174,17 @@ def _name_word(word: str) -> bool:
     return first.isupper() or (first.isalpha() and first.lower() == first.upper())
 
 
+def _known_pieces(piece: str) -> tuple[str, ...]:
+    """``piece`` without surrounding punctuation; a name ending in an initial is also known
+    with the initial's dot ("Đặng T. K.", as the text writes it: the dot is the name's)."""
+    core = piece.strip(" ,;:").lstrip(".")
+    trimmed = core.rstrip(".")
+    last = regex.split(r"[\s.]+", trimmed)[-1] if trimmed else ""
+    if core != trimmed and len(last) == 1 and last.isupper():
+        return (trimmed + ".", trimmed)
+    return (trimmed,)
+
+
 class _Known:
     """Identifier strings known from the value fields of each record."""
 
@@ -192,8 +203,7 @@ class _Known:
         if label in _NAMES:
             pieces += [w for w in regex.split(r"[\s,]+", value) if _name_word(w)]
         table = self._values.setdefault(f.group, {})
-        for piece in pieces:
-            piece = piece.strip(" .,;:")
+        for piece in (k for p in pieces for k in _known_pieces(p)):
             enough = len(piece) >= (_MIN_DIGITS if piece.isdigit() else _MIN_KNOWN) and any(
                 ch.isalnum() for ch in piece
             )
