@@ -135,6 +135,16 @@ def test_parent_key_makes_a_longer_phrase():
     assert normalise_name("nextOfKin_phone") == ("next", "of", "kin", "phone")
 
 
+def test_field_names_keep_their_combining_marks():
+    # Devanagari vowel signs and the nukta are marks, not separators: "नाम" is one word.
+    assert normalise_name("मरीज़ का नाम") == ("मरीज़", "का", "नाम")
+    assert normalise_name("रोगी_का_नाम") == ("रोगी", "का", "नाम")
+    assert normalise_name("Tên bệnh nhân") == ("tên", "bệnh", "nhân")
+    # a word that differs only in its vowel signs is another word
+    assert normalise_name("नम") != normalise_name("नाम")
+    assert role_for_name("मरीज़ का नाम").category.value == "PERSON"
+
+
 def test_deep_nesting_does_not_recurse(deid):
     depth = 50_000
     src = "[" * depth + '{"phone": "+256 772 123456"}' + "]" * depth

@@ -18,6 +18,8 @@ from functools import cache
 from importlib import resources
 from typing import Generic, TypeVar
 
+import regex
+
 from polydeid.core.taxonomy import Category
 from polydeid.formats.base import SKIP, Role, RoleKind, text_role, value_role
 from polydeid.locales import language_data, languages
@@ -27,7 +29,8 @@ NULL_VALUES = frozenset(
     {"", "-", "--", "—", "n/a", "na", "none", "null", "nil", "unknown", "not known", "?"}
 )
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
-_NON_WORD = re.compile(r"[\W_]+", re.UNICODE)
+# Letters, combining marks (Devanagari vowel signs, a nukta) and digits make words.
+_NON_WORD = regex.compile(r"[^\p{L}\p{M}\p{N}]+")
 #: Rank on equal phrase length: a value role beats text beats skip (fail closed).
 _RANK = {RoleKind.VALUE: 0, RoleKind.TEXT: 1, RoleKind.SKIP: 2}
 T = TypeVar("T")

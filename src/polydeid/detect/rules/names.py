@@ -47,15 +47,20 @@ def _last_words() -> frozenset[str]:
     return frozenset(words[-1] for words in name_label_phrases())
 
 
+def _word_char(char: str) -> bool:
+    """A letter, digit or combining mark (the vowel signs of "नाम")."""
+    return char.isalnum() or unicodedata.category(char)[0] == "M"
+
+
 def _word_before(text: str, colon: int) -> str:
-    """The word (letters and digits) ending right before ``colon``, spaces between skipped;
+    """The word (letters, marks and digits) ending right before ``colon``, spaces between skipped;
     casefolded. A quick filter: most colons ("status: …" in a structured document's fields)
     follow no name label's last word."""
     end = colon
     while end > 0 and text[end - 1] in " \t":
         end -= 1
     start = end
-    while start > 0 and end - start < 40 and text[start - 1].isalnum():
+    while start > 0 and end - start < 40 and _word_char(text[start - 1]):
         start -= 1
     return unicodedata.normalize("NFC", text[start:end]).casefold()
 
