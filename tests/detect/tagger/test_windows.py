@@ -411,6 +411,21 @@ def test_a_name_ends_at_its_line_but_a_postal_address_runs_over_lines() -> None:
     ]
 
 
+def test_a_village_ends_at_its_line_though_an_address_runs_over() -> None:
+    text = "e Siaya gi Kisumu\nJotelo owacho"
+    grid = _grid_of(text, ["e", "Siaya", "gi", "Kisumu", "Jotelo", "owacho"])
+    o = _mixed({"O": 0.95})
+    village = [_mixed({"B-LOCATION_VILLAGE": 0.95})] + [_mixed({"I-LOCATION_VILLAGE": 0.95})] * 3
+    found = [text[s.start : s.end] for s in decode(text, grid, [o, *village, o], {})]
+    assert found == ["Siaya gi Kisumu", "Jotelo"]  # confidently a village: one line
+    # read as neither kind confidently, a place still runs over lines as before
+    half = {"LOCATION_VILLAGE": 0.5, "LOCATION_ADDRESS": 0.45}
+    unsure = [_mixed({f"B-{c}": v for c, v in half.items()})]
+    unsure += [_mixed({f"I-{c}": v for c, v in half.items()})] * 3
+    found = [text[s.start : s.end] for s in decode(text, grid, [o, *unsure, o], {})]
+    assert found == ["Siaya gi Kisumu\nJotelo"]
+
+
 def test_an_honorific_makes_a_person_of_what_the_model_read_as_a_place() -> None:
     from polydeid.detect.tagger.windows import name_form
 

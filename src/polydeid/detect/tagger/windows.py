@@ -43,8 +43,9 @@ IGNORE = -100
 #: 6: a place's final dot and a spaced dash are edges; 7: a dropped bare title frees its words;
 #: 8: a line break ends a span outside addresses, an honorific makes a place a person;
 #: 9: capitalised names one space apart join; 10: a full stop ends a name; 11: a name ending
-#: in an initial takes the initial's dot
-DECODER_VERSION = 11
+#: in an initial takes the initial's dot; 12: a confidently read village or facility ends at a
+#: line break (only an address runs over lines)
+DECODER_VERSION = 12
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,12 +159,16 @@ def token_labels(aligned: Aligned, tags: Sequence[str]) -> list[int]:
 _BRACKETS = frozenset("()[]{}«»“”„")
 #: Characters that end a line: a span never runs from one line into the next ("Daktari:
 #: Timothy Ssewankambo" / "Alazwe OPD"; "Marisa Alves" / "Legistorm"), except in the groups of
-#: :data:`_MULTILINE_GROUPS`. No gold name of MEDDOCAN, MasakhaNER, presidio-research or the
-#: synthetic notes crosses a line.
+#: :data:`_MULTILINE_GROUPS` while not read as one of :data:`_ONE_LINE_KINDS`. No gold name
+#: of MEDDOCAN, MasakhaNER, presidio-research or the synthetic notes crosses a line.
 _LINE_BREAKS = frozenset("\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029")
 #: Groups whose spans may cross lines: a postal address is written over several
 #: ("28245 Puruntie 82 Apt. 595" / "LAPPEENRANTA" in presidio-research).
 _MULTILINE_GROUPS = frozenset({"LOCATION"})
+#: Kinds in a multi-line group that still end at a line break once a word is confidently read
+#: as one of them: a village, town or facility is a name on one line ("Siaya gi Kisumu" /
+#: "Jotelo mawuok …" in sentences one per line).
+_ONE_LINE_KINDS = frozenset({Category.LOCATION_VILLAGE, Category.LOCATION_FACILITY})
 #: Punctuation words a span never starts or ends with ("Rocío (" , "imyaka 29 ,", "/ Dr. Emily").
 _EDGE_PUNCT = frozenset(",;:!?\"'«»“”„()[]{}/\\|")
 #: Groups whose spans end with an abbreviation's dot ("J.", "Dr.", "Co.", "Ltd."); others end
@@ -334,7 +339,7 @@ def decode(
         word = text[grid[i][0] : grid[i][1]]
         if (
             current is not None
-            and current.group not in _MULTILINE_GROUPS
+            and (current.group not in _MULTILINE_GROUPS or current.kind in _ONE_LINE_KINDS)
             and _LINE_BREAKS.intersection(text[grid[i - 1][1] : grid[i][0]])
         ):
             close()  # a line is a field or a sentence: no name runs into the next line's label
