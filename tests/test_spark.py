@@ -145,8 +145,12 @@ def test_tag_column_equals_batch_runner(spark, records):
 
 def test_surrogates_with_a_key_match_across_partitions(spark, records, key_file):
     """The key drives the surrogates, so two workers (each with its own in-memory vault)
-    choose what one batch process chooses; the same note in two partitions comes out the
-    same."""
+    choose what one batch process chooses, and the same note in two partitions comes out the
+    same — except where a vault decides by order (polydeid.spark's docstring): two originals
+    drawing one surrogate, the later one draws again, and "later" differs between one process
+    and two workers. The key is drawn afresh each session, so whether any such pair exists
+    varies: one note of 220 in one CI run (a lone given name, "Fanaka" vs "George"), none in
+    most. A shared vault removes the exception: test_spark_output_equals_the_batch_command."""
     from pyspark.sql.functions import spark_partition_id
 
     from polydeid.spark import deidentify_column
@@ -159,12 +163,16 @@ def test_surrogates_with_a_key_match_across_partitions(spark, records, key_file)
     rows = {r.id: r for r in deidentify_column(df, config, lang_col="lang",
                                                patient_col="patient").collect()}  # fmt: skip
     expected = _batch(config, records + copies)
-    assert {i: r.text for i, r in rows.items()} == expected
+    assert rows.keys() == expected.keys()
+    same = sum(rows[i].text == text for i, text in expected.items())
+    assert same >= 0.97 * len(expected)  # a key-blind surrogate would match almost none
     assert all(r.deid_error is None for r in rows.values())
+    twins = 0
     for copy in copies:
         original = copy["id"].removesuffix("-copy")
         assert rows[original].part != rows[copy["id"]].part
-        assert rows[original].text == rows[copy["id"]].text
+        twins += rows[original].text == rows[copy["id"]].text
+    assert twins >= len(copies) - 1
     changed = sum(rows[r["id"]].text != r["text"] for r in records)
     assert changed > len(records) * 0.9
     tagged = sum("[CONTACT_PHONE]" in rows[r["id"]].text for r in records)
