@@ -48,6 +48,20 @@ def test_a_place_span_inside_the_head_is_absorbed() -> None:
     assert shown(text, grow_place_heads(text, spans, "luo")) == [("Sub County ma Nyakach", VILLAGE)]
 
 
+def test_a_place_loses_a_conjunction_it_ends_with() -> None:
+    text = "e county ma kisumu gi county ma siaya chieng' tich 4"
+    spans = [span_at(text, "kisumu gi", VILLAGE), span_at(text, "siaya", VILLAGE)]
+    assert shown(text, grow_place_heads(text, spans, "luo")) == [
+        ("county ma kisumu", VILLAGE),
+        ("county ma siaya", VILLAGE),
+    ]
+    # a conjunction alone, inside a place, or in another kind of span stays
+    text = "Gi odak e Homa Bay gi Jakom Okoth gi"
+    spans = [span_at(text, "Gi", VILLAGE), span_at(text, "Homa Bay gi Jakom", VILLAGE)]
+    spans.append(span_at(text, "Okoth gi", PERSON))
+    assert grow_place_heads(text, spans, "luo") == tuple(spans)
+
+
 def test_places_without_a_head_or_with_other_spans_there_stay_as_they_were() -> None:
     cases = [
         # a word between the head and the place

@@ -9,6 +9,9 @@ any case, any run of spaces between the head's words) therefore grows over the h
 span lying wholly inside the head (the model's "Sub County") is absorbed; a span of any other
 kind there, or one reaching across the head's start, leaves the place as it was.
 
+A place span that ends in a conjunction of its language (``[words] conjunctions``: Dholuo
+"gi", "kod") loses it: the model ran "county ma Kisumu gi" (and) towards the next place.
+
 Languages without a ``places.toml`` are unchanged; so is a head that ends a line before the
 name (a line is a field).
 """
@@ -41,16 +44,34 @@ def _head_pattern(lang: str) -> regex.Pattern[str] | None:
     return regex.compile(rf"(?i)(?<!\w)(?:{alternatives})[ \t]+\Z")
 
 
+@cache
+def _conjunctions(lang: str) -> frozenset[str]:
+    words = language_data(lang, "places").get("words", {}).get("conjunctions", ())
+    return frozenset(w.casefold() for w in words)
+
+
+def _without_conjunction(text: str, span: Span, conjunctions: frozenset[str]) -> Span:
+    """``span`` less a conjunction it ends with ("county ma kisumu gi" → "county ma kisumu")."""
+    head, sep, last = text[span.start : span.end].rpartition(" ")
+    if sep and head.strip() and last.casefold() in conjunctions:
+        return Span(span.start, span.start + len(head.rstrip()), span.label, span.source,
+                    span.score)  # fmt: skip
+    return span
+
+
 def grow_place_heads(text: str, spans: Sequence[Span], lang: str) -> tuple[Span, ...]:
     """``spans`` (resolved, sorted) with each place span grown over the administrative head
-    written right before it (see the module docstring)."""
-    pattern = _head_pattern(lang)
-    if pattern is None or not any(s.label in PLACES for s in spans):
+    written right before it (see the module docstring), less a conjunction it ends with."""
+    pattern, conjunctions = _head_pattern(lang), _conjunctions(lang)
+    if (pattern is None and not conjunctions) or not any(s.label in PLACES for s in spans):
         return tuple(spans)
-    out: list[Span | None] = list(spans)
-    changed = False
+    trimmed = [
+        _without_conjunction(text, s, conjunctions) if s.label in PLACES else s for s in spans
+    ]
+    changed = trimmed != list(spans)
+    out: list[Span | None] = list(trimmed)
     for i, span in enumerate(out):
-        if span is None or span.label not in PLACES:
+        if pattern is None or span is None or span.label not in PLACES:
             continue
         window = max(0, span.start - _REACH)
         match = pattern.search(text, window, span.start)
