@@ -9,7 +9,7 @@ from polydeid.core.resolve import DEFAULT_POLICY, ResolvePolicy, facts_only, res
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.detect.base import Detector
-from polydeid.detect.places import grow_place_heads
+from polydeid.detect.places import adjust_places
 from polydeid.detect.propagate import propagate_names
 from polydeid.detect.roles import apply_label_roles
 from polydeid.locales import canonical_language
@@ -71,7 +71,7 @@ class Pipeline:
             return spans
         lang = canonical_language(segment.lang)
         facts = [s for s in candidates if s.is_fact]
-        spans = grow_place_heads(segment.text, spans, lang)
+        spans = adjust_places(segment.text, spans, lang)
         spans = propagate_names(segment.text, spans, facts, lang, self.resolve_policy)
         return apply_label_roles(segment.text, spans, lang)
 

@@ -52,46 +52,37 @@ def _conjunctions(lang: str) -> frozenset[str]:
 
 def _without_conjunction(text: str, span: Span, conjunctions: frozenset[str]) -> Span:
     """``span`` less a conjunction it ends with ("county ma kisumu gi" → "county ma kisumu")."""
-    head, sep, last = text[span.start : span.end].rpartition(" ")
-    if sep and head.strip() and last.casefold() in conjunctions:
-        return Span(span.start, span.start + len(head.rstrip()), span.label, span.source,
-                    span.score)  # fmt: skip
+    head, _, last = text[span.start : span.end].rpartition(" ")
+    if head.strip() and last.casefold() in conjunctions:
+        end = span.start + len(head.rstrip())
+        return Span(span.start, end, span.label, span.source, span.score)
     return span
 
 
-def grow_place_heads(text: str, spans: Sequence[Span], lang: str) -> tuple[Span, ...]:
-    """``spans`` (resolved, sorted) with each place span grown over the administrative head
-    written right before it (see the module docstring), less a conjunction it ends with."""
+def adjust_places(text: str, spans: Sequence[Span], lang: str) -> tuple[Span, ...]:
+    """``spans`` (resolved: sorted, not overlapping) with each place span less a conjunction it
+    ends with and grown over the administrative head written right before it (see the module
+    docstring)."""
     pattern, conjunctions = _head_pattern(lang), _conjunctions(lang)
     if (pattern is None and not conjunctions) or not any(s.label in PLACES for s in spans):
         return tuple(spans)
-    trimmed = [
-        _without_conjunction(text, s, conjunctions) if s.label in PLACES else s for s in spans
-    ]
-    changed = trimmed != list(spans)
-    out: list[Span | None] = list(trimmed)
-    for i, span in enumerate(out):
-        if pattern is None or span is None or span.label not in PLACES:
-            continue
-        window = max(0, span.start - _REACH)
-        match = pattern.search(text, window, span.start)
-        if match is None:
-            continue
-        start = match.start()
-        inside = [
-            j
-            for j, other in enumerate(out)
-            if j != i and other is not None and other.start < span.start and other.end > start
-        ]
-        if any(
-            o is not None and (o.label not in PLACES or o.start < start)
-            for o in (out[j] for j in inside)
+    out = [_without_conjunction(text, s, conjunctions) if s.label in PLACES else s for s in spans]
+    i = 0
+    while pattern is not None and i < len(out):
+        span = out[i]
+        match = (
+            pattern.search(text, max(0, span.start - _REACH), span.start)
+            if span.label in PLACES
+            else None
+        )
+        first = i  # the spans before this one that lie on its head
+        while match is not None and first > 0 and out[first - 1].end > match.start():
+            first -= 1
+        if match is not None and all(
+            o.label in PLACES and o.start >= match.start() for o in out[first:i]
         ):
-            continue
-        for j in inside:
-            out[j] = None
-        out[i] = Span(start, span.end, span.label, span.source, span.score)
-        changed = True
-    if not changed:
-        return tuple(spans)
-    return tuple(s for s in out if s is not None)
+            grown = Span(match.start(), span.end, span.label, span.source, span.score)
+            out[first : i + 1] = [grown]
+            i = first
+        i += 1
+    return tuple(out)

@@ -29,8 +29,10 @@ NULL_VALUES = frozenset(
     {"", "-", "--", "—", "n/a", "na", "none", "null", "nil", "unknown", "not known", "?"}
 )
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
-# Letters, combining marks (Devanagari vowel signs, a nukta) and digits make words.
-_NON_WORD = regex.compile(r"[^\p{L}\p{M}\p{N}]+")
+#: What words of field names and labels are made of: letters, combining marks (Devanagari
+#: vowel signs, a nukta) and digits.
+WORD_CHARS = r"\p{L}\p{M}\p{N}"
+_NON_WORD = regex.compile(rf"[^{WORD_CHARS}]+")
 #: Rank on equal phrase length: a value role beats text beats skip (fail closed).
 _RANK = {RoleKind.VALUE: 0, RoleKind.TEXT: 1, RoleKind.SKIP: 2}
 T = TypeVar("T")

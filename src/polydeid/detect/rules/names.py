@@ -23,12 +23,19 @@ from __future__ import annotations
 import unicodedata
 from functools import cache
 
+import regex
+
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
 from polydeid.detect.roles import label_words, name_value
 from polydeid.detect.rules._base import RuleDetector, compile_pattern, guarded_finditer
-from polydeid.formats.fields import is_no_name, name_label_for_words, name_label_phrases
+from polydeid.formats.fields import (
+    WORD_CHARS,
+    is_no_name,
+    name_label_for_words,
+    name_label_phrases,
+)
 from polydeid.locales import canonical_language
 
 RULE_ID = "rules.names.v1"
@@ -47,9 +54,7 @@ def _last_words() -> frozenset[str]:
     return frozenset(words[-1] for words in name_label_phrases())
 
 
-def _word_char(char: str) -> bool:
-    """A letter, digit or combining mark (the vowel signs of "नाम")."""
-    return char.isalnum() or unicodedata.category(char)[0] == "M"
+_LAST_WORD = regex.compile(rf"[{WORD_CHARS}]+\Z")
 
 
 def _word_before(text: str, colon: int) -> str:
@@ -59,10 +64,8 @@ def _word_before(text: str, colon: int) -> str:
     end = colon
     while end > 0 and text[end - 1] in " \t":
         end -= 1
-    start = end
-    while start > 0 and end - start < 40 and _word_char(text[start - 1]):
-        start -= 1
-    return unicodedata.normalize("NFC", text[start:end]).casefold()
+    word = _LAST_WORD.search(text, max(0, end - 40), end)
+    return unicodedata.normalize("NFC", word.group() if word else "").casefold()
 
 
 class LabelledNameRule(RuleDetector):
