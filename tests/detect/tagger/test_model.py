@@ -20,6 +20,7 @@ from polydeid.detect.tagger.model import (
     META_FILE,
     WEIGHTS_FILE,
     TaggerModel,
+    padded_width,
     sha256_file,
 )
 from polydeid.detect.tagger.windows import TAGS
@@ -136,6 +137,74 @@ def test_bfloat16_products_give_nearly_the_float32_probabilities(tiny: Path) -> 
     assert worst < 0.05
     with pytest.raises(ConfigError):
         TaggerModel.load(tiny, precision="half")
+
+
+def test_inputs_are_padded_to_aligned_widths_without_changing_probabilities(tiny: Path) -> None:
+    assert [padded_width(n) for n in (1, 16, 17, 258)] == [16, 16, 32, 272]
+    assert padded_width(5, 1) == 5
+    texts = ["Baraka Mwangi, miaka 45.", "Mgonjwa Achieng' Otieno, kutoka Kisumu. " * 9, "x"]
+    model = TaggerModel.load(tiny, precision="float32")
+    model.width_align = 1
+    free = model.predict(texts)
+    model.width_align = 16
+    padded = model.predict(texts)
+    for (a_free, p_free), (a_pad, p_pad) in zip(free, padded, strict=True):
+        assert a_free == a_pad
+        worst = max(
+            abs(x - y)
+            for r1, r2 in zip(p_free, p_pad, strict=True)
+            for x, y in zip(r1, r2, strict=True)
+        )
+        assert worst < 1e-4
+
+
+@pytest.mark.parametrize("precision", ["float32", "bfloat16"])
+def test_fast_path_gives_the_reference_models_logits(tiny: Path, precision: str) -> None:
+    import torch
+
+    from polydeid.detect.tagger.fast import FastTagger, supports
+    from polydeid.detect.tagger.precision import autocast
+
+    model = TaggerModel.load(tiny, precision=precision)
+    assert supports(model.model)
+    fast = FastTagger(model.model, precision)
+    torch.manual_seed(1)
+    ids = torch.randint(5, 5000, (3, 48))
+    mask = torch.ones_like(ids)
+    mask[1, 30:] = 0  # a padded row: its keys past 30 are not attended to
+    mask[2, 7:] = 0
+    with torch.inference_mode(), autocast(precision):
+        reference = model.model(input_ids=ids, attention_mask=mask).logits.float()
+        reference_one = model.model(input_ids=ids[:1], attention_mask=mask[:1]).logits.float()
+    with torch.inference_mode():
+        ours = fast(ids, mask).float()
+        ours_one = fast(ids[:1], mask[:1]).float()  # nothing padded: no mask at all
+    real = mask.bool()
+    assert torch.allclose(ours[real], reference[real], atol=1e-4, rtol=1e-4)
+    assert torch.allclose(ours_one, reference_one, atol=1e-4, rtol=1e-4)
+    # a loaded model predicts through the fast path, built once per precision
+    model.predict(["Baraka Mwangi, miaka 45."])
+    model.predict(["Achieng' Otieno."])
+    assert list(model._fast) == [precision]
+
+
+def test_a_lent_model_is_read_on_every_call(tiny: Path) -> None:
+    import torch
+
+    owned = TaggerModel.load(tiny, precision="float32")
+    lent = TaggerModel(owned.model, owned.tokenizer, owned.meta)  # as training evaluates
+    texts = ["Mgonjwa Achieng' Otieno, miaka 45, kutoka Kisumu."]
+    ((_, before),) = lent.predict(texts)
+    with torch.no_grad():
+        owned.model.classifier.bias[1] += 5.0  # a training step moves the weights
+    ((_, after),) = lent.predict(texts)
+    assert after[0][1] > before[0][1]
+    assert not lent._fast
+    from polydeid.detect.tagger.fast import supports
+
+    quantised = TaggerModel.load(tiny, int8=True)
+    assert not supports(quantised.model)  # int8 layers run as themselves
+    assert quantised.predict(texts)[0][1]
 
 
 def test_inference_windows_share_the_configured_overlap(tiny: Path, tmp_path: Path) -> None:

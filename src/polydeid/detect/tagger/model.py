@@ -31,6 +31,11 @@ from polydeid.detect.tagger.windows import (
 )
 
 WEIGHTS_FILE = "weights.safetensors"
+#: Model inputs are padded to a multiple of this many tokens. The CPU's matrix kernels
+#: (oneDNN) are built for each input shape the first time they see it — about 25 ms a shape
+#: for this network — so texts of free lengths pay that on nearly every call; padded, a
+#: process sees a few dozen shapes (windows of one document have one width already).
+WIDTH_ALIGN = 16
 META_FILE = "tagger.json"
 MODEL_DIR = Path(__file__).parent / "model"
 
@@ -73,6 +78,11 @@ def encode_document(tokenizer: Any, text: str) -> Aligned:
     return align_tokens(text, encoded["input_ids"], encoded["offset_mapping"])
 
 
+def padded_width(tokens: int, align: int = WIDTH_ALIGN) -> int:
+    """The model input width for ``tokens`` tokens: the next multiple of ``align``."""
+    return -(-tokens // align) * align
+
+
 def sha256_file(path: Path) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as handle:
@@ -92,12 +102,20 @@ class TaggerModel:
         *,
         batch_size: int = 16,
         precision: str = "float32",
+        owns_model: bool = False,
     ):
         self.model = model
         self.tokenizer = tokenizer
         self.meta = meta
         self.batch_size = batch_size
         self.precision = precision
+        #: inputs padded to a multiple of this many tokens (:data:`WIDTH_ALIGN`; 1: none)
+        self.width_align = WIDTH_ALIGN
+        #: whether the model is the tagger's own (:meth:`load`) and fixed, so that inference
+        #: may read its weights once (:mod:`polydeid.detect.tagger.fast`); not a model lent
+        #: to it, such as one being trained
+        self.owns_model = owns_model
+        self._fast: dict[str, Any] = {}  # precision -> FastTagger
         inference = meta.raw.get("inference", {})
         #: tokens neighbouring windows share at least (tagger.json, else training's overlap)
         self.min_overlap = int(inference.get("min_overlap", meta.max_tokens - meta.stride))
@@ -186,12 +204,37 @@ class TaggerModel:
             with warnings.catch_warnings():  # torch announces the API's move, not a problem
                 warnings.simplefilter("ignore")
                 model = quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
-        return cls(model, tokenizer, meta, precision="float32" if int8 else precision)
+        return cls(
+            model, tokenizer, meta, precision="float32" if int8 else precision, owns_model=True
+        )
+
+    def _forward(self) -> Any:
+        """``(input_ids, attention_mask) -> logits`` in this model's precision.
+
+        A model of the tagger's own runs through :class:`~polydeid.detect.tagger.fast.FastTagger`
+        (built once per precision); a model lent to it (training's), or one that path does not
+        compute (dynamic int8), runs as itself under :func:`autocast`.
+        """
+        from polydeid.detect.tagger.fast import FastTagger, supports
+
+        fast = self._fast.get(self.precision)
+        if fast is None and self.owns_model and supports(self.model):
+            fast = self._fast[self.precision] = FastTagger(self.model, self.precision)
+        if fast is not None:
+            return fast
+        precision = self.precision
+
+        def reference(ids: Any, mask: Any) -> Any:
+            with autocast(precision):
+                return self.model(input_ids=ids, attention_mask=mask).logits
+
+        return reference
 
     def predict(self, texts: Sequence[str]) -> list[tuple[Aligned, list[list[float] | None]]]:
         """For each text: its alignment and per-word tag probabilities (None: no token)."""
         import torch
 
+        forward = self._forward()
         docs = [encode_document(self.tokenizer, t) for t in texts]
         items: list[tuple[int, int, int]] = []  # (doc, window start, window end)
         plans = []
@@ -206,17 +249,17 @@ class TaggerModel:
             self.tokenizer.sep_token_id,
             self.tokenizer.pad_token_id,
         )
-        with torch.inference_mode(), autocast(self.precision):
+        with torch.inference_mode():
             for b in range(0, len(order), self.batch_size):
                 batch = [items[i] for i in order[b : b + self.batch_size]]
-                width = max(e - s for _, s, e in batch) + 2
+                width = padded_width(max(e - s for _, s, e in batch) + 2, self.width_align)
                 ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
                 mask = torch.zeros((len(batch), width), dtype=torch.long)
                 for row, (d, s, e) in enumerate(batch):
                     seq = [cls_id, *docs[d].token_ids[s:e], sep_id]
                     ids[row, : len(seq)] = torch.tensor(seq)
                     mask[row, : len(seq)] = 1
-                logits = self.model(input_ids=ids, attention_mask=mask).logits
+                logits = forward(ids, mask)
                 probs = torch.softmax(logits.float(), dim=-1)
                 for row, (d, s, _) in enumerate(batch):
                     results[(d, s)] = probs[row, 1:]

@@ -568,9 +568,12 @@ def word_rows(
     for d, aligned in enumerate(docs):
         spans, owners = plans[d]
         per_word: list[list[float] | None] = [None] * len(aligned.grid)
+        rows: dict[int, list[list[float]]] = {}  # window start -> its rows, converted once
         for word, t in enumerate(aligned.word_token):
             if t >= 0 and owners[word] >= 0:
                 start = spans[owners[word]][0]
-                per_word[word] = results[(d, start)][t - start].tolist()
+                if start not in rows:
+                    rows[start] = results[(d, start)].tolist()
+                per_word[word] = rows[start][t - start]
         out.append((aligned, per_word))
     return out
