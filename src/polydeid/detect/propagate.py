@@ -15,11 +15,26 @@ carried), not a title of the segment's language or English ("Dr", "Mrs"), and no
 lower case anywhere in the segment ("Césarienne" at a sentence's start, "césarienne" later: a
 word, not a name). Matching is case-sensitive and on whole words; protected clinical facts
 ("enfermedad de Parkinson") and every other span are never touched.
+
+A name of two words or more whose words case cannot tell from ordinary words — written all in
+lower case ("muhire mukasonga", "g. otiende", as typed notes and chat write names) or in a
+script without case ("ተስፋ ፍሬው") — is carried **whole**: each occurrence of the full name, in
+any case and on whole words, becomes one name span where no span covers it, and where name
+spans cover only part of it ("florence" found alone where "florence murekatete" is written)
+it replaces them, in the role they were read in; where another span or a protected fact
+covers part of it, each run of its uncovered words becomes a name span.
+A name with a capitalised word is left to the word rule: its lower-case words are more often a
+model's overreach ("Trần Bích Thụy ký", "signed") than part of the name. A phrase of several
+words is far less often an ordinary phrase than one word is a word, but the model must have
+been sure of it: only a name span scoring at least :data:`PHRASE_SCORE` is carried this way,
+and not when any of its words is a title ("Dr", "Musawo").
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+
+import regex
 
 from polydeid.core.resolve import DEFAULT_POLICY, ResolvePolicy, resolve
 from polydeid.core.spans import Span
@@ -30,6 +45,9 @@ from polydeid.locales import folded_titles
 SOURCE = "propagate.name"
 #: Shortest word carried.
 MIN_LETTERS = 3
+#: Fewest words of a name carried as a whole phrase, and the lowest score of its span.
+MIN_PHRASE_WORDS = 2
+PHRASE_SCORE = 0.9
 
 
 def _carried(word: str, titles: frozenset[str]) -> bool:
@@ -57,30 +75,78 @@ def propagate_names(
         return tuple(spans)
     titles = folded_titles(lang or "en", "en")
     carried: dict[str, Category] = {}
+    phrases: dict[str, tuple[str, Category]] = {}  # casefolded name -> (as written, label)
     for span in names:
-        for word in NAME_WORD.finditer(text, span.start, span.end):
-            if _carried(word.group(), titles):
-                carried.setdefault(word.group(), span.label)  # type: ignore[arg-type]
-    if not carried:
+        words = [w.group() for w in NAME_WORD.finditer(text, span.start, span.end)]
+        for word in words:
+            if _carried(word, titles):
+                carried.setdefault(word, span.label)  # type: ignore[arg-type]
+        if (
+            len(words) >= MIN_PHRASE_WORDS
+            and span.score >= PHRASE_SCORE
+            and all(w == w.lower() for w in words)  # lower case, or a script without case
+            and not any(w.casefold() in titles for w in words)
+        ):
+            written = text[span.start : span.end]
+            phrases.setdefault(written.casefold(), (written, span.label))  # type: ignore[arg-type]
+    if not carried and not phrases:
         return tuple(spans)
-    words = list(NAME_WORD.finditer(text))
-    lower = {w.group() for w in words if w.group().islower()}
     n = len(text)
     covered = bytearray(n)
     for s in (*spans, *facts):
         covered[s.start : s.end] = b"\x01" * (s.end - s.start)
-    added: list[Span] = []
-    for word in words:
-        label = carried.get(word.group())
-        if label is None or word.group().lower() in lower:
-            continue
-        start, end = word.span()
+    added: dict[tuple[int, int], Span] = {}
+
+    def add(start: int, end: int, label: Category) -> None:
         if (start and text[start - 1].isalnum()) or (end < n and text[end].isalnum()):
-            continue  # "Okello2": part of a token
-        if covered.find(1, start, end) != -1:
-            continue
-        added.append(Span(start, end, label, SOURCE, 0.5))
+            return  # "Okello2": part of a token
+        if covered.find(1, start, end) == -1:
+            added.setdefault((start, end), Span(start, end, label, SOURCE, 0.5))
+
+    replaced: set[Span] = set()
+    for phrase, label in phrases.values():
+        for match in _phrase_pattern(phrase).finditer(text):
+            start, end = match.span()
+            if (start and text[start - 1].isalnum()) or (end < n and text[end].isalnum()):
+                continue  # part of a longer token
+            if covered.find(1, start, end) == -1:
+                added.setdefault((start, end), Span(start, end, label, SOURCE, 0.5))
+                covered[start:end] = b"\x01" * (end - start)
+                continue
+            inside = [s for s in (*spans, *facts) if s.start < end and start < s.end]
+            if all(s.label in NAME_ROLES and start <= s.start and s.end <= end for s in inside):
+                if len(inside) == 1 and inside[0].length == end - start:
+                    continue  # found whole already
+                # read in part ("josee" of "josee batamuliza"): the whole name, in the role
+                # read here
+                replaced.update(inside)
+                score = min(s.score for s in inside)
+                added[(start, end)] = Span(start, end, inside[0].label, SOURCE, score)
+                covered[start:end] = b"\x01" * (end - start)
+                continue
+            run: list[tuple[int, int]] = []  # uncovered words in a row: one span
+            for word in (*NAME_WORD.finditer(text, start, end), None):
+                if word is not None and covered.find(1, *word.span()) == -1:
+                    run.append(word.span())
+                    continue
+                if run:
+                    add(run[0][0], run[-1][1], label)
+                    run = []
+    if carried:
+        words = list(NAME_WORD.finditer(text))
+        lower = {w.group() for w in words if w.group().islower()}
+        for word in words:
+            label = carried.get(word.group())
+            if label is not None and word.group().lower() not in lower:
+                add(*word.span(), label)
     if not added:
         return tuple(spans)
+    kept = [s for s in spans if s not in replaced]
     # The facts are passed again only to keep protecting them; resolve returns no fact.
-    return resolve([*spans, *added, *facts], text, policy)
+    return resolve([*kept, *added.values(), *facts], text, policy)
+
+
+def _phrase_pattern(phrase: str) -> regex.Pattern[str]:
+    """``phrase`` in any case, its spaces matching any run of spaces or tabs."""
+    parts = [regex.escape(p) for p in phrase.split()]
+    return regex.compile(r"[ \t]+".join(parts), regex.IGNORECASE | regex.VERSION0)
