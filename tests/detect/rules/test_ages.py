@@ -185,6 +185,11 @@ DURATIONS: list[tuple[str, str]] = [
     ("ar", "قبل 3 سنوات"),
     ("am", "ከ3 ዓመት በፊት"),
     ("am", "ለ3 ዓመታት"),
+    # another thing's age: the pregnancy's, a bone's ([not_age] labels)
+    ("en", "single live fetus, gestational age 12 weeks"),
+    ("en", "GA 34 weeks, cephalic"),
+    ("en", "bone age of 10 years"),
+    ("am", "የእርግዝና ዕድሜ 12 ቀን"),
 ]
 
 
@@ -429,3 +434,9 @@ def test_chinese_number_word_ages_right_after_han_characters(text, age):
 
     spans = Deidentifier(profile="rules").detect(text, lang="zh")
     assert [text[s.start : s.end] for s in spans if s.label.value == "AGE"] == [age]
+
+
+def test_a_label_of_another_things_age_leaves_the_patients_age_alone() -> None:
+    text = "Age: 31 years. Ultrasound: gestational age 12 weeks."
+    assert ages_in(text) == ["31 years"]
+    assert "gestational age" in age_vocabulary(("en",)).not_labels

@@ -214,6 +214,8 @@ class AgeVocabulary:
     not_before: tuple[str, ...]
     not_after: tuple[str, ...]
     numbers: tuple[NumberWords, ...] = field(default=())
+    #: labels of another thing's age ("gestational age"): what follows is not the person's age
+    not_labels: tuple[str, ...] = field(default=())
 
 
 @cache
@@ -240,7 +242,7 @@ def age_vocabulary(langs: tuple[str, ...]) -> AgeVocabulary:
             lists.setdefault(f"context_{key}", []).extend(
                 _strings(data.get("context", {}), key, where)
             )
-        for key in ("before", "after"):
+        for key in ("before", "after", "labels"):
             lists.setdefault(f"not_{key}", []).extend(_strings(data.get("not_age", {}), key, where))
         if "numbers" in data:
             numbers.append(_number_words(lang, data["numbers"], where))
@@ -256,6 +258,7 @@ def age_vocabulary(langs: tuple[str, ...]) -> AgeVocabulary:
         not_before=tuple(lists.get("not_before", [])),
         not_after=tuple(lists.get("not_after", [])),
         numbers=tuple(numbers),
+        not_labels=tuple(lists.get("not_labels", [])),
     )
 
 
@@ -269,6 +272,7 @@ class _AgePatterns:
 
     digits: Pattern
     label_before: Pattern
+    not_label_before: Pattern | None
     at_event_before: Pattern
     time_before: Pattern
     age_after: Pattern
@@ -308,6 +312,11 @@ def _patterns(langs: tuple[str, ...]) -> _AgePatterns:
     return _AgePatterns(
         digits=compile_pattern(digits),
         label_before=_lookbehind(f"{labels}{_SEP_LABEL}"),
+        not_label_before=(
+            _lookbehind(f"{word_alternation(vocab.not_labels, backward=True)}{_SEP_LABEL}")
+            if vocab.not_labels
+            else None
+        ),
         at_event_before=_lookbehind(f"{word_alternation(vocab.at_event, backward=True)}{SP}*"),
         time_before=_lookbehind(f"(?:{lead}|(?:{not_before}){SP}*)"),
         age_after=compile_pattern(rf"{SP}*[-–]?{SP}*(?:{word_alternation(vocab.after)})"),
@@ -519,6 +528,8 @@ def _score(cand: _Candidate, text: str, pats: _AgePatterns) -> float | None:
     unit = cand.unit
     if unit is not None and (unit.age_only or pats.age_after.match(text, cand.end)):
         return SCORE_AGE_FORM
+    if pats.not_label_before is not None and pats.not_label_before.match(text, cand.start):
+        return None  # "gestational age 12 weeks": the fetus's, not the patient's
     if cand.label or pats.label_before.match(text, cand.start):
         return SCORE_LABEL
     if unit is None:
