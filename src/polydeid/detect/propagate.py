@@ -93,25 +93,31 @@ def propagate_names(
         return tuple(spans)
     n = len(text)
     covered = bytearray(n)
-    for s in (*spans, *facts):
-        covered[s.start : s.end] = b"\x01" * (s.end - s.start)
     added: dict[tuple[int, int], Span] = {}
 
+    def cover(start: int, end: int) -> None:
+        covered[start:end] = b"\x01" * (end - start)
+
+    def in_token(start: int, end: int) -> bool:
+        """Whether ``start:end`` is part of a longer token ("Okello2")."""
+        return bool(start and text[start - 1].isalnum()) or (end < n and text[end].isalnum())
+
     def add(start: int, end: int, label: Category) -> None:
-        if (start and text[start - 1].isalnum()) or (end < n and text[end].isalnum()):
-            return  # "Okello2": part of a token
-        if covered.find(1, start, end) == -1:
+        if not in_token(start, end) and covered.find(1, start, end) == -1:
             added.setdefault((start, end), Span(start, end, label, SOURCE, 0.5))
+
+    for s in (*spans, *facts):
+        cover(s.start, s.end)
 
     replaced: set[Span] = set()
     for phrase, label in phrases.values():
         for match in _phrase_pattern(phrase).finditer(text):
             start, end = match.span()
-            if (start and text[start - 1].isalnum()) or (end < n and text[end].isalnum()):
-                continue  # part of a longer token
+            if in_token(start, end):
+                continue
             if covered.find(1, start, end) == -1:
-                added.setdefault((start, end), Span(start, end, label, SOURCE, 0.5))
-                covered[start:end] = b"\x01" * (end - start)
+                add(start, end, label)
+                cover(start, end)
                 continue
             inside = [s for s in (*spans, *facts) if s.start < end and start < s.end]
             if all(s.label in NAME_ROLES and start <= s.start and s.end <= end for s in inside):
@@ -122,7 +128,7 @@ def propagate_names(
                 replaced.update(inside)
                 score = min(s.score for s in inside)
                 added[(start, end)] = Span(start, end, inside[0].label, SOURCE, score)
-                covered[start:end] = b"\x01" * (end - start)
+                cover(start, end)
                 continue
             run: list[tuple[int, int]] = []  # uncovered words in a row: one span
             for word in (*NAME_WORD.finditer(text, start, end), None):
