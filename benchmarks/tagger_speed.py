@@ -115,6 +115,13 @@ def load(spec: str, sets: dict[str, tuple[Docs, Docs]]) -> System:
     return system
 
 
+def packed(model: TaggerModel, precision: str | None) -> str:
+    """Whether the tagger's fast path ran with its linear weights laid out for oneDNN."""
+    fast = model._fast.get(resolve(precision))
+    products = getattr(fast, "products", None)
+    return " (linear weights packed for oneDNN)" if products and products.packed else ""
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--docs", type=int, default=60)
@@ -173,8 +180,9 @@ def main() -> None:
             )
     machine = f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
     settings = {
-        s.name: f"{resolve(s.precision)}, windows of at most {m.meta.max_tokens} tokens sharing "
-        f"at least {m.min_overlap}, inputs padded to a multiple of {m.width_align}"
+        s.name: f"{resolve(s.precision)}{packed(m, s.precision)}, windows of at most "
+        f"{m.meta.max_tokens} tokens sharing at least {m.min_overlap}, inputs padded to a "
+        f"multiple of {m.width_align}"
         for s in systems
         for m in s.taggers[:1]
     }

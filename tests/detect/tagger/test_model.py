@@ -159,11 +159,17 @@ def test_inputs_are_padded_to_aligned_widths_without_changing_probabilities(tiny
 
 
 @pytest.mark.parametrize("precision", ["float32", "bfloat16"])
-def test_fast_path_gives_the_reference_models_logits(tiny: Path, precision: str) -> None:
+def test_fast_path_gives_the_reference_models_logits(
+    tiny: Path, precision: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import torch
 
+    from polydeid.detect.tagger import fast as fast_module
     from polydeid.detect.tagger.fast import FastTagger, supports
     from polydeid.detect.tagger.precision import autocast
+
+    # the plain products: the packed ones round differently (next test)
+    monkeypatch.setattr(fast_module, "packed_products", lambda: None)
 
     model = TaggerModel.load(tiny, precision=precision)
     assert supports(model.model)
@@ -186,6 +192,36 @@ def test_fast_path_gives_the_reference_models_logits(tiny: Path, precision: str)
     model.predict(["Baraka Mwangi, miaka 45."])
     model.predict(["Achieng' Otieno."])
     assert list(model._fast) == [precision]
+
+
+def test_packed_bfloat16_weights_give_the_plain_products_logits(
+    tiny: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import torch
+
+    from polydeid.detect.tagger import fast as fast_module
+    from polydeid.detect.tagger.fast import FastTagger, packed_products
+
+    if not torch.backends.mkldnn.is_available():
+        pytest.skip("this torch has no oneDNN: the plain product is the only one")
+    assert packed_products() is not None
+    model = TaggerModel.load(tiny, precision="bfloat16")
+    packed = FastTagger(model.model, "bfloat16")
+    assert "packed" in repr(packed)
+    # a product that disagrees with F.linear on the build-time probe is not used
+    monkeypatch.setattr(fast_module, "_PACK_TOLERANCE", -1.0)
+    assert packed_products() is None
+    plain = FastTagger(model.model, "bfloat16")
+    assert "packed" not in repr(plain)
+    torch.manual_seed(2)
+    ids = torch.randint(5, 5000, (2, 40))
+    mask = torch.ones_like(ids)
+    mask[1, 25:] = 0
+    with torch.inference_mode():
+        ours, theirs = packed(ids, mask).float(), plain(ids, mask).float()
+    real = mask.bool()
+    # the same products summed in another order: at most a rounding step of bfloat16 apart
+    assert torch.allclose(ours[real], theirs[real], atol=2e-3, rtol=2**-6)
 
 
 def test_a_lent_model_is_read_on_every_call(tiny: Path) -> None:
