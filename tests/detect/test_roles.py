@@ -28,6 +28,11 @@ PATIENT, OTHER = Category.PERSON, Category.PERSON_THIRD_PARTY
         ("vi", "Họ và tên:", PATIENT),
         ("zh", "患者：", PATIENT),
         ("en", "Mother:", None),  # kinship: the patient in a birth record, not in a child's
+        # a death notification's title names the deceased, the record's patient
+        ("en", "Death notification:", PATIENT),
+        ("en", "name of deceased:", PATIENT),
+        ("am", "የሞት ማሳወቂያ:", PATIENT),
+        ("sw", "Taarifa ya kifo:", PATIENT),
         ("en", "Diagnosis:", None),
         # no colon: a patient or clinician noun right before the name
         ("en", "Seen today, the patient", PATIENT),

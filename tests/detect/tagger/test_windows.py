@@ -304,6 +304,41 @@ def test_leading_honorifics_are_trimmed_from_names_and_a_bare_title_is_no_name()
     assert "de" not in name_form("es").titles and "von" not in name_form("de").titles
 
 
+def test_a_greeting_opening_a_name_is_trimmed_and_marks_no_person() -> None:
+    from polydeid.detect.tagger.windows import name_form
+
+    text = "Habari Ntimi Nyerere, miadi yako Bukoba. Mpendwa Bukoba. Habari"
+    words = text.replace(",", " ,").replace(".", " .").split()
+    grid = _grid_of(text, words)
+    o = _mixed({"O": 0.95})
+    tags = ["B-PERSON", "I-PERSON", "I-PERSON", "O", "O", "O", "B-LOCATION_VILLAGE", "O"]
+    tags += ["B-LOCATION_VILLAGE", "I-LOCATION_VILLAGE", "O", "B-PERSON"]
+    probs = [o if t == "O" else _mixed({t: 0.9}) for t in tags]
+    swahili = name_form("sw")
+    assert "habari" in swahili.greetings and "habari" not in swahili.honorifics
+    found = decode(text, grid, probs, {}, names=swahili)
+    # the greeting is trimmed; unlike an honorific it makes no person of a place after it;
+    # a greeting alone is no name
+    assert [(text[s.start : s.end], s.label.name) for s in found] == [
+        ("Ntimi Nyerere", "PERSON"),
+        ("Bukoba", "LOCATION_VILLAGE"),
+        ("Mpendwa Bukoba", "LOCATION_VILLAGE"),
+    ]
+    # no greeting list is also a given name's list: a name never loses its first word so
+    english = name_form("en")
+    assert {"dear", "hi"} <= english.greetings
+    from polydeid.locales import language_data
+
+    given = {
+        w.casefold()
+        for lang in ("en", "sw", "de", "fr", "es", "luo")
+        for key, names in language_data(lang, "names").get("default", {}).items()
+        if key.startswith("given")
+        for w in names
+    }
+    assert not given & (english.greetings | swahili.greetings | name_form("luo").greetings)
+
+
 def test_slashes_are_trimmed_from_span_edges_and_an_initial_loses_its_possessive() -> None:
     from polydeid.detect.tagger.windows import name_form
 
