@@ -7,7 +7,7 @@ from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
 from polydeid.detect.base import FakeDetector
 from polydeid.detect.pipeline import Pipeline
-from polydeid.detect.propagate import PHRASE_SCORE, SOURCE, propagate_names
+from polydeid.detect.propagate import MIN_READINGS, PHRASE_SCORE, SOURCE, propagate_names
 
 PATIENT, OTHER = Category.PERSON, Category.PERSON_THIRD_PARTY
 
@@ -163,3 +163,42 @@ def test_a_phrase_is_carried_only_when_the_model_was_sure_and_whole() -> None:
     protected = Span(fact.rindex("amina"), len(fact) - 1, Fact.DIAGNOSIS, "facts.x", 1.0)
     name = Span(8, 21, PATIENT, "tagger.x", 0.99)
     assert propagate_names(fact, [name], [protected], lang="sw") == (name,)
+
+
+def test_a_one_word_name_read_confidently_again_and_again_is_carried() -> None:
+    # a script without case: found at two mentions, missed after the shift-handover label
+    text = "ትርሐስ (ዕድሜ 42 ዓመት) መጥተዋል። ትርሐስ ተኝተዋል። የፈረቃ ርክክብ: ትርሐስ፣ ሳል።"
+    starts = [i for i in range(len(text)) if text.startswith("ትርሐስ", i)]
+    read = [Span(i, i + 4, PATIENT, "tagger.x", 0.99) for i in starts[:MIN_READINGS]]
+    out = propagate_names(text, read, lang="am")
+    assert [(s.start, s.label, s.source) for s in out] == [
+        *((s.start, PATIENT, "tagger.x") for s in read),
+        (starts[-1], PATIENT, SOURCE),
+    ]
+    # read once, or not every reading sure: a clinical word may have been taken for a name
+    assert propagate_names(text, read[:1], lang="am") == tuple(read[:1])
+    unsure = [read[0], Span(starts[1], starts[1] + 4, PATIENT, "tagger.x", PHRASE_SCORE - 0.01)]
+    assert propagate_names(text, unsure, lang="am") == tuple(unsure)
+    # lower case: carried in any case, on whole words only
+    text = "An odera, ayie. odera ok nyal ndiko. Odera2 kod Odera."
+    first, second = text.index("odera"), text.index("odera", 5)
+    read = [Span(i, i + 5, PATIENT, "tagger.x", 0.95) for i in (first, second)]
+    out = propagate_names(text, read, lang="luo")
+    assert [text[s.start : s.end] for s in out] == ["odera", "odera", "Odera"]
+    assert out[-1].start == text.rindex("Odera")
+
+
+def test_names_carried_over_one_another_keep_each_uncovered_word() -> None:
+    # two lower-case names sharing a word: the second's occurrence overlaps only the first's
+    # carried span, so only its own word is added
+    text = "amina wanjiru; wanjiru otieno. Baadaye amina wanjiru otieno."
+    spans = [
+        Span(0, 13, PATIENT, "tagger.x", 0.95),
+        Span(15, 29, OTHER, "tagger.x", 0.95),
+    ]
+    out = propagate_names(text, spans, lang="sw")
+    later = text.index("amina", 5)
+    assert [(text[s.start : s.end], s.label) for s in out if s.start >= later] == [
+        ("amina wanjiru", PATIENT),
+        ("otieno", OTHER),
+    ]

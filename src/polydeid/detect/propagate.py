@@ -28,6 +28,13 @@ model's overreach ("Trần Bích Thụy ký", "signed") than part of the name. A
 words is far less often an ordinary phrase than one word is a word, but the model must have
 been sure of it: only a name span scoring at least :data:`PHRASE_SCORE` is carried this way,
 and not when any of its words is a title ("Dr", "Musawo").
+
+A name of one such word ("ትርሐስ", "odera") is carried the same way only when the model read it
+as a whole name span, scoring at least :data:`PHRASE_SCORE`, at least :data:`MIN_READINGS`
+times in the segment: one reading of one word may be a clinical word taken for a name (an
+Amharic note's "አስም", asthma, read once as a name at 0.67), while a patient's given name is
+written, and read, again and again ("የፈረቃ ርክክብ: ትርሐስ፣ …", a shift handover, missed where the
+same note's other mentions were found).
 """
 
 from __future__ import annotations
@@ -48,6 +55,8 @@ MIN_LETTERS = 3
 #: Fewest words of a name carried as a whole phrase, and the lowest score of its span.
 MIN_PHRASE_WORDS = 2
 PHRASE_SCORE = 0.9
+#: Fewest confident readings of a one-word name, lower case or without case, to carry it.
+MIN_READINGS = 2
 
 
 def _carried(word: str, titles: frozenset[str]) -> bool:
@@ -76,19 +85,27 @@ def propagate_names(
     titles = folded_titles(lang or "en", "en")
     carried: dict[str, Category] = {}
     phrases: dict[str, tuple[str, Category]] = {}  # casefolded name -> (as written, label)
+    readings: dict[str, list[tuple[str, Category]]] = {}  # the same for one-word names
     for span in names:
         words = [w.group() for w in NAME_WORD.finditer(text, span.start, span.end)]
         for word in words:
             if _carried(word, titles):
                 carried.setdefault(word, span.label)  # type: ignore[arg-type]
-        if (
-            len(words) >= MIN_PHRASE_WORDS
-            and span.score >= PHRASE_SCORE
+        if not (
+            span.score >= PHRASE_SCORE
+            and words
             and all(w == w.lower() for w in words)  # lower case, or a script without case
             and not any(w.casefold() in titles for w in words)
         ):
-            written = text[span.start : span.end]
+            continue
+        written = text[span.start : span.end]
+        if len(words) >= MIN_PHRASE_WORDS:
             phrases.setdefault(written.casefold(), (written, span.label))  # type: ignore[arg-type]
+        elif len(words[0]) >= MIN_LETTERS and written == words[0]:
+            readings.setdefault(written.casefold(), []).append((written, span.label))  # type: ignore[arg-type]
+    for folded, read in readings.items():
+        if len(read) >= MIN_READINGS:
+            phrases.setdefault(folded, read[0])
     if not carried and not phrases:
         return tuple(spans)
     n = len(text)
@@ -120,7 +137,10 @@ def propagate_names(
                 cover(start, end)
                 continue
             inside = [s for s in (*spans, *facts) if s.start < end and start < s.end]
-            if all(s.label in NAME_ROLES and start <= s.start and s.end <= end for s in inside):
+            # none inside: only names this step added cover part of it (another carried name)
+            if inside and all(
+                s.label in NAME_ROLES and start <= s.start and s.end <= end for s in inside
+            ):
                 if len(inside) == 1 and inside[0].length == end - start:
                     continue  # found whole already
                 # read in part ("josee" of "josee batamuliza"): the whole name, in the role
