@@ -44,7 +44,8 @@ IGNORE = -100
 #: 8: a line break ends a span outside addresses, an honorific makes a place a person;
 #: 9: capitalised names one space apart join; 10: a full stop ends a name; 11: a name ending
 #: in an initial takes the initial's dot; 12: a confidently read village or facility ends at a
-#: line break (only an address runs over lines); 13: a greeting opening a name is trimmed
+#: line break (only an address runs over lines); 13: a greeting or pronoun opening a name is
+#: trimmed
 DECODER_VERSION = 13
 
 
@@ -274,8 +275,8 @@ def decode(
     ends a span (``Hospital Virgen del Rocío (Sevilla)`` is a facility and, after the bracket, a
     new span); punctuation words are trimmed from both ends, a trailing dot staying only after
     an initial or abbreviation (``J.``). With the language's ``names`` (:func:`name_form`), a
-    name loses leading honorifics and greetings (``Migosi Raila Odinga`` → ``Raila Odinga``,
-    ``Habari Juma`` → ``Juma``) and a possessive
+    name loses leading honorifics and openers (``Migosi Raila Odinga`` → ``Raila Odinga``,
+    ``Habari Juma`` → ``Juma``, ``An Atieno`` → ``Atieno``) and a possessive
     ending of its last word (``Bentley's`` → ``Bentley``), and a span that is nothing but titles
     (``Musawo``) is dropped; a place or organisation that one of its honorifics opens or,
     capitalised, precedes is a name (``Ker Kenyatta``: President Kenyatta; see
@@ -302,9 +303,7 @@ def decode(
             if named is not None:  # "Ker Uhuru Kenyatta", "Migosi Kenyatta": a person
                 group, first, cued = "NAME", named, True
                 mass = _name_mass(probabilities, span, sum(span.mass.values()))
-        openers = (
-            names.honorifics | names.greetings if names is not None and group == "NAME" else ()
-        )
+        openers = names.honorifics | names.openers if names is not None and group == "NAME" else ()
         while first <= last and (
             _edge_word(text, grid, first, leading=True)
             or text[grid[first][0] : grid[first][1]].casefold() in openers
@@ -418,8 +417,9 @@ class NameForm:
     titles: frozenset[str] = frozenset()
     #: casefolded honorifics of running text, trimmed from the start of a name ("migosi")
     honorifics: frozenset[str] = frozenset()
-    #: casefolded greetings, trimmed from the start of a name ("habari" of "Habari Juma,")
-    greetings: frozenset[str] = frozenset()
+    #: casefolded greetings and first-person pronouns, trimmed from the start of a name
+    #: ("habari" of "Habari Juma,", Dholuo "an" of "An Atieno Ominde, ayie", I … agree)
+    openers: frozenset[str] = frozenset()
     #: possessive endings of a name's last word ("'s")
     suffixes: tuple[str, ...] = ()
     #: casefolded titles that belong inside a name span when written right before it
@@ -432,12 +432,13 @@ def name_form(lang: str) -> NameForm:
     """The language's :class:`NameForm`, from ``[format]`` of its ``names.toml``: ``titles``
     (capitalised ones; lower-case particles such as ``de``, ``von`` belong to names),
     ``honorifics`` (titles of running text, e.g. "Migosi"), ``greetings`` (words a message
-    opens with before the name it addresses, e.g. "Habari", "Dear") and
-    ``possessive_suffixes``.
+    opens with before the name it addresses, e.g. "Habari", "Dear"), ``pronouns`` (the
+    first-person pronoun a writer puts before their own name, e.g. Dholuo "An", Luganda "Nze")
+    and ``possessive_suffixes``.
 
-    Honorifics and greetings are trimmed from the start of a name, and a span of nothing but
-    titles, honorifics and greetings is no name; only honorifics mark the words after them
-    as a person (:func:`_after_title`).
+    Honorifics, greetings and pronouns are trimmed from the start of a name, and a span of
+    nothing but those and titles is no name; only honorifics mark the words after them as a
+    person (:func:`_after_title`).
 
     Whether "Dr." belongs to a name is a convention: where the
     table sets ``titles_in_names`` (English, following ASQ-PHI, the English clinical corpus:
@@ -446,12 +447,12 @@ def name_form(lang: str) -> NameForm:
     learn; elsewhere the span stays as the model read it. Empty without a table."""
     fmt = language_data(lang, "names").get("format", {})
     honorifics = frozenset(t.casefold() for t in fmt.get("honorifics", ()))
-    greetings = frozenset(t.casefold() for t in fmt.get("greetings", ()))
+    openers = frozenset(t.casefold() for key in ("greetings", "pronouns") for t in fmt.get(key, ()))
     titles = folded_titles(lang)
     return NameForm(
-        titles=titles | honorifics | greetings,
+        titles=titles | honorifics | openers,
         honorifics=honorifics,
-        greetings=greetings,
+        openers=openers,
         suffixes=tuple(fmt.get("possessive_suffixes", ())),
         lead_titles=titles if titles_in_names(lang) else frozenset(),
     )
