@@ -39,6 +39,7 @@ same note's other mentions were found).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 
 import regex
@@ -85,7 +86,8 @@ def propagate_names(
     titles = folded_titles(lang or "en", "en")
     carried: dict[str, Category] = {}
     phrases: dict[str, tuple[str, Category]] = {}  # casefolded name -> (as written, label)
-    readings: dict[str, list[tuple[str, Category]]] = {}  # the same for one-word names
+    words_read: dict[str, tuple[str, Category]] = {}  # the same for one-word names
+    readings: Counter[str] = Counter()  # how often each was read
     for span in names:
         words = [w.group() for w in NAME_WORD.finditer(text, span.start, span.end)]
         for word in words:
@@ -102,10 +104,11 @@ def propagate_names(
         if len(words) >= MIN_PHRASE_WORDS:
             phrases.setdefault(written.casefold(), (written, span.label))  # type: ignore[arg-type]
         elif len(words[0]) >= MIN_LETTERS and written == words[0]:
-            readings.setdefault(written.casefold(), []).append((written, span.label))  # type: ignore[arg-type]
-    for folded, read in readings.items():
-        if len(read) >= MIN_READINGS:
-            phrases.setdefault(folded, read[0])
+            words_read.setdefault(written.casefold(), (written, span.label))  # type: ignore[arg-type]
+            readings[written.casefold()] += 1
+    for folded, first in words_read.items():
+        if readings[folded] >= MIN_READINGS:
+            phrases.setdefault(folded, first)
     if not carried and not phrases:
         return tuple(spans)
     n = len(text)

@@ -303,7 +303,7 @@ def decode(
             if named is not None:  # "Ker Uhuru Kenyatta", "Migosi Kenyatta": a person
                 group, first, cued = "NAME", named, True
                 mass = _name_mass(probabilities, span, sum(span.mass.values()))
-        openers = names.honorifics | names.openers if names is not None and group == "NAME" else ()
+        openers = names.openers if names is not None and group == "NAME" else ()
         while first <= last and (
             _edge_word(text, grid, first, leading=True)
             or text[grid[first][0] : grid[first][1]].casefold() in openers
@@ -417,8 +417,9 @@ class NameForm:
     titles: frozenset[str] = frozenset()
     #: casefolded honorifics of running text, trimmed from the start of a name ("migosi")
     honorifics: frozenset[str] = frozenset()
-    #: casefolded greetings and first-person pronouns, trimmed from the start of a name
-    #: ("habari" of "Habari Juma,", Dholuo "an" of "An Atieno Ominde, ayie", I … agree)
+    #: casefolded words trimmed from the start of a name: the honorifics, greetings
+    #: ("habari" of "Habari Juma,") and first-person pronouns (Dholuo "an" of "An Atieno
+    #: Ominde, ayie", I … agree)
     openers: frozenset[str] = frozenset()
     #: possessive endings of a name's last word ("'s")
     suffixes: tuple[str, ...] = ()
@@ -447,10 +448,12 @@ def name_form(lang: str) -> NameForm:
     learn; elsewhere the span stays as the model read it. Empty without a table."""
     fmt = language_data(lang, "names").get("format", {})
     honorifics = frozenset(t.casefold() for t in fmt.get("honorifics", ()))
-    openers = frozenset(t.casefold() for key in ("greetings", "pronouns") for t in fmt.get(key, ()))
+    openers = frozenset(
+        t.casefold() for key in ("honorifics", "greetings", "pronouns") for t in fmt.get(key, ())
+    )
     titles = folded_titles(lang)
     return NameForm(
-        titles=titles | honorifics | openers,
+        titles=titles | openers,
         honorifics=honorifics,
         openers=openers,
         suffixes=tuple(fmt.get("possessive_suffixes", ())),
