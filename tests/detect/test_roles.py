@@ -47,6 +47,11 @@ PATIENT, OTHER = Category.PERSON, Category.PERSON_THIRD_PARTY
         ("en", "patient,", None),  # punctuation between: not a noun before the name
         ("en", "outpatient", None),
         ("en", "the", None),
+        # a key's equals sign ends a label too; a JSON key's quotes are no words
+        ("en", "DEBUG chat_message: patient_name =", PATIENT),
+        ("en", '{"attending_physician":', OTHER),
+        ("en", "WHERE patient_name =", PATIENT),
+        ("en", "dose =", None),
     ],
     ids=lambda x: x if isinstance(x, str) and len(x) <= 3 else "",
 )
@@ -147,3 +152,24 @@ def test_a_chat_turns_role_label_grows_no_name() -> None:
     start = text.index("Lydia")
     spans = [Span(start, start + 11, OTHER, "t", 0.9)]
     assert apply_label_roles(text, spans, "sw") == (spans[0],)
+
+
+def test_a_log_lines_key_gives_its_role_to_every_mention_of_the_name() -> None:
+    text = (
+        "2022-04-15T23:05:47Z DEBUG chat: patient_name=Triệu Trúc Hải\n"
+        "2022-04-15T23:05:48Z DEBUG chat: message=Dạ chào bác sĩ, em là Triệu Trúc Hải."
+    )
+    first = text.index("Triệu")
+    second = text.index("Triệu", first + 1)
+    spans = [Span(first, first + 14, OTHER, "t", 0.9), Span(second, second + 14, OTHER, "t", 0.9)]
+    assert [s.label for s in apply_label_roles(text, spans, "vi")] == [PATIENT, PATIENT]
+    # glued to the key, and in quotes after it
+    assert label_role("patient_name=Name", 13) is PATIENT
+    assert label_role('{"doctor": "Name', 12) is OTHER
+
+
+def test_a_quoted_value_grows_without_its_closing_quote() -> None:
+    text = "WHERE patient_name = 'amina wanjiru' AND ward = 3"
+    start = text.index("amina")
+    out = grow_to_values(text, [Span(start, start + 5, OTHER, "t", 0.9)], "en")
+    assert [(text[s.start : s.end], s.label) for s in out] == [("amina wanjiru", OTHER)]

@@ -14,11 +14,15 @@ labels, :func:`polydeid.formats.fields.name_role_for_words`); kinship labels ("M
 not, since in a birth record the mother is the patient. The label is the text between the
 line's start (or a ``;``, ``|`` or tab) and the colon right before the name, and, as for a CSV
 header, the longest listed phrase that ends it decides ("Seen today. Patient:" is a patient
-label). Without a colon, a patient or clinician noun separated from the name by spaces only
-gives the role the same way (``[noun_roles]``, :func:`polydeid.formats.fields.
-noun_role_for_words`): "em trai của BN Giang" (the younger brother of the patient Giang),
-"the patient Okello", "bác sĩ Học"; the words read stop at the line's start or at punctuation,
-so "the patient's mother Anna" and "patient, Anna" give nothing. Only the role changes: no span
+label). A key's equals sign ends a label as a colon does, and the value may open with a quote,
+so a log line, a program or a JSON text pasted as text says whose name follows too
+("chat_message: patient_name=Triệu Trúc Hải", ``{"patient_name": "Okello"}``,
+``WHERE patient_name = 'Okello'``). Without a colon, a patient or clinician noun separated
+from the name by spaces only gives the role the same way (``[noun_roles]``,
+:func:`polydeid.formats.fields.noun_role_for_words`): "em trai của BN Giang" (the younger
+brother of the patient Giang), "the patient Okello", "bác sĩ Học"; the words read stop at the
+line's start or at punctuation, so "the patient's mother Anna" and "patient, Anna" give
+nothing. Only the role changes: no span
 is added or dropped by the roles, and only names (``PERSON``, ``PERSON_THIRD_PARTY``) are
 relabelled, only to one of those two.
 
@@ -52,9 +56,14 @@ from polydeid.locales import folded_titles, titles_in_names
 
 #: The categories a label may give, and the only ones it may change.
 NAME_ROLES = frozenset({Category.PERSON, Category.PERSON_THIRD_PARTY})
-#: A label and its colon ending right before the name: only spaces or tabs between (searched
-#: in at most 120 characters before the name, so bounded).
-_LABEL = re.compile(r"([^\n\r;|\t:：]{1,80})[:：][ \t]*$")
+#: What ends a label: a colon, or the equals sign of a log's or a program's key and value
+#: ("patient_name=Okello", ``name = "Okello"``).
+LABEL_END = ":：="
+#: Quotes that may open a label's value (``"patient_name": "Okello"``, ``name='Okello'``).
+VALUE_QUOTES = "\"'“„«‘"
+#: A label and its colon ending right before the name: only spaces or tabs and an opening quote
+#: between (searched in at most 120 characters before the name, so bounded).
+_LABEL = re.compile(rf"([^\n\r;|\t{LABEL_END}]{{1,80}})[{LABEL_END}][ \t]*[{VALUE_QUOTES}]?$")
 #: Words of the label read (its end decides; a longer label is a sentence, not a field).
 _LABEL_WORDS = 8
 
@@ -75,7 +84,7 @@ MAX_NAME_WORDS = 5
 _NEXT_LABEL_WORDS = 4
 #: The words between a label's colon and a name span: name words only.
 _VALUE_HEAD = regex.compile(
-    rf"[:：][ \t]*((?:{_NAME_WORD}\.?[ ]+){{0,{MAX_NAME_WORDS - 1}}})$",
+    rf"[{LABEL_END}][ \t]*[{VALUE_QUOTES}]?((?:{_NAME_WORD}\.?[ ]+){{0,{MAX_NAME_WORDS - 1}}})$",
     regex.VERSION0,
 )
 
@@ -97,19 +106,24 @@ def label_words(text: str, start: int) -> tuple[str, ...] | None:
 def name_value(text: str, start: int, lang: str | None = None) -> tuple[int, int] | None:
     """Where the name a label's value holds lies, read from ``start`` (right after the colon
     and its spaces): one to :data:`MAX_NAME_WORDS` words of letters, separated by spaces,
-    ending at the end of the text, a break (:data:`_VALUE_BREAKS`), a full stop, or the next
-    label on the line ("Okello James Age: 45"; the label is a known one, :func:`polydeid.
-    formats.fields.is_label`). A full stop after an initial or a title goes on ("J. Okello",
-    "Dr. Ana"), or ends the value there where what follows is no name. A title first ("Dr",
-    ``names.toml`` titles of ``lang``) is left out unless the language writes titles into
-    names. None when the value is anything else (a digit, more words, a sentence)."""
+    ending at the end of the text, a break (:data:`_VALUE_BREAKS`), a full stop, a single quote
+    closing the one that opened the value (``'Okello James'``), or the next label on the line
+    ("Okello James Age: 45"; the label is a known one, :func:`polydeid.formats.fields.
+    is_label`). A full stop after an initial or a title goes on ("J. Okello", "Dr. Ana"), or
+    ends the value there where what follows is no name. A title first ("Dr", ``names.toml``
+    titles of ``lang``) is left out unless the language writes titles into names. None when
+    the value is anything else (a digit, more words, a sentence)."""
     words: list[tuple[int, int]] = []
     fallback = 0  # words before the last abbreviation's full stop, if the rest is no name
     pos, n, initial_dot = start, len(text), False
+    quoted = start > 0 and text[start - 1] in "'‘"  # name='Okello': its quote closes it
     while True:
         word = NAME_WORD.match(text, pos)
         if word is None or len(words) > MAX_NAME_WORDS + _NEXT_LABEL_WORDS:
             words = words[:fallback]
+            break
+        if quoted and word.end() - word.start() > 1 and text[word.end() - 1] in "'’":
+            words.append((word.start(), word.end() - 1))
             break
         words.append(word.span())
         pos = gap = word.end()

@@ -45,6 +45,11 @@ def found(text: str, lang: str = "en") -> list[tuple[str, Category]]:
         ("en", "Surname: Okello J.", [("Okello J.", PATIENT)]),
         ("en", "Patient name: Dr. Ana Ruiz", [("Dr. Ana Ruiz", PATIENT)]),
         ("es", "Nombre: Dra. Ana Ruiz", [("Ana Ruiz", PATIENT)]),
+        # a key and value of a log, a program or JSON pasted as text
+        ("vi", "DEBUG chat: patient_name=Triệu Trúc Hải\n", [("Triệu Trúc Hải", PATIENT)]),
+        ("en", '{"mother_name": "Akinyi Odhiambo", "age": 3}', [("Akinyi Odhiambo", OTHER)]),
+        ("en", "WHERE patient_name = 'Amina Wanjiru';", [("Amina Wanjiru", PATIENT)]),
+        ("luo", "patientName='Ochieng' AND x=1", [("Ochieng", PATIENT)]),
     ],
     ids=lambda x: x if isinstance(x, str) and len(x) <= 3 else "",
 )
@@ -75,6 +80,9 @@ def test_a_name_labels_value_is_a_name(
         "Nombre: no consta",
         "x = surname[:3]",  # a label ends in a letter
         "Patient name: Okello James: seen",  # a colon after words that are no label
+        "patient_name = get_name(record)",  # code, not a value
+        'patient_name="" name="Okello James"',  # the bare word "name" labels anything
+        "mother_name=\nAkello",  # the value on the next line
     ],
     ids=lambda _: "",  # no names in test ids
 )

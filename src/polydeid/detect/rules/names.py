@@ -10,7 +10,10 @@ labels; the longest listed phrase ending the label decides, and ``not_names`` ph
 name labels here: their value is as often a description as a name; a model's name span after
 them is still grown to the whole value (:mod:`polydeid.detect.roles`).
 
-The value is read by :func:`polydeid.detect.roles.name_value`: one to five words of letters on
+A key and value of a log, a program or JSON pasted as text is a label too ("patient_name=Okello
+James", ``{"mother_name": "Akinyi"}``, ``patient_name = 'Okello'``: an equals sign ends the
+label, a quote may open the value). The value is read by
+:func:`polydeid.detect.roles.name_value`: one to five words of letters on
 the label's line, ending at a break, a full stop, or the next label ("Okello James Age: 45"),
 a title left out where the language leaves titles out of names. Anything else — a digit, a
 sixth word, a sentence, a value on the next line, a value saying no name is known ("unknown",
@@ -20,7 +23,6 @@ sixth word, a sentence, a value on the next line, a value saying no name is know
 
 from __future__ import annotations
 
-import unicodedata
 from functools import cache
 
 import regex
@@ -28,13 +30,14 @@ import regex
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
-from polydeid.detect.roles import label_words, name_value
+from polydeid.detect.roles import LABEL_END, VALUE_QUOTES, label_words, name_value
 from polydeid.detect.rules._base import RuleDetector, compile_pattern, guarded_finditer
 from polydeid.formats.fields import (
     WORD_CHARS,
     is_no_name,
     name_label_for_words,
     name_label_phrases,
+    normalise_name,
 )
 from polydeid.locales import canonical_language
 
@@ -43,8 +46,8 @@ SOURCE = "rule.name.label.v1"
 SCORE = 0.9
 
 
-#: A colon and the spaces after it.
-_COLON = compile_pattern(r"[:：][ \t]*")
+#: A label's end (a colon, or a key's equals sign), the spaces and opening quote after it.
+_COLON = compile_pattern(rf"[{LABEL_END}][ \t]*[{VALUE_QUOTES}]?")
 
 
 @cache
@@ -58,14 +61,17 @@ _LAST_WORD = regex.compile(rf"[{WORD_CHARS}]+\Z")
 
 
 def _word_before(text: str, colon: int) -> str:
-    """The word (letters, marks and digits) ending right before ``colon``, spaces between skipped;
-    casefolded. A quick filter: most colons ("status: …" in a structured document's fields)
-    follow no name label's last word."""
+    """The word (letters, marks and digits) ending right before ``colon`` (or a key's equals
+    sign), spaces and a quoted key's closing quote between skipped; as
+    :func:`polydeid.formats.fields.normalise_name` splits and folds words. A quick filter:
+    most colons ("status: …" in a structured document's fields) follow no name label's last
+    word."""
     end = colon
-    while end > 0 and text[end - 1] in " \t":
+    while end > 0 and text[end - 1] in " \t\"'”’":  # spaces; a quoted key's closing quote
         end -= 1
     word = _LAST_WORD.search(text, max(0, end - 40), end)
-    return unicodedata.normalize("NFC", word.group() if word else "").casefold()
+    words = normalise_name(word.group()) if word else ()  # "patientName": "name"
+    return words[-1] if words else ""
 
 
 class LabelledNameRule(RuleDetector):
