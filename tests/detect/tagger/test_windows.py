@@ -246,6 +246,38 @@ def test_the_same_text_gets_one_label_across_the_document() -> None:
     assert [s.start for s in kept] == [9]
 
 
+def test_a_one_word_mention_votes_with_the_one_longer_name_it_is_part_of() -> None:
+    from polydeid.text.wordgrid import words
+
+    text = "hier ist Julius Hess . Julius ruft an . Anna Perez , Juan Perez , Perez kam"
+    grid = words(text)
+    read = {  # word index -> its row; every other word outside
+        2: {"B-PERSON_THIRD_PARTY": 0.6, "B-PERSON": 0.3},
+        3: {"I-PERSON_THIRD_PARTY": 0.6, "I-PERSON": 0.3},
+        5: {"B-PERSON": 0.9},  # "Julius" alone: the patient
+        9: {"B-PERSON": 0.9},
+        10: {"I-PERSON": 0.9},
+        12: {"B-PERSON_THIRD_PARTY": 0.9},
+        13: {"I-PERSON_THIRD_PARTY": 0.9},
+        15: {"B-PERSON_THIRD_PARTY": 0.9},  # "Perez" alone: part of two names
+    }
+    probs = [_mixed(read.get(i, {"O": 0.95})) for i in range(len(grid))]
+    spans = decode(text, grid, probs, {})
+    assert [(text[s.start : s.end], s.label) for s in spans] == [
+        # "Julius Hess" alone leans third party (1.2 against 0.6), with "Julius" patient
+        # (0.6 + 0.9 against 1.2 + 0.05)
+        ("Julius Hess", Category.PERSON),
+        ("Julius", Category.PERSON),
+        ("Anna Perez", Category.PERSON),
+        ("Juan Perez", Category.PERSON_THIRD_PARTY),
+        ("Perez", Category.PERSON_THIRD_PARTY),  # shared by two names: its own votes
+    ]
+    # without the one-word mention, the longer name keeps its own reading
+    alone = list(probs)
+    alone[5] = _mixed({"O": 0.95})
+    assert decode(text, grid, alone, {})[0].label is Category.PERSON_THIRD_PARTY
+
+
 def test_possessive_endings_are_trimmed_from_names_in_languages_that_list_them() -> None:
     from polydeid.detect.tagger.windows import name_form
 

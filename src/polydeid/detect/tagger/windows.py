@@ -45,8 +45,8 @@ IGNORE = -100
 #: 9: capitalised names one space apart join; 10: a full stop ends a name; 11: a name ending
 #: in an initial takes the initial's dot; 12: a confidently read village or facility ends at a
 #: line break (only an address runs over lines); 13: a greeting or pronoun opening a name is
-#: trimmed
-DECODER_VERSION = 13
+#: trimmed; 14: a one-word name votes its role with the one longer name it is a word of
+DECODER_VERSION = 14
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,7 +266,10 @@ def decode(
       among 0.6-0.98, label-agnostic strict F1 0.956 → 0.959);
     * **category** — the group's category with the most probability summed over the span's
       words, summed again over every span of the document with the same text (one name,
-      one label: "Patient: Okello" and "Okello was seen" cannot part ways).
+      one label: "Patient: Okello" and "Okello was seen" cannot part ways). A one-word name
+      that is a word of exactly one longer name of the document is a mention of that person:
+      its role is chosen with that name's votes ("Julius" and "Julius Hess"; not "Perez" of
+      both "Anna Perez" and "Juan Perez", relatives), :func:`_role_votes`.
 
     A span is kept at or above its final category's threshold. A line break ends a span, except
     a postal address's, and a full stop (a dot after a word that is no initial or abbreviation,
@@ -382,11 +385,14 @@ def decode(
         tally = votes.setdefault(text[start:end], {})
         for category, value in mass.items():
             tally[category] = tally.get(category, 0.0) + value
+    roles = _role_votes(votes)
     spans = []
     for start, end, score, _, cued in found:
         tally = votes[text[start:end]]
         # an honorific said person: the votes choose only the role
         group = "NAME" if cued else COARSE_GROUP[max(tally, key=tally.__getitem__)]
+        if group == "NAME" and text[start:end] in roles:
+            tally = roles[text[start:end]]
         category = max((c for c in tally if COARSE_GROUP[c] == group), key=tally.__getitem__)
         if score >= thresholds.get(category, default_threshold):
             previous = spans[-1] if spans else None
@@ -407,6 +413,33 @@ def decode(
                 continue
             spans.append(Span(start, end, category, source, round(score, 4)))
     return spans
+
+
+def _role_votes(votes: Mapping[str, Mapping[Category, float]]) -> dict[str, dict[Category, float]]:
+    """Pooled name-role votes of a name and the one-word mentions of its parts.
+
+    A one-word name that is a word of exactly one longer name of the text ("Julius" of
+    "Julius Hess") is a mention of that person: both take the role their mentions give
+    together. A word shared by two longer names ("Perez" of "Maria Perez" and "Juan Perez",
+    relatives) stays on its own votes."""
+    names = {t: v for t, v in votes.items() if COARSE_GROUP[max(v, key=v.__getitem__)] == "NAME"}
+    longer: dict[str, set[str]] = {}
+    for name in names:
+        words = name.split()
+        if len(words) > 1:
+            for word in words:
+                longer.setdefault(word.casefold(), set()).add(name)
+    pooled: dict[str, dict[Category, float]] = {}
+    for name in names:
+        owners = longer.get(name.casefold(), set()) if len(name.split()) == 1 else set()
+        if len(owners) != 1:
+            continue
+        (owner,) = owners
+        tally = pooled.setdefault(owner, dict(names[owner]))
+        for category, value in names[name].items():
+            tally[category] = tally.get(category, 0.0) + value
+        pooled[name] = tally
+    return pooled
 
 
 @dataclass(frozen=True, slots=True)
