@@ -166,6 +166,10 @@ def test_a_log_lines_key_gives_its_role_to_every_mention_of_the_name() -> None:
     # glued to the key, and in quotes after it
     assert label_role("patient_name=Name", 13) is PATIENT
     assert label_role('{"doctor": "Name', 12) is OTHER
+    # an XML element's start tag labels its value
+    assert label_role("<patient_name>Name</patient_name>", 14) is PATIENT
+    assert label_role('<attending_physician id="7">Name', 28) is OTHER
+    assert label_role("<b>Name</b>", 3) is None
 
 
 def test_a_quoted_value_grows_without_its_closing_quote() -> None:
@@ -173,3 +177,10 @@ def test_a_quoted_value_grows_without_its_closing_quote() -> None:
     start = text.index("amina")
     out = grow_to_values(text, [Span(start, start + 5, OTHER, "t", 0.9)], "en")
     assert [(text[s.start : s.end], s.label) for s in out] == [("amina wanjiru", OTHER)]
+
+
+def test_a_name_inside_an_xml_elements_value_grows_to_the_whole_value() -> None:
+    text = "<patient_name>josee batamuliza</patient_name>"
+    start = text.index("josee")
+    out = grow_to_values(text, [Span(start, start + 5, OTHER, "t", 0.9)], "rw")
+    assert [(text[s.start : s.end], s.label) for s in out] == [("josee batamuliza", OTHER)]

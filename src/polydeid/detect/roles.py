@@ -17,12 +17,13 @@ header, the longest listed phrase that ends it decides ("Seen today. Patient:" i
 label). A key's equals sign ends a label as a colon does, and the value may open with a quote,
 so a log line, a program or a JSON text pasted as text says whose name follows too
 ("chat_message: patient_name=Triệu Trúc Hải", ``{"patient_name": "Okello"}``,
-``WHERE patient_name = 'Okello'``). Without a colon, a patient or clinician noun separated
-from the name by spaces only gives the role the same way (``[noun_roles]``,
-:func:`polydeid.formats.fields.noun_role_for_words`): "em trai của BN Giang" (the younger
-brother of the patient Giang), "the patient Okello", "bác sĩ Học"; the words read stop at the
-line's start or at punctuation, so "the patient's mother Anna" and "patient, Anna" give
-nothing. Only the role changes: no span
+``WHERE patient_name = 'Okello'``), and so does an XML element's start tag right before the
+name (``<patient_name>Jules Mugenzi</patient_name>``). Without a colon, a patient or
+clinician noun separated from the name by spaces only gives the role the same way
+(``[noun_roles]``, :func:`polydeid.formats.fields.noun_role_for_words`): "em trai của BN
+Giang" (the younger brother of the patient Giang), "the patient Okello", "bác sĩ Học"; the
+words read stop at the line's start or at punctuation, so "the patient's mother Anna" and
+"patient, Anna" give nothing. Only the role changes: no span
 is added or dropped by the roles, and only names (``PERSON``, ``PERSON_THIRD_PARTY``) are
 relabelled, only to one of those two.
 
@@ -61,9 +62,16 @@ NAME_ROLES = frozenset({Category.PERSON, Category.PERSON_THIRD_PARTY})
 LABEL_END = ":：="
 #: Quotes that may open a label's value (``"patient_name": "Okello"``, ``name='Okello'``).
 VALUE_QUOTES = "\"'“„«‘"
-#: A label and its colon ending right before the name: only spaces or tabs and an opening quote
-#: between (searched in at most 120 characters before the name, so bounded).
-_LABEL = re.compile(rf"([^\n\r;|\t{LABEL_END}]{{1,80}})[{LABEL_END}][ \t]*[{VALUE_QUOTES}]?$")
+#: An XML or HTML start tag: its element name labels the value it opens
+#: ("<patient_name>Jules Mugenzi</patient_name>" pasted as text).
+START_TAG = r"<([^\W\d][\w.\-]*)(?:\s[^<>\n]{0,80})?>"
+#: A label and its colon ending right before the name, only spaces or tabs and an opening quote
+#: between, or a start tag right before it (searched in at most 120 characters before the
+#: name, so bounded). The label's text is group 1 or, for a tag, group 2.
+_LABEL = re.compile(
+    rf"(?:([^\n\r;|\t{LABEL_END}<>]{{1,80}})[{LABEL_END}][ \t]*[{VALUE_QUOTES}]?"
+    rf"|{START_TAG}[ \t]*)$"
+)
 #: Words of the label read (its end decides; a longer label is a sentence, not a field).
 _LABEL_WORDS = 8
 
@@ -84,7 +92,8 @@ MAX_NAME_WORDS = 5
 _NEXT_LABEL_WORDS = 4
 #: The words between a label's colon and a name span: name words only.
 _VALUE_HEAD = regex.compile(
-    rf"[{LABEL_END}][ \t]*[{VALUE_QUOTES}]?((?:{_NAME_WORD}\.?[ ]+){{0,{MAX_NAME_WORDS - 1}}})$",
+    rf"(?:[{LABEL_END}][ \t]*[{VALUE_QUOTES}]?|>[ \t]*)"
+    rf"((?:{_NAME_WORD}\.?[ ]+){{0,{MAX_NAME_WORDS - 1}}})$",
     regex.VERSION0,
 )
 
@@ -100,7 +109,7 @@ def label_words(text: str, start: int) -> tuple[str, ...] | None:
     match = _LABEL.search(text, _line_start(text, lo, start), start)
     if match is None:
         return None
-    return normalise_name(match.group(1))[-_LABEL_WORDS:] or None
+    return normalise_name(match.group(1) or match.group(2))[-_LABEL_WORDS:] or None
 
 
 def name_value(text: str, start: int, lang: str | None = None) -> tuple[int, int] | None:
@@ -190,7 +199,7 @@ def label_role(text: str, start: int) -> Category | None:
     line_start = _line_start(text, lo, start)
     match = _LABEL.search(text, line_start, start)
     if match is not None:
-        words = normalise_name(match.group(1))[-_LABEL_WORDS:]
+        words = normalise_name(match.group(1) or match.group(2))[-_LABEL_WORDS:]
         return name_role_for_words(words) if words else None
     if start == 0 or not text[start - 1].isspace():
         return None

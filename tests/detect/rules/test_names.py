@@ -50,6 +50,13 @@ def found(text: str, lang: str = "en") -> list[tuple[str, Category]]:
         ("en", '{"mother_name": "Akinyi Odhiambo", "age": 3}', [("Akinyi Odhiambo", OTHER)]),
         ("en", "WHERE patient_name = 'Amina Wanjiru';", [("Amina Wanjiru", PATIENT)]),
         ("luo", "patientName='Ochieng' AND x=1", [("Ochieng", PATIENT)]),
+        # an XML element's start tag, with or without attributes
+        ("rw", "  <patient_name>Jules Mugenzi</patient_name>", [("Jules Mugenzi", PATIENT)]),
+        (
+            "en",
+            '<mother_name lang="en">Akinyi Odhiambo</mother_name>',
+            [("Akinyi Odhiambo", OTHER)],
+        ),
     ],
     ids=lambda x: x if isinstance(x, str) and len(x) <= 3 else "",
 )
@@ -83,6 +90,8 @@ def test_a_name_labels_value_is_a_name(
         "patient_name = get_name(record)",  # code, not a value
         'patient_name="" name="Okello James"',  # the bare word "name" labels anything
         "mother_name=\nAkello",  # the value on the next line
+        "<b>Okello James</b> <name>Okello James</name>",  # no name label
+        "score > Okello James",
     ],
     ids=lambda _: "",  # no names in test ids
 )

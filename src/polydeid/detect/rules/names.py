@@ -12,7 +12,8 @@ them is still grown to the whole value (:mod:`polydeid.detect.roles`).
 
 A key and value of a log, a program or JSON pasted as text is a label too ("patient_name=Okello
 James", ``{"mother_name": "Akinyi"}``, ``patient_name = 'Okello'``: an equals sign ends the
-label, a quote may open the value). The value is read by
+label, a quote may open the value), and so is an XML element's start tag
+(``<mother_name>Akinyi Odhiambo</mother_name>``). The value is read by
 :func:`polydeid.detect.roles.name_value`: one to five words of letters on
 the label's line, ending at a break, a full stop, or the next label ("Okello James Age: 45"),
 a title left out where the language leaves titles out of names. Anything else — a digit, a
@@ -46,8 +47,9 @@ SOURCE = "rule.name.label.v1"
 SCORE = 0.9
 
 
-#: A label's end (a colon, or a key's equals sign), the spaces and opening quote after it.
-_COLON = compile_pattern(rf"[{LABEL_END}][ \t]*[{VALUE_QUOTES}]?")
+#: A label's end (a colon, or a key's equals sign) with the spaces and opening quote after it,
+#: or the end of a start tag ("<mother_name>").
+_COLON = compile_pattern(rf"[{LABEL_END}][ \t]*[{VALUE_QUOTES}]?|>[ \t]*")
 
 
 @cache
@@ -91,7 +93,8 @@ class LabelledNameRule(RuleDetector):
             start = colon.end()
             if spans and start < spans[-1].end:
                 continue
-            if _word_before(text, colon.start()) not in last_words:
+            tag = text[colon.start()] == ">"  # a start tag's attributes may end it: no filter
+            if not tag and _word_before(text, colon.start()) not in last_words:
                 continue
             words = label_words(text, start)
             category = name_label_for_words(words) if words else None
