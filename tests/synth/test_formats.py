@@ -289,6 +289,15 @@ def test_golden_document(text_format):
     assert sorted(rendered.text[s.start : s.end] for s in rendered.spans) == sorted(expected)
 
 
+def test_a_chat_puts_the_narrative_in_its_narrators_turn():
+    fields = [Field("patient_name", "Nakato Sarah"), Field("notes", "I have a fever.")]
+    ours = render(fields, text_format="chat", document_type="chat_message", lang="en",
+                  rng=random.Random(1), narrator="patient").text  # fmt: skip
+    assert ours.endswith("\npatient: I have a fever.\n")
+    theirs = _render(fields, "chat", document_type="chat_message").text  # clinician by default
+    assert theirs.endswith("\ndoctor: I have a fever.\n")
+
+
 def test_rendering_is_deterministic_for_a_seed():
     for name in format_names():
         assert _render(GOLDEN_FIELDS, name, seed=3) == _render(GOLDEN_FIELDS, name, seed=3)

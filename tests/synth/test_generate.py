@@ -111,6 +111,26 @@ def test_doctypes_data_is_consistent() -> None:
         assert doctype.required <= set(doctype.header) | {doctype.fact_field}
         assert doctype.fact_field in gen.doctype_data()["fields"]
     assert set(gen.doctype_data()["fields"].values()) <= set(SLOTS)
+    assert {d.narrator for d in types.values()} == {"clinician", "patient"}
+
+
+def test_a_patients_messages_are_the_patients_turns_of_a_chat() -> None:
+    """A chat message's narrative is written on the patient's side (the patient or a relative),
+    so the chat layout puts it in the patient's turn; other types' narrative is the clinician's."""
+    from polydeid.synth.formats import label_for
+
+    assert document_types()["chat_message"].narrator == "patient"
+    assert document_types()["admission_note"].narrator == "clinician"
+    docs = [d for d in corpus() if d.meta["text_format"] == "chat"]
+    seen = set()
+    for doc in docs:
+        narrator = document_types()[doc.meta["document_type"]].narrator
+        turn = label_for(f"_{narrator}", doc.lang) + ": "
+        for span in doc.spans:  # a narrative's name: its line opens with the narrator's turn
+            line = doc.text[doc.text.rfind("\n", 0, span.start) + 1 : span.start]
+            if span.label in NAMES and not line.endswith("?\n") and line.startswith(turn):
+                seen.add(narrator)
+    assert seen == {"clinician", "patient"}
 
 
 # --- axes ---------------------------------------------------------------------------------------

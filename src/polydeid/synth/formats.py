@@ -250,6 +250,8 @@ class _Context:
     document_type: str
     lang: str
     rng: random.Random
+    #: who writes the narrative fields: "clinician" or "patient" (a chat puts them in that turn)
+    narrator: str = "clinician"
 
     def label(self, key: str) -> str:
         return label_for(key, self.lang)
@@ -325,9 +327,10 @@ def _render_key_value(b: _Builder, fields: Sequence[Field], ctx: _Context) -> No
 
 def _render_chat(b: _Builder, fields: Sequence[Field], ctx: _Context) -> None:
     patient, clinician = ctx.label("_patient"), ctx.label("_clinician")
+    narrator = patient if ctx.narrator == "patient" else clinician
     for field in fields:
-        if _role(field.key).narrative:
-            b.lit(f"{clinician}: ")
+        if _role(field.key).narrative:  # a patient's message in the patient's turn
+            b.lit(f"{narrator}: ")
         else:
             b.lit(f"{clinician}: {ctx.label(field.key)}?\n{patient}: ")
         b.value(field)
@@ -671,11 +674,13 @@ def render(
     document_type: str,
     lang: str,
     rng: random.Random,
+    narrator: str = "clinician",
 ) -> Rendered:
-    """Lay ``fields`` out as one document in ``text_format``, spans moved to their place."""
+    """Lay ``fields`` out as one document in ``text_format``, spans moved to their place;
+    ``narrator`` ("clinician" or "patient") writes the narrative fields."""
     renderer = FORMATS.get(text_format)
     if renderer is None:
         raise ConfigError(f"unknown text format {text_format[:40]!r}; known: {', '.join(FORMATS)}")
     builder = _Builder()
-    renderer(builder, tuple(fields), _Context(document_type, lang, rng))
+    renderer(builder, tuple(fields), _Context(document_type, lang, rng, narrator))
     return builder.result()

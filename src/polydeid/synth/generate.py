@@ -254,6 +254,7 @@ class DocType:
     formats: tuple[str, ...]
     lengths: tuple[str, ...]
     fact_field: str
+    narrator: str = "clinician"
 
 
 def _data_file(name: str) -> dict[str, Any]:
@@ -284,6 +285,8 @@ def document_types() -> Mapping[str, DocType]:
         for key, section in spec["sections"].items():
             if section not in SECTIONS:
                 raise ConfigError(f"document type {name}: unknown section {section!r} ({key})")
+        if spec.get("narrator", "clinician") not in ("clinician", "patient"):
+            raise ConfigError(f"document type {name}: narrator must be clinician or patient")
         types[name] = DocType(
             name=name,
             header=tuple(spec["header"]),
@@ -292,6 +295,7 @@ def document_types() -> Mapping[str, DocType]:
             formats=tuple(spec["formats"]),
             lengths=tuple(spec.get("lengths", LENGTHS)),
             fact_field=spec.get("fact_field", "diagnosis"),
+            narrator=spec.get("narrator", "clinician"),
         )
     return MappingProxyType(types)
 
@@ -1242,6 +1246,7 @@ def _render(
         document_type=state.doctype.name,
         lang=state.lang,
         rng=random.Random(_seed_of(state.rng.random())),
+        narrator=state.doctype.narrator,
     )
 
 
