@@ -133,6 +133,34 @@ def test_a_patients_messages_are_the_patients_turns_of_a_chat() -> None:
     assert seen == {"clinician", "patient"}
 
 
+def test_a_birth_notifications_patient_is_the_mother() -> None:
+    """The birth sentences name the patient as the mother, so the patient's names are women's,
+    the record's sex is hers, and no separate mother's-name field names someone else."""
+    from polydeid.locales import default_countries
+    from polydeid.synth.fillers import _split_pool, name_data
+
+    spec = document_types()["birth_notification"]
+    assert spec.patient_sex == "female" and "mother_name" not in spec.header
+    checked = women = 0
+    for doc in corpus():
+        if doc.meta["document_type"] != "birth_notification":
+            continue
+        pool = _split_pool(doc.lang, default_countries(doc.lang), "train")
+        female, male = set(pool.given_female), set(pool.given_male)
+        names = [doc.text[s.start : s.end] for s in doc.spans if s.label is Category.PERSON]
+        words = max(names, key=len).split() if names else []
+        data = name_data(doc.lang)
+        given = (words[-1] if data.family_first else words[0]) if words else ""
+        if given in female | male:  # the given name's word (not a father's name after it)
+            assert given in female, doc.id
+            checked += 1
+        vocab = language_data(doc.lang, "synth")["vocab"]
+        sexes = {doc.text[s.start : s.end] for s in doc.spans if s.label is Category.SEX}
+        assert vocab["sex_male"] not in sexes, doc.id
+        women += vocab["sex_female"] in sexes
+    assert checked >= 10 and women >= 10
+
+
 # --- axes ---------------------------------------------------------------------------------------
 
 

@@ -163,6 +163,7 @@ class Filler:
         key = f"{seed}|{self.lang}|{','.join(self.countries)}|{name_split}".encode()
         self._rng = random.Random(int.from_bytes(hashlib.sha256(key).digest()[:16], "big"))
         self._years = (_MIN_YEAR, _MAX_YEAR)
+        self._female: bool | None = None
 
     def __repr__(self) -> str:
         return f"Filler({self.lang}, countries={self.countries}, split={self.name_split})"
@@ -181,10 +182,12 @@ class Filler:
         *,
         variant: str | None = None,
         years: tuple[int, int] | None = None,
+        female: bool | None = None,
     ) -> FilledValue:
         """One value of ``category``; ``variant`` picks a shape from :data:`VARIANTS`.
 
-        ``years`` bounds the year of a DATE (default 1935–2025).
+        ``years`` bounds the year of a DATE (default 1935–2025); ``female`` chooses a person's
+        names of women (True) or men (False) instead of either (None).
         """
         known = VARIANTS.get(category)
         if known is None:
@@ -196,6 +199,7 @@ class Filler:
                 f"unknown variant {variant!r} for {category.name}; known: {', '.join(known)}"
             )
         self._years = years or (_MIN_YEAR, _MAX_YEAR)
+        self._female = female
         text, prefix = _MAKERS[category](self, variant)
         return FilledValue(text, category, prefix)
 
@@ -296,7 +300,8 @@ def _person(f: Filler, variant: str | None) -> tuple[str, str]:
         raise ConfigError(f"name shape {variant!r} is not a convention of language {f.lang}")
     shape = variant or f._rng.choices(shapes, [_SHAPE_WEIGHTS[s] for s in shapes])[0]
     pool = _split_pool(f.lang, f.countries, f.name_split)
-    female = f._rng.random() < 0.5
+    drawn = f._rng.random() < 0.5  # drawn either way: a chosen sex moves no later value
+    female = drawn if f._female is None else f._female
     given_list = pool.given_female if female else pool.given_male
     family_list = pool.family_female if female else pool.family_male
     given = f._choice(given_list, "given names")

@@ -255,6 +255,8 @@ class DocType:
     lengths: tuple[str, ...]
     fact_field: str
     narrator: str = "clinician"
+    #: "female" where the patient must be a woman (a birth notification's mother); "" either
+    patient_sex: str = ""
 
 
 def _data_file(name: str) -> dict[str, Any]:
@@ -287,6 +289,8 @@ def document_types() -> Mapping[str, DocType]:
                 raise ConfigError(f"document type {name}: unknown section {section!r} ({key})")
         if spec.get("narrator", "clinician") not in ("clinician", "patient"):
             raise ConfigError(f"document type {name}: narrator must be clinician or patient")
+        if spec.get("patient_sex", "") not in ("", "female", "male"):
+            raise ConfigError(f"document type {name}: patient_sex must be female or male")
         types[name] = DocType(
             name=name,
             header=tuple(spec["header"]),
@@ -296,6 +300,7 @@ def document_types() -> Mapping[str, DocType]:
             lengths=tuple(spec.get("lengths", LENGTHS)),
             fact_field=spec.get("fact_field", "diagnosis"),
             narrator=spec.get("narrator", "clinician"),
+            patient_sex=spec.get("patient_sex", ""),
         )
     return MappingProxyType(types)
 
@@ -423,7 +428,9 @@ def _new_person(state: _State, role: str) -> _Person:
         if edge in forced and shape in shapes:
             variant, edges = shape, {edge}
             break
-    text = state.filler.value(category, variant=variant).text
+    sex = state.doctype.patient_sex if role == "patient" else ""
+    female = None if not sex else sex == "female"
+    text = state.filler.value(category, variant=variant, female=female).text
     if role == "patient" and "name_is_word" in forced and variant == "full":
         words = [w for w in state.data.words("word_names") if in_split(w, state.filler.name_split)]
         if words:
@@ -669,7 +676,11 @@ def _tribe(state: _State) -> list[_Piece]:
 
 
 def _sex(state: _State) -> list[_Piece]:
-    word = state.data.vocab.get(state.rng.choice(("sex_female", "sex_male")))
+    """The patient's sex (the type's ``patient_sex`` where it says one)."""
+    key = state.rng.choice(("sex_female", "sex_male"))  # drawn either way: later values stay
+    if state.doctype.patient_sex:
+        key = f"sex_{state.doctype.patient_sex}"
+    word = state.data.vocab.get(key)
     if not isinstance(word, str) or not word:
         raise _Unfillable("sex")
     return [_Piece(word, Category.SEX)]
