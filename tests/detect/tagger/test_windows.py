@@ -336,6 +336,28 @@ def test_leading_honorifics_are_trimmed_from_names_and_a_bare_title_is_no_name()
     assert "de" not in name_form("es").titles and "von" not in name_form("de").titles
 
 
+@pytest.mark.parametrize(
+    ("lang", "text", "name"),
+    [
+        ("sw", "Marehemu Juma Hassan alifariki", "Juma Hassan"),  # the late
+        ("luo", "Jamotho Okwiri notho e dalagi", "Okwiri"),  # the deceased
+        ("lg", "Omugenzi Kato Ssali yafudde", "Kato Ssali"),
+        ("rw", "Nyakwigendera Uwase Grace yapfuye", "Uwase Grace"),
+        ("am", "ነፍሰ ጡር ሩታ ጥበቡ TT2 ክትባት ወስደዋል", "ሩታ ጥበቡ"),  # a pregnant woman
+    ],
+    ids=lambda x: x if isinstance(x, str) and len(x) <= 3 else "",
+)
+def test_a_records_noun_before_a_name_is_trimmed(lang: str, text: str, name: str) -> None:
+    from polydeid.detect.tagger.windows import name_form
+
+    words = text.split()
+    n = len(text[: text.index(name)].split()) + len(name.split())  # the model's span
+    probs = [_mixed({("B-" if i == 0 else "I-") + "PERSON": 0.9}) for i in range(n)]
+    probs += [_mixed({"O": 0.95})] * (len(words) - n)
+    found = decode(text, _grid_of(text, words), probs, {}, names=name_form(lang))
+    assert [text[s.start : s.end] for s in found] == [name]
+
+
 def test_a_greeting_opening_a_name_is_trimmed_and_marks_no_person() -> None:
     from polydeid.detect.tagger.windows import name_form
 
