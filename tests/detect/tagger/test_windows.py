@@ -358,6 +358,18 @@ def test_a_records_noun_before_a_name_is_trimmed(lang: str, text: str, name: str
     assert [text[s.start : s.end] for s in found] == [name]
 
 
+def test_a_dash_at_a_names_edge_is_the_compounds_not_the_names() -> None:
+    from polydeid.text.wordgrid import words
+
+    text = "Boote der Zobel-Klasse und Karte E-18012"
+    grid = words(text)  # ... "Zobel", "-", "Klasse" ... "E", "-", "18012"
+    read = {2: "B-PERSON", 3: "I-PERSON", 7: "B-ID_OTHER", 8: "I-ID_OTHER", 9: "I-ID_OTHER"}
+    probs = [_mixed({read[i]: 0.9} if i in read else {"O": 0.95}) for i in range(len(grid))]
+    found = decode(text, grid, probs, {})
+    # the name keeps no dash; an identifier's glued dash stays its own
+    assert [text[s.start : s.end] for s in found] == ["Zobel", "E-18012"]
+
+
 def test_a_greeting_opening_a_name_is_trimmed_and_marks_no_person() -> None:
     from polydeid.detect.tagger.windows import name_form
 

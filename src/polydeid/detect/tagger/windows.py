@@ -45,7 +45,8 @@ IGNORE = -100
 #: 9: capitalised names one space apart join; 10: a full stop ends a name; 11: a name ending
 #: in an initial takes the initial's dot; 12: a confidently read village or facility ends at a
 #: line break (only an address runs over lines); 13: a greeting or pronoun opening a name is
-#: trimmed; 14: a one-word name votes its role with the one longer name it is a word of
+#: trimmed; 14: a one-word name votes its role with the one longer name it is a word of, and a
+#: dash at a name's edge is trimmed
 DECODER_VERSION = 14
 
 
@@ -307,13 +308,19 @@ def decode(
                 group, first, cued = "NAME", named, True
                 mass = _name_mass(probabilities, span, sum(span.mass.values()))
         openers = names.openers if names is not None and group == "NAME" else ()
+        # a name's edge dash is the compound's, not the name's ("Zobel" of "Zobel-Klasse")
+        dashes = _DASHES if group == "NAME" else frozenset()
         while first <= last and (
             _edge_word(text, grid, first, leading=True)
             or text[grid[first][0] : grid[first][1]].casefold() in openers
+            or text[grid[first][0] : grid[first][1]] in dashes
         ):
             first += 1
         dotted = group in _ABBREVIATING_GROUPS
-        while last >= first and _edge_word(text, grid, last, leading=False, abbreviates=dotted):
+        while last >= first and (
+            _edge_word(text, grid, last, leading=False, abbreviates=dotted)
+            or text[grid[last][0] : grid[last][1]] in dashes
+        ):
             last -= 1
         if first > last:
             floor = previous_floor
