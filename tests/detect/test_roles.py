@@ -184,3 +184,11 @@ def test_a_name_inside_an_xml_elements_value_grows_to_the_whole_value() -> None:
     start = text.index("josee")
     out = grow_to_values(text, [Span(start, start + 5, OTHER, "t", 0.9)], "rw")
     assert [(text[s.start : s.end], s.label) for s in out] == [("josee batamuliza", OTHER)]
+
+
+def test_a_chat_answer_to_a_name_question_grows_to_the_whole_name() -> None:
+    text = "doctor: Patient name?\npatient: nakato sarah\ndoctor: Age?\npatient: 34"
+    start = text.index("sarah")
+    out = apply_label_roles(text, [Span(start, start + 5, OTHER, "t", 0.9)], "en")
+    # the question labels the answer; the answer's turn ("patient:") gives the role
+    assert [(text[s.start : s.end], s.label) for s in out] == [("nakato sarah", PATIENT)]

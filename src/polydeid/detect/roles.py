@@ -193,6 +193,36 @@ def _is_title(word: str, lang: str) -> bool:
     return word.casefold() in folded_titles(lang, "en")
 
 
+#: A chat turn asking for a field ("doctor: Patient name?"), the whole line.
+_QUESTION = re.compile(r"[^\n\r:：]{1,40}[:：][ \t]*([^\n\r?？:：]{1,80})[?？][ \t]*")
+#: An answer's turn: a speaker and a colon, nothing else before the value.
+_TURN = re.compile(r"[^\n\r:：]{1,40}[:：][ \t]*")
+
+
+def name_label_before(text: str, start: int) -> Category | None:
+    """The name category of the name label whose value starts at ``start`` (``[name_labels]``:
+    "Patient name: …"), or None. In a chat that asks for a form's fields, the answer's turn
+    holds the value and the question on the line before is its label ("doctor: Patient
+    name?" / "patient: Okello James"; Amharic "ሐኪም: የታካሚ ስም?" / "ታካሚ: ፀጋ አላዛር")."""
+    words = label_words(text, start)
+    if words is None:
+        return None
+    category = name_label_for_words(words)
+    if category is not None:
+        return category
+    line = _line_start(text, max(0, start - 120), start)
+    if line == 0 or not _TURN.fullmatch(text, line, start):
+        return None
+    end = line - 1  # the previous line's end, before its line break ("\r\n" too)
+    if end > 0 and text[end] == "\n" and text[end - 1] == "\r":
+        end -= 1
+    question = _QUESTION.fullmatch(text, _line_start(text, max(0, end - 160), end), end)
+    if question is None:
+        return None
+    asked = normalise_name(question.group(1))
+    return name_label_for_words(asked) if asked else None
+
+
 def label_role(text: str, start: int) -> Category | None:
     """The role the label (or noun) ending right before ``start`` gives a name, or None."""
     lo = max(0, start - 120)
@@ -216,8 +246,7 @@ def _value_extent(text: str, span: Span, lang: str | None) -> tuple[int, int] | 
     if head is None:
         return None
     start = head.start(1)
-    words = label_words(text, start)
-    if words is None or name_label_for_words(words) is None:
+    if name_label_before(text, start) is None:
         return None
     value = name_value(text, start, lang)
     if value is None or not (value[0] <= span.start and span.end <= value[1]):

@@ -50,6 +50,10 @@ def found(text: str, lang: str = "en") -> list[tuple[str, Category]]:
         ("en", '{"mother_name": "Akinyi Odhiambo", "age": 3}', [("Akinyi Odhiambo", OTHER)]),
         ("en", "WHERE patient_name = 'Amina Wanjiru';", [("Amina Wanjiru", PATIENT)]),
         ("luo", "patientName='Ochieng' AND x=1", [("Ochieng", PATIENT)]),
+        # a chat asking for a form's fields: the question labels the answer's turn
+        ("en", "doctor: Patient name?\npatient: Nakato Sarah\n", [("Nakato Sarah", PATIENT)]),
+        ("am", "ሐኪም: የታካሚ ስም?\nታካሚ: ፀጋ አላዛር\nሐኪም: ጾታ?", [("ፀጋ አላዛር", PATIENT)]),
+        ("en", "nurse: Mother's name?\r\nmum: Akello Grace", [("Akello Grace", OTHER)]),
         # an XML element's start tag, with or without attributes
         ("rw", "  <patient_name>Jules Mugenzi</patient_name>", [("Jules Mugenzi", PATIENT)]),
         (
@@ -92,6 +96,10 @@ def test_a_name_labels_value_is_a_name(
         "mother_name=\nAkello",  # the value on the next line
         "<b>Okello James</b> <name>Okello James</name>",  # no name label
         "score > Okello James",
+        "doctor: Any allergies?\npatient: Penicillin",  # the question is no name label
+        "doctor: Patient name?\n\npatient: Okello James",  # not the line before
+        "Patient name?\nOkello James",  # no turns
+        "doctor: Patient name? And age?\npatient: Okello James",  # no field's question
     ],
     ids=lambda _: "",  # no names in test ids
 )

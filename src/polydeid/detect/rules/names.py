@@ -10,12 +10,14 @@ labels; the longest listed phrase ending the label decides, and ``not_names`` ph
 name labels here: their value is as often a description as a name; a model's name span after
 them is still grown to the whole value (:mod:`polydeid.detect.roles`).
 
-A key and value of a log, a program or JSON pasted as text is a label too ("patient_name=Okello
-James", ``{"mother_name": "Akinyi"}``, ``patient_name = 'Okello'``: an equals sign ends the
-label, a quote may open the value), and so is an XML element's start tag
-(``<mother_name>Akinyi Odhiambo</mother_name>``). The value is read by
-:func:`polydeid.detect.roles.name_value`: one to five words of letters on
-the label's line, ending at a break, a full stop, or the next label ("Okello James Age: 45"),
+In a chat that asks for a form's fields, the question on the line before an answer's turn is
+its label ("doctor: Patient name?" / "patient: Okello James",
+:func:`polydeid.detect.roles.name_label_before`). A key and value of a log, a program or JSON
+pasted as text is a label too ("patient_name=Okello James", ``{"mother_name": "Akinyi"}``,
+``patient_name = 'Okello'``: an equals sign ends the label, a quote may open the value), and
+so is an XML element's start tag (``<mother_name>Akinyi Odhiambo</mother_name>``). The value is
+read by :func:`polydeid.detect.roles.name_value`: one to five words of letters on the label's
+line, ending at a break, a full stop, or the next label ("Okello James Age: 45"),
 a title left out where the language leaves titles out of names. Anything else — a digit, a
 sixth word, a sentence, a value on the next line, a value saying no name is known ("unknown",
 "no consta": ``not_names.values``) — gives nothing. The span's category is the label's:
@@ -31,12 +33,11 @@ import regex
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
-from polydeid.detect.roles import LABEL_END, VALUE_QUOTES, label_words, name_value
+from polydeid.detect.roles import LABEL_END, VALUE_QUOTES, name_label_before, name_value
 from polydeid.detect.rules._base import RuleDetector, compile_pattern, guarded_finditer
 from polydeid.formats.fields import (
     WORD_CHARS,
     is_no_name,
-    name_label_for_words,
     name_label_phrases,
     normalise_name,
 )
@@ -76,6 +77,15 @@ def _word_before(text: str, colon: int) -> str:
     return words[-1] if words else ""
 
 
+def _answers_question(text: str, colon: int) -> bool:
+    """Whether the line of ``colon`` follows a line ending in a question mark (a chat turn
+    answering "Patient name?"). A quick filter, like :func:`_word_before`."""
+    line = text.rfind("\n", 0, colon)
+    if line <= 0:
+        return False
+    return text[:line].rstrip(" \t\r")[-1:] in ("?", "？")
+
+
 class LabelledNameRule(RuleDetector):
     """Names that are the value of a name label ("Patient name: …")."""
 
@@ -94,10 +104,13 @@ class LabelledNameRule(RuleDetector):
             if spans and start < spans[-1].end:
                 continue
             tag = text[colon.start()] == ">"  # a start tag's attributes may end it: no filter
-            if not tag and _word_before(text, colon.start()) not in last_words:
+            if (
+                not tag
+                and _word_before(text, colon.start()) not in last_words
+                and not _answers_question(text, colon.start())
+            ):
                 continue
-            words = label_words(text, start)
-            category = name_label_for_words(words) if words else None
+            category = name_label_before(text, start)
             if category is None:
                 continue
             value = name_value(text, start, lang)
