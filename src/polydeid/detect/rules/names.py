@@ -26,6 +26,7 @@ sixth word, a sentence, a value on the next line, a value saying no name is know
 
 from __future__ import annotations
 
+import unicodedata
 from functools import cache
 
 import regex
@@ -73,17 +74,20 @@ def _word_before(text: str, colon: int) -> str:
     while end > 0 and text[end - 1] in " \t\"'”’":  # spaces; a quoted key's closing quote
         end -= 1
     word = _LAST_WORD.search(text, max(0, end - 40), end)
-    words = normalise_name(word.group()) if word else ()  # "patientName": "name"
+    found = word.group() if word else ""
+    if found[1:].islower():  # most words: no camelCase to split (a log has many colons)
+        return unicodedata.normalize("NFC", found).casefold()
+    words = normalise_name(found)  # "patientName": "name"
     return words[-1] if words else ""
 
 
 def _answers_question(text: str, colon: int) -> bool:
     """Whether the line of ``colon`` follows a line ending in a question mark (a chat turn
     answering "Patient name?"). A quick filter, like :func:`_word_before`."""
-    line = text.rfind("\n", 0, colon)
-    if line <= 0:
-        return False
-    return text[:line].rstrip(" \t\r")[-1:] in ("?", "？")
+    end = text.rfind("\n", 0, colon)
+    while end > 0 and text[end - 1] in " \t\r":  # no copy of the text before: a long log
+        end -= 1  # has many colons
+    return end > 0 and text[end - 1] in "?？"
 
 
 class LabelledNameRule(RuleDetector):
