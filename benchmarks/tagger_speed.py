@@ -117,9 +117,7 @@ def load(spec: str, sets: dict[str, tuple[Docs, Docs]]) -> System:
 
 def packed(model: TaggerModel, precision: str | None) -> str:
     """Whether the tagger's fast path ran with its linear weights laid out for oneDNN."""
-    fast = model._fast.get(resolve(precision))
-    products = getattr(fast, "products", None)
-    return " (linear weights packed for oneDNN)" if products and products.packed else ""
+    return " (linear weights packed for oneDNN)" if model.packed(resolve(precision)) else ""
 
 
 def main() -> None:

@@ -102,14 +102,19 @@ def _line_start(text: str, lo: int, start: int) -> int:
     return max(lo, max(text.rfind("\n", lo, start), text.rfind("\r", lo, start)) + 1)
 
 
+def _label(text: str, line_start: int, start: int) -> tuple[str, ...] | None:
+    """The words (normalised, the last eight) of the label ending right before ``start`` on
+    the line from ``line_start``; None where no label ends there (``()``: one without words)."""
+    match = _LABEL.search(text, line_start, start)
+    if match is None:
+        return None
+    return normalise_name(match.group(1) or match.group(2))[-_LABEL_WORDS:]
+
+
 def label_words(text: str, start: int) -> tuple[str, ...] | None:
     """The words (normalised, the last eight) of the label whose colon ends right before
     ``start`` (only spaces or tabs between) on the same line, or None."""
-    lo = max(0, start - 120)
-    match = _LABEL.search(text, _line_start(text, lo, start), start)
-    if match is None:
-        return None
-    return normalise_name(match.group(1) or match.group(2))[-_LABEL_WORDS:] or None
+    return _label(text, _line_start(text, max(0, start - 120), start), start) or None
 
 
 def name_value(text: str, start: int, lang: str | None = None) -> tuple[int, int] | None:
@@ -193,10 +198,12 @@ def _is_title(word: str, lang: str) -> bool:
     return word.casefold() in folded_titles(lang, "en")
 
 
+#: A chat turn's speaker and colon ("doctor: ").
+_SPEAKER = r"[^\n\r:：]{1,40}[:：][ \t]*"
 #: A chat turn asking for a field ("doctor: Patient name?"), the whole line.
-_QUESTION = re.compile(r"[^\n\r:：]{1,40}[:：][ \t]*([^\n\r?？:：]{1,80})[?？][ \t]*")
+_QUESTION = re.compile(rf"{_SPEAKER}([^\n\r?？:：]{{1,80}})[?？][ \t]*")
 #: An answer's turn: a speaker and a colon, nothing else before the value.
-_TURN = re.compile(r"[^\n\r:：]{1,40}[:：][ \t]*")
+_TURN = re.compile(_SPEAKER)
 
 
 def name_label_before(text: str, start: int) -> Category | None:
@@ -204,13 +211,13 @@ def name_label_before(text: str, start: int) -> Category | None:
     "Patient name: …"), or None. In a chat that asks for a form's fields, the answer's turn
     holds the value and the question on the line before is its label ("doctor: Patient
     name?" / "patient: Okello James"; Amharic "ሐኪም: የታካሚ ስም?" / "ታካሚ: ፀጋ አላዛር")."""
-    words = label_words(text, start)
-    if words is None:
+    line = _line_start(text, max(0, start - 120), start)
+    words = _label(text, line, start)
+    if not words:
         return None
     category = name_label_for_words(words)
     if category is not None:
         return category
-    line = _line_start(text, max(0, start - 120), start)
     if line == 0 or not _TURN.fullmatch(text, line, start):
         return None
     end = line - 1  # the previous line's end, before its line break ("\r\n" too)
@@ -225,11 +232,9 @@ def name_label_before(text: str, start: int) -> Category | None:
 
 def label_role(text: str, start: int) -> Category | None:
     """The role the label (or noun) ending right before ``start`` gives a name, or None."""
-    lo = max(0, start - 120)
-    line_start = _line_start(text, lo, start)
-    match = _LABEL.search(text, line_start, start)
-    if match is not None:
-        words = normalise_name(match.group(1) or match.group(2))[-_LABEL_WORDS:]
+    line_start = _line_start(text, max(0, start - 120), start)
+    words = _label(text, line_start, start)
+    if words is not None:
         return name_role_for_words(words) if words else None
     if start == 0 or not text[start - 1].isspace():
         return None

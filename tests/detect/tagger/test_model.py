@@ -192,6 +192,8 @@ def test_fast_path_gives_the_reference_models_logits(
     model.predict(["Baraka Mwangi, miaka 45."])
     model.predict(["Achieng' Otieno."])
     assert list(model._fast) == [precision]
+    assert model.packed(precision) is False  # plain products here; another precision unbuilt
+    assert model.packed("float32" if precision == "bfloat16" else "bfloat16") is False
 
 
 def test_packed_bfloat16_weights_give_the_plain_products_logits(
@@ -208,6 +210,8 @@ def test_packed_bfloat16_weights_give_the_plain_products_logits(
     model = TaggerModel.load(tiny, precision="bfloat16")
     packed = FastTagger(model.model, "bfloat16")
     assert "packed" in repr(packed)
+    model.predict(["Baraka Mwangi."])  # the loaded model's own fast path is packed too
+    assert model.packed("bfloat16")
     # a product that disagrees with F.linear on the build-time probe is not used
     monkeypatch.setattr(fast_module, "_PACK_TOLERANCE", -1.0)
     assert packed_products() is None

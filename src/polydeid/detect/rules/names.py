@@ -34,7 +34,13 @@ import regex
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
-from polydeid.detect.roles import LABEL_END, VALUE_QUOTES, name_label_before, name_value
+from polydeid.detect.roles import (
+    LABEL_END,
+    START_TAG,
+    VALUE_QUOTES,
+    name_label_before,
+    name_value,
+)
 from polydeid.detect.rules._base import RuleDetector, compile_pattern, guarded_finditer
 from polydeid.formats.fields import (
     WORD_CHARS,
@@ -62,14 +68,21 @@ def _last_words() -> frozenset[str]:
 
 
 _LAST_WORD = regex.compile(rf"[{WORD_CHARS}]+\Z")
+#: A start tag's element name, read from its "<".
+_TAG_NAME = regex.compile(START_TAG)
 
 
 def _word_before(text: str, colon: int) -> str:
     """The word (letters, marks and digits) ending right before ``colon`` (or a key's equals
-    sign), spaces and a quoted key's closing quote between skipped; as
-    :func:`polydeid.formats.fields.normalise_name` splits and folds words. A quick filter:
-    most colons ("status: …" in a structured document's fields) follow no name label's last
-    word."""
+    sign; for a start tag's ``>``, the last word of its element's name), spaces and a quoted
+    key's closing quote between skipped; split and folded as
+    :func:`polydeid.formats.fields.normalise_name` does. A quick filter: most colons ("status:
+    …" in a structured document's fields) follow no name label's last word."""
+    if text[colon] == ">":  # a start tag: its element's name, attributes between skipped
+        opening = text.rfind("<", max(0, colon - 120), colon)
+        tag = _TAG_NAME.match(text, opening) if opening >= 0 else None
+        words = normalise_name(tag.group(1)) if tag else ()  # "patient_name": "name"
+        return words[-1] if words else ""
     end = colon
     while end > 0 and text[end - 1] in " \t\"'”’":  # spaces; a quoted key's closing quote
         end -= 1
@@ -107,11 +120,8 @@ class LabelledNameRule(RuleDetector):
             start = colon.end()
             if spans and start < spans[-1].end:
                 continue
-            tag = text[colon.start()] == ">"  # a start tag's attributes may end it: no filter
-            if (
-                not tag
-                and _word_before(text, colon.start()) not in last_words
-                and not _answers_question(text, colon.start())
+            if _word_before(text, colon.start()) not in last_words and not _answers_question(
+                text, colon.start()
             ):
                 continue
             category = name_label_before(text, start)

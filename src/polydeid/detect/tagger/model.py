@@ -230,6 +230,13 @@ class TaggerModel:
 
         return reference
 
+    def packed(self, precision: str) -> bool:
+        """Whether the fast path built for ``precision`` lays its linear weights out for
+        oneDNN (:func:`polydeid.detect.tagger.fast.packed_products`); False before it is
+        built."""
+        fast = self._fast.get(precision)
+        return bool(fast is not None and fast.products.packed)
+
     def predict(self, texts: Sequence[str]) -> list[tuple[Aligned, list[list[float] | None]]]:
         """For each text: its alignment and per-word tag probabilities (None: no token)."""
         import torch

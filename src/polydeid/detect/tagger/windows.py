@@ -307,19 +307,16 @@ def decode(
             if named is not None:  # "Ker Uhuru Kenyatta", "Migosi Kenyatta": a person
                 group, first, cued = "NAME", named, True
                 mass = _name_mass(probabilities, span, sum(span.mass.values()))
-        openers = names.openers if names is not None and group == "NAME" else ()
-        # a name's edge dash is the compound's, not the name's ("Zobel" of "Zobel-Klasse")
-        dashes = _DASHES if group == "NAME" else frozenset()
+        named = group == "NAME"
+        openers = names.openers if names is not None and named else ()
         while first <= last and (
-            _edge_word(text, grid, first, leading=True)
+            _edge_word(text, grid, first, leading=True, name=named)
             or text[grid[first][0] : grid[first][1]].casefold() in openers
-            or text[grid[first][0] : grid[first][1]] in dashes
         ):
             first += 1
         dotted = group in _ABBREVIATING_GROUPS
-        while last >= first and (
-            _edge_word(text, grid, last, leading=False, abbreviates=dotted)
-            or text[grid[last][0] : grid[last][1]] in dashes
+        while last >= first and _edge_word(
+            text, grid, last, leading=False, abbreviates=dotted, name=named
         ):
             last -= 1
         if first > last:
@@ -430,15 +427,18 @@ def _role_votes(votes: Mapping[str, Mapping[Category, float]]) -> dict[str, dict
     together. A word shared by two longer names ("Perez" of "Maria Perez" and "Juan Perez",
     relatives) stays on its own votes."""
     names = {t: v for t, v in votes.items() if COARSE_GROUP[max(v, key=v.__getitem__)] == "NAME"}
-    longer: dict[str, set[str]] = {}
+    longer: dict[str, set[str]] = {}  # casefolded word -> the longer names holding it
+    single = []
     for name in names:
         words = name.split()
-        if len(words) > 1:
-            for word in words:
-                longer.setdefault(word.casefold(), set()).add(name)
+        if len(words) == 1:
+            single.append(name)
+            continue
+        for word in words:
+            longer.setdefault(word.casefold(), set()).add(name)
     pooled: dict[str, dict[Category, float]] = {}
-    for name in names:
-        owners = longer.get(name.casefold(), set()) if len(name.split()) == 1 else set()
+    for name in single:
+        owners = longer.get(name.casefold(), set())
         if len(owners) != 1:
             continue
         (owner,) = owners
@@ -589,6 +589,7 @@ def _edge_word(
     *,
     leading: bool,
     abbreviates: bool = True,
+    name: bool = False,
 ) -> bool:
     """Whether word ``index`` is punctuation a span should not start (or end) with.
 
@@ -596,7 +597,8 @@ def _edge_word(
     abbreviation ("J.", "Dr.", "Co."); other spans only after a dotted abbreviation ("S.A.",
     "EE.UU."), and otherwise end before it ("4 izq." is a street and a full stop). A dash is
     an edge where a space parts it from the span's outside ("Av. Pío XII, 36 -"), not in
-    "E-18012"."""
+    "E-18012"; at a ``name``'s edge it always is, the compound's and not the name's ("Zobel" of
+    "Zobel-Klasse")."""
     word = text[grid[index][0] : grid[index][1]]
     if word == ".":
         if leading or not index:
@@ -607,6 +609,8 @@ def _edge_word(
         # "J.", "Dr.", "St." keep the dot in a name; elsewhere only a dotted abbreviation does
         return not (abbreviates or (a > 0 and text[a - 1] == "."))  # "S.A.", "EE.UU."
     if word in _DASHES:
+        if name:
+            return True
         outside = grid[index][0] - 1 if leading else grid[index][1]
         return not (0 <= outside < len(text)) or text[outside].isspace()
     return len(word) == 1 and word in _EDGE_PUNCT
