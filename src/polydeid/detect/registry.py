@@ -19,6 +19,7 @@ _RULES = (
     "rules.dates.v1",
     "rules.ages.v1",
     "rules.names.v1",
+    "rules.demographics.v1",
 )
 
 TAGGER = "tagger.e5small.v1"
@@ -40,6 +41,7 @@ def register_builtins() -> None:
         clinical_facts,
         contacts,
         dates,
+        demographics,
         eponyms,
         ids,
         names,
@@ -56,6 +58,7 @@ def register_builtins() -> None:
     register("rules.dates.v1", dates.DateRule)
     register("rules.ages.v1", ages.AgeRule)
     register("rules.names.v1", names.LabelledNameRule)
+    register("rules.demographics.v1", demographics.LabelledDemographicRule)
     register(TAGGER, _tagger)
 
 

@@ -40,7 +40,7 @@ Role nouns ("Patient:", "Daktari:") do not grow a span: in a chat their value is
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import regex
 
@@ -120,7 +120,8 @@ def label_words(text: str, start: int) -> tuple[str, ...] | None:
 def name_value(text: str, start: int, lang: str | None = None) -> tuple[int, int] | None:
     """Where the name a label's value holds lies, read from ``start`` (right after the colon
     and its spaces): one to :data:`MAX_NAME_WORDS` words of letters, separated by spaces,
-    ending at the end of the text, a break (:data:`_VALUE_BREAKS`), a full stop, a single quote
+    ending at the end of the text, a break (:data:`_VALUE_BREAKS`), a full stop (followed by a
+    space, a break or a closing quote: ``"din: Pentecostal."``), a single quote
     closing the one that opened the value (``'Okello James'``), or the next label on the line
     ("Okello James Age: 45"; the label is a known one, :func:`polydeid.formats.fields.
     is_label`). A full stop after an initial or a title goes on ("J. Okello", "Dr. Ana"), or
@@ -159,8 +160,8 @@ def name_value(text: str, start: int, lang: str | None = None) -> tuple[int, int
                 while pos < n and text[pos] == " ":
                     pos += 1
                 continue
-            if after < n and not text[after].isspace():
-                words = words[:fallback]
+            if after < n and not text[after].isspace() and text[after] not in _VALUE_BREAKS:
+                words = words[:fallback]  # "Dr.Ana", "a.m": no end of a value
                 break
             initial_dot = initial
             break
@@ -211,11 +212,21 @@ def name_label_before(text: str, start: int) -> Category | None:
     "Patient name: …"), or None. In a chat that asks for a form's fields, the answer's turn
     holds the value and the question on the line before is its label ("doctor: Patient
     name?" / "patient: Okello James"; Amharic "ሐኪም: የታካሚ ስም?" / "ታካሚ: ፀጋ አላዛር")."""
+    return label_before(text, start, name_label_for_words)
+
+
+def label_before(
+    text: str, start: int, lookup: Callable[[Sequence[str]], Category | None]
+) -> Category | None:
+    """The category ``lookup`` gives the words of the label whose value starts at ``start``
+    (its colon or equals sign, an opening quote or a start tag right before), or None; read
+    as :func:`name_label_before` reads a name label, a chat's question on the line before an
+    answer's turn included ("doctor: Occupation?" / "patient: teacher")."""
     line = _line_start(text, max(0, start - 120), start)
     words = _label(text, line, start)
     if not words:
         return None
-    category = name_label_for_words(words)
+    category = lookup(words)
     if category is not None:
         return category
     if line == 0 or not _TURN.fullmatch(text, line, start):
@@ -227,7 +238,7 @@ def name_label_before(text: str, start: int) -> Category | None:
     if question is None:
         return None
     asked = normalise_name(question.group(1))
-    return name_label_for_words(asked) if asked else None
+    return lookup(asked) if asked else None
 
 
 def label_role(text: str, start: int) -> Category | None:

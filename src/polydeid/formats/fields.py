@@ -147,6 +147,36 @@ def name_label_phrases() -> frozenset[tuple[str, ...]]:
     return frozenset(_name_roles("name_labels").table)
 
 
+#: The categories whose whole value a label in running text gives
+#: (:mod:`polydeid.detect.rules.demographics`): short values of a closed or nearly closed
+#: vocabulary that a model reads poorly out of a sentence ("Occupation: boda boda rider",
+#: "Kabila: Luo", "Eddiini: Seventh-day Adventist", "Ekika: Ngonge").
+DEMOGRAPHIC_CATEGORIES = frozenset(
+    {Category.PROFESSION, Category.TRIBE, Category.RELIGION, Category.PERSON_CLAN}
+)
+
+
+def demographic_label_for_words(words: Sequence[str]) -> Category | None:
+    """The category (one of :data:`DEMOGRAPHIC_CATEGORIES`) of a label ending in ``words``
+    ("Occupation:", "Kabila:", "职业：", "religion="), read like a field name
+    (:func:`role_for_words`: the longest known phrase ending the words decides, so
+    "Religion code" is a code), or None."""
+    role = role_for_words(words)
+    if role is None or role.kind is not RoleKind.VALUE:
+        return None
+    return role.category if role.category in DEMOGRAPHIC_CATEGORIES else None
+
+
+@cache
+def demographic_label_phrases() -> frozenset[tuple[str, ...]]:
+    """Every field name and form label (as words) whose value is of a demographic category."""
+    return frozenset(
+        words
+        for words, role in _table().table.items()
+        if role.kind is RoleKind.VALUE and role.category in DEMOGRAPHIC_CATEGORIES
+    )
+
+
 @cache
 def _no_name_values() -> frozenset[tuple[str, ...]]:
     values = _raw().get("no_name", {}).get("values", ())

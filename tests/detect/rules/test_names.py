@@ -113,6 +113,8 @@ def test_name_value_reads_words_up_to_a_break() -> None:
     assert name_value("Okello James", 0, "en") == (0, 12)
     assert name_value("Okello. Seen today", 0, "en") == (0, 6)
     assert name_value("J. Okello. Seen", 0, "en") == (0, 9)
+    assert name_value('Okello James.", "age": 4', 0, "en") == (0, 12)  # a JSON string's end
+    assert name_value("Okello James.</td>", 0, "en") == (0, 12)
     assert name_value("N/A", 0, "en") is None  # one letter is no name
     assert name_value("12 Okello", 0, "en") is None
     assert name_value("Dr.", 0, "en") is None
