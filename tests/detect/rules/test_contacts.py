@@ -184,6 +184,32 @@ POSITIVES = [
     ),
     ("url-comma", "en", "at http://x.example/z?q=1, then", "http://x.example/z?q=1", SOURCE_URL),
     ("url-keeps-email", "en", "http://x.org/?m=a@b.com", "http://x.org/?m=a@b.com", SOURCE_URL),
+    # Chinese or Ethiopic text glued to an address or a URL is not part of it
+    (
+        "email-after-han",
+        "zh",
+        "报告已发送至vickie_j@example.org，请查收",
+        "vickie_j@example.org",
+        SOURCE_EMAIL,
+    ),
+    ("email-all-han-local", "zh", "邮箱 张伟@example.cn", "张伟@example.cn", SOURCE_EMAIL),
+    (
+        "url-ethiopic-stop",
+        "am",
+        "https://x.example/p?mrn=977050። CBC",
+        "https://x.example/p?mrn=977050",
+        SOURCE_URL,
+    ),
+    ("url-han-stop", "zh", "见https://x.example/a。请查收", "https://x.example/a", SOURCE_URL),
+    # a host that only ends like a standards body's is no standard's
+    ("url-lookalike-host", "en", "see http://myw3.org/p/1", "http://myw3.org/p/1", SOURCE_URL),
+    (
+        "url-standard-in-path",
+        "en",
+        "http://x.example/loinc.org",
+        "http://x.example/loinc.org",
+        SOURCE_URL,
+    ),
     (
         "url-ftp",
         "en",
@@ -234,6 +260,11 @@ NEGATIVES = [
     ("leading-zero-octets", "en", "id 01.02.03.04"),
     ("www-not-email-domain", "en", "juan at www.example"),
     ("email-dotted-local", "en", "a..b@example.org"),
+    # a standards body's namespace or code system names no one
+    ("xhtml-namespace", "en", '"div": "<div xmlns=\\"http://www.w3.org/1999/xhtml\\">Seen</div>"'),
+    ("fhir-code-system", "en", '"system": "http://loinc.org", "code": "8480-6"'),
+    ("hl7-subdomain", "en", "system http://terminology.hl7.org/CodeSystem/v3-ActCode"),
+    ("snomed", "en", "http://snomed.info/sct|271649006"),
 ]
 
 

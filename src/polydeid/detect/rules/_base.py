@@ -25,12 +25,12 @@ Pattern = regex.Pattern[str]
 Match = regex.Match[str]
 
 #: Scripts written without spaces between words: context phrases there have no word boundaries.
-_UNSPACED = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}]")
+UNSPACED = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}]")
 
 
 def _needs_boundary(char: str) -> bool:
     """Whether a phrase edge needs a word boundary: a letter or digit of a spaced script."""
-    return char.isalnum() and not _UNSPACED.match(char)
+    return char.isalnum() and not UNSPACED.match(char)
 
 
 def compile_pattern(pattern: str, flags: int = 0) -> Pattern:

@@ -14,7 +14,9 @@ says the anchor can occur; around each anchor a short anchored pattern reads the
   webmail domain or an e-mail context word must precede, and neither part may be a
   determiner ("look at the dot com"), so prose such as "seen at home" is never hit;
 - **URL** ``http(s)://…``, ``ftp://…``, ``www.…`` with trailing punctuation left out
-  (``rule.contact.url.v1``);
+  (``rule.contact.url.v1``); not a URL on a standards body's host (``[urls]
+  standard_hosts``: ``http://loinc.org``, the XHTML namespace ``http://www.w3.org/1999/xhtml``),
+  which names a code system or a namespace, never a person;
 - **IP address** IPv4 and IPv6, validated by :mod:`ipaddress`; version numbers (``1.2.3.4``
   with one-digit parts, ``version 10.0.0.1``) and dotted dates never match
   (``rule.contact.ip.v1``);
@@ -33,6 +35,7 @@ import ipaddress
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
+from urllib.parse import urlsplit
 
 import phonenumbers
 import regex
@@ -43,6 +46,7 @@ from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
 from polydeid.detect.rules._base import (
     PATTERN_TIMEOUT_S,
+    UNSPACED,
     ContextLexicon,
     Match,
     Pattern,
@@ -73,8 +77,13 @@ _EMAIL_DOMAIN = compile_pattern(
     rf"(?:{_LABEL}\.)+(?:\p{{L}}{{2,24}}|xn--[\p{{L}}\p{{N}}\-]{{1,59}})(?![\p{{L}}\p{{N}}\-])"
 )
 _HANDLE = compile_pattern(r"@[A-Za-z_][A-Za-z0-9_.]{0,29}+(?![A-Za-z0-9_@])")
+#: Sentence punctuation of scripts written without spaces or with their own marks (Chinese,
+#: Japanese, Ethiopic, Arabic): never part of a URL, so a URL glued to it ends there
+#: ("…?mrn=977050። CBC", "https://x.org/a。请查收").
+_URL_STOPS = "。，、；：！？」』።፣፤፥،؛"
 _URL = compile_pattern(
-    r"(?:[Hh][Tt][Tt][Pp][Ss]?://|[Ff][Tt][Pp]://|[Ww]{3}\.)[^\s<>\"'`{}|\\^\[\]]+"
+    r"(?:[Hh][Tt][Tt][Pp][Ss]?://|[Ff][Tt][Pp]://|[Ww]{3}\.)"
+    rf"[^\s<>\"'`{{}}|\\^\[\]{_URL_STOPS}]+"
 )
 _URL_HOST = compile_pattern(
     r"(?i:(?:https?|ftp)://[^\s/?#]*[\p{L}\p{N}]|www\.[\p{L}\p{N}\-]+\.[\p{L}\p{N}])"
@@ -126,6 +135,26 @@ def _tlds() -> frozenset[str]:
     names = [*domains.get("generic_tlds", ()), *domains.get("extra_cctlds", ())]
     names.extend(region.lower() for region in phonenumbers.SUPPORTED_REGIONS)
     return frozenset(n.lower() for n in names)
+
+
+@cache
+def _standard_hosts() -> frozenset[str]:
+    """Hosts of standards' namespaces and code systems (``[urls] standard_hosts``)."""
+    hosts = language_data("en", "contacts").get("urls", {}).get("standard_hosts", ())
+    return frozenset(h.lower() for h in hosts)
+
+
+def _is_standard(url: str) -> bool:
+    """Whether ``url`` lies on a standards body's host or a subdomain of one
+    ("http://www.w3.org/1999/xhtml", "http://terminology.hl7.org/CodeSystem/v3-ActCode"):
+    a namespace or a code system, which names no one."""
+    try:
+        host = urlsplit(url if "://" in url else f"http://{url}").hostname or ""
+    except ValueError:  # a malformed host ("http://[::1"): not a standard's
+        return False
+    labels = host.split(".")
+    hosts = _standard_hosts()
+    return any(".".join(labels[i:]) in hosts for i in range(len(labels) - 1))
 
 
 @cache
@@ -247,6 +276,14 @@ class _Scan:
             return None
         if start > 0 and _is_local_char(self.text[start - 1]):
             return None  # longer than 64 characters: not an address
+        glued = max((i for i, c in enumerate(part) if UNSPACED.match(c)), default=-1)
+        if 0 <= glued < len(part) - 1 and part[glued + 1 :].isascii():
+            # Chinese or Japanese text runs into an ASCII address with no space between
+            # ("报告已发送至vickie_j@example.org"): the address begins after the last character
+            # of that script ("张伟@example.cn", all of that script, stays whole)
+            start += glued + 1
+            if self.text[start] == ".":
+                return None
         return Span(start, domain.end(), Category.CONTACT_OTHER, SOURCE_EMAIL, 0.99)
 
     def _handle(self, at: int) -> Span | None:
@@ -272,10 +309,11 @@ class _Scan:
         text = self.text
         for match in self._finditer(_URL):
             start, end = match.span()
-            if start > 0 and (_is_local_char(text[start - 1]) or text[start - 1] == "@"):
-                continue
+            before = text[start - 1] if start else " "
+            if (_is_local_char(before) and not UNSPACED.match(before)) or before == "@":
+                continue  # inside a word ("xhttp://"), not after Chinese text ("见https://")
             end = _trim_url(text, start, end)
-            if self._match(_URL_HOST, start, end):
+            if self._match(_URL_HOST, start, end) and not _is_standard(text[start:end]):
                 yield Span(start, end, Category.CONTACT_OTHER, SOURCE_URL, 0.95)
 
     def ipv4(self) -> Iterator[Span]:
