@@ -178,6 +178,17 @@ def demographic_label_phrases() -> frozenset[tuple[str, ...]]:
 
 
 @cache
+def demographic_nouns() -> dict[str, Category]:
+    """``[value_nouns]``: phrase (as written, lower case) → the category of the clan or tribe
+    it names right after it in running text ("ekika kya", "kabila la")."""
+    return {
+        phrase.casefold(): Category.parse(name)
+        for name, entry in _raw().get("value_nouns", {}).items()
+        for phrase in entry.get("names", ())
+    }
+
+
+@cache
 def _no_name_values() -> frozenset[tuple[str, ...]]:
     values = _raw().get("no_name", {}).get("values", ())
     return frozenset(w for v in values if (w := normalise_name(v)))

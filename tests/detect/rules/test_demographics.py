@@ -163,3 +163,35 @@ def test_the_rules_profile_redacts_labelled_demographics() -> None:
     text = "Kabila: Luo. Dini: Mlutheri. Kazi: mkulima"
     out = deid.redact(text, lang="sw")
     assert out == "Kabila: [TRIBE]. Dini: [RELIGION]. Kazi: [PROFESSION]"
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "expected"),
+    [
+        ("lg", "Omusajja ow'ekika kya Kkobe; omulimu gwe: omusuubuzi.", "Kkobe"),
+        ("lg", "Kitaawe w'omwana, wa kika kya Nkejje; babeera ku kyalo.", "Nkejje"),
+        ("lg", "Ali wa kika ky’Ennyonyi Nakinsige era abeera Masaka.", "Ennyonyi Nakinsige"),
+        ("sw", "Mgonjwa ni wa kabila la Wasukuma, anaongea Kiswahili.", "Wasukuma"),
+        ("sw", "Baba ni wa ukoo wa Waitara.", "Waitara"),
+    ],
+    ids=lambda x: x if isinstance(x, str) and len(x) <= 3 else "",
+)
+def test_a_clan_or_tribe_noun_names_the_capitalised_words_after_it(
+    lang: str, text: str, expected: str
+) -> None:
+    spans = [s for s in RULE.detect(Segment(text, lang=lang)) if s.label in (CLAN, TRIBE)]
+    assert [text[s.start : s.end] for s in spans] == [expected]
+    assert spans[0].label is (TRIBE if "kabila" in text else CLAN)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Kabila la watu wengi hapa ni wakulima.",  # no capitalised word after the noun
+        "bekika kya Kkobe",  # the noun is part of another word
+        "ekika kya\nKkobe",  # the value on the next line
+    ],
+    ids=lambda _: "",
+)
+def test_no_clan_or_tribe_after_a_noun_without_a_name(text: str) -> None:
+    assert found(text, "lg") == []

@@ -11,6 +11,9 @@ these categories (``[value.PROFESSION]``, ``[value.TRIBE]``, ``[value.RELIGION]`
 ``[value.PERSON_CLAN]`` of ``formats/data/fields.toml``, plus every language pack's
 ``occupation``, ``tribe``, ``religion`` and ``clan`` form labels), read as a field name is
 read: the longest known phrase ending the label decides, so "Religion code:" is a code.
+Without a colon, a noun that names a clan or a tribe right before it does the same
+(``[value_nouns]``: Luganda "ow'ekika kya Mmamba", "ekika ky'Ennyonyi"; Kiswahili "wa kabila
+la Wasukuma"); the value is then one to three capitalised words.
 
 The value is read as :mod:`polydeid.detect.rules.labelled` reads every labelled value: one to
 five words of letters on the label's line, ending at a break, a full stop or the next label; a
@@ -25,21 +28,52 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import cache
 
+import regex
+
+from polydeid.core.segments import Segment
+from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
+from polydeid.detect.rules._base import Pattern, compile_pattern, guarded_finditer
 from polydeid.detect.rules.labelled import LabelledValueRule
 from polydeid.formats.fields import (
     DEMOGRAPHIC_CATEGORIES,
     demographic_label_for_words,
     demographic_label_phrases,
+    demographic_nouns,
 )
 
 RULE_ID = "rules.demographics.v1"
 SOURCE = "rule.demographic.label.v1"
 
 
+#: A word of a clan's or tribe's name after its noun: capitalised ("Mmamba", "Wasukuma").
+_VALUE_WORD = r"\p{Lu}[\p{L}\p{M}'’\-]*"
+
+
 @cache
 def _last_words() -> frozenset[str]:
     return frozenset(words[-1] for words in demographic_label_phrases())
+
+
+def _noun_key(phrase: str) -> str:
+    return " ".join(phrase.replace("’", "'").casefold().split())
+
+
+@cache
+def _noun_pattern() -> Pattern | None:
+    """``[value_nouns]`` phrases (group 1, any case, an apostrophe straight or curly) and the
+    one to three capitalised words after them (group 2)."""
+    alternatives = []
+    for phrase in sorted(demographic_nouns(), key=len, reverse=True):
+        words = [regex.escape(w).replace("'", "['’]") for w in phrase.split()]
+        glued = phrase.endswith(("'", "’"))
+        alternatives.append(r"[ \t]+".join(words) + ("" if glued else r"[ \t]+"))
+    if not alternatives:
+        return None
+    return compile_pattern(
+        rf"(?<![\p{{L}}\p{{N}}])(?i:({'|'.join(alternatives)}))"
+        rf"({_VALUE_WORD}(?:[ \t]+{_VALUE_WORD}){{0,2}})(?![\p{{L}}\p{{N}}])"
+    )
 
 
 class LabelledDemographicRule(LabelledValueRule):
@@ -56,3 +90,18 @@ class LabelledDemographicRule(LabelledValueRule):
 
     def category_for(self, words: Sequence[str]) -> Category | None:
         return demographic_label_for_words(words)
+
+    def find(self, segment: Segment) -> list[Span]:
+        spans = super().find(segment)
+        pattern = _noun_pattern()
+        if pattern is None:
+            return spans
+        nouns = {_noun_key(k): v for k, v in demographic_nouns().items()}
+        for match in guarded_finditer(pattern, segment, self.id):
+            start, end = match.span(2)
+            if any(s.start < end and start < s.end for s in spans):
+                continue
+            category = nouns.get(_noun_key(match.group(1)))
+            if category is not None:
+                spans.append(Span(start, end, category, self.source, self.score))
+        return sorted(spans, key=lambda s: s.start)
