@@ -68,9 +68,14 @@ def test_rules_profile_covers_the_seven_rule_categories():
         Category.DATE,
         Category.AGE,
     )
-    # … of addresses only labelled postal codes, and of names only those after name labels
+    # … of addresses only labelled postal codes, and of names, occupations, tribes, religions
+    # and clans only those after their labels
     assert set(profile_categories("rules")) - set(profile_categories("rules", partial=False)) == {
         Category.LOCATION_ADDRESS,
         Category.PERSON,
         Category.PERSON_THIRD_PARTY,
+        Category.PERSON_CLAN,
+        Category.PROFESSION,
+        Category.TRIBE,
+        Category.RELIGION,
     }

@@ -92,10 +92,19 @@ def test_categories_languages_policies(client: TestClient) -> None:
     categories = {c["name"]: c["detected"] for c in client.get("/categories").json()["categories"]}
     assert set(categories) == {c.value for c in Category}
     assert categories["CONTACT_PHONE"] is True
-    assert categories["PERSON_CLAN"] is False  # the rules profile finds no clans
+    assert categories["LOCATION_FACILITY"] is False  # the rules profile finds no facilities
     partial = {c["name"] for c in client.get("/categories").json()["categories"] if c["partial"]}
-    # postcodes of addresses, names only after name labels ("Patient name: …")
-    assert partial == {"LOCATION_ADDRESS", "PERSON", "PERSON_THIRD_PARTY"}
+    # postcodes of addresses, names only after name labels ("Patient name: …"), occupations,
+    # tribes, religions and clans only after their labels ("Kabila: …")
+    assert partial == {
+        "LOCATION_ADDRESS",
+        "PERSON",
+        "PERSON_THIRD_PARTY",
+        "PERSON_CLAN",
+        "PROFESSION",
+        "TRIBE",
+        "RELIGION",
+    }
     assert categories["LOCATION_ADDRESS"] is True and categories["PERSON"] is True
     langs = client.get("/languages").json()
     codes = {lang["code"] for lang in langs["languages"]}
