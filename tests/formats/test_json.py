@@ -73,9 +73,12 @@ def test_a_known_name_outranks_a_models_other_reading_of_the_same_words():
         ("ትርሐስ ገብሩ", "ትርሐስ", True),  # Ethiopic: no case to tell a name from a word
         ("حسن الطيب", "حسن", True),  # Arabic
         ("Dorota Losekann", "Losekann", True),
-        ("dorota losekann", "losekann", False),  # lower case: could be any word
+        ("dorota losekann", "losekann", True),  # a name the field writes in lower case
+        ("jan van dijk", "van", False),  # a particle is no name on its own
+        ("mrs jane doe", "mrs", False),  # nor is a title
+        ("Maria das Dores", "das", False),  # a capitalised name's lower-case word
     ],
-    ids=["am", "ar", "capitalised", "lower"],
+    ids=["am", "ar", "capitalised", "lower", "particle", "title", "capitalised-particle"],
 )
 def test_a_known_names_words_are_found_in_the_records_text(name, mention, found):
     from polydeid.api import Deidentifier

@@ -13,8 +13,10 @@
   column) are also searched for in the text fields of the same record (``Field.group``): the
   patient's name in the header is found in the narrative even where no detector would see
   it. Names match case-sensitively as whole words (each word of three or more letters that
-  starts with a capital, or is written in a script without case), numbers and other values as
-  whole tokens. Such a match outranks a model's span over the same words (``field.known`` in
+  starts with a capital, or is written in a script without case; every word but a title or a
+  particle such as "mrs" or "van" where the field writes the whole name in lower case, as in
+  ``patient_name=joseph nuyts``), numbers and other values as whole tokens. Such a match
+  outranks a model's span over the same words (``field.known`` in
   :data:`polydeid.core.resolve.DEFAULT_PRIORITIES`): the patient's surname the tagger read as
   a village is the patient's.
 
@@ -40,6 +42,7 @@ from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category
 from polydeid.formats.base import Document, Field, RoleKind
 from polydeid.formats.fields import NULL_VALUES
+from polydeid.locales import name_particles
 
 if TYPE_CHECKING:
     from polydeid.api import Deidentifier
@@ -201,7 +204,15 @@ class _Known:
         value = f.value[span.start : span.end]
         pieces = [value]
         if label in _NAMES:
-            pieces += [w for w in regex.split(r"[\s,]+", value) if _name_word(w)]
+            words = [w for w in regex.split(r"[\s,]+", value) if w]
+            # a name written all in lower case ("joseph nuyts") is the record's name all the
+            # same: its words are looked for too, but for titles and particles ("mrs", "van")
+            lower = not any(w[:1].isupper() for w in words)
+            pieces += [
+                w
+                for w in words
+                if _name_word(w) or (lower and w.casefold() not in name_particles())
+            ]
         table = self._values.setdefault(f.group, {})
         for piece in (k for p in pieces for k in _known_pieces(p)):
             enough = len(piece) >= (_MIN_DIGITS if piece.isdigit() else _MIN_KNOWN) and any(

@@ -106,6 +106,18 @@ def name_titles(lang: str) -> tuple[str, ...]:
 
 
 @cache
+def name_particles() -> frozenset[str]:
+    """Every language's ``names.toml`` ``[format] titles``, casefolded: the titles ("mrs",
+    "dr") and particles ("van", "de", "zu", "dos") written with names, which are no name on
+    their own."""
+    return frozenset(
+        t.casefold()
+        for lang in languages()
+        for t in language_data(lang, "names").get("format", {}).get("titles", ())
+    )
+
+
+@cache
 def folded_titles(*langs: str) -> frozenset[str]:
     """The titles (:func:`name_titles`) of ``langs``, casefolded."""
     return frozenset(t.casefold() for lang in langs for t in name_titles(lang))
