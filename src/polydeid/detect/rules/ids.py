@@ -145,8 +145,11 @@ def digits_of(value: str) -> str:
 
 # --------------------------------------------------------------------------- labels
 
-#: Separators allowed between a label, its fillers and the value.
-_GAP_CHARS = r"\s:：#№=.\-–—()\[\]/|,"
+#: Separators allowed between a label, its fillers and the value. Quotes, angle brackets and
+#: underscores too: a JSON key (``"mrn": "32791-UJ"``), an XML start tag
+#: (``<national_id>076254274</national_id>``) or a snake_case key of a log or a program
+#: (``national_id=07642484``) pasted as text labels its value as a form line does.
+_GAP_CHARS = r"\s:：#№=.\-–—()\[\]/|,\"'“”‘’«»<>_"
 _GAP = f"[{_GAP_CHARS}]{{0,6}}"
 _GAP_SPLIT = compile_pattern(f"[{_GAP_CHARS}]+")
 #: The last word before a position, after at most six separators.

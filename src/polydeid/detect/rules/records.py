@@ -9,7 +9,10 @@ Two ways a record number (``ID_RECORD``) is found:
    then the value: a token of letters, digits and ``- / .`` (``ST-998877``, ``12345-JS``,
    ``2345/24``) or digit groups joined by single spaces, holding at least ``min_digits`` digits.
    The span covers the value only. A label written into the value with a hyphen
-   (``nhc-150679``) is recognised too; the span then starts after the hyphen.
+   (``nhc-150679``) is recognised too; the span then starts after the hyphen. Quotes, angle
+   brackets and underscores separate too, so a JSON key, an XML start tag or a snake_case key
+   pasted as text labels its value (``"mrn": "32791-UJ"``, ``<mrn>PT-743997</mrn>``,
+   ``record_number=2058431``).
 2. **By its structure alone** (source ``rule.record.structure.v1``): 2-4 capitals, a 2- or
    4-digit year, 4-6 digits, joined by ``/`` or ``-`` (``MUL/2024/00871``, ``KNH/24/00871``,
    ``KCMC-2023-004512``). Not when the capitals are listed in ``not_prefixes``, not when a
