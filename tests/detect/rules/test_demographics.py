@@ -122,6 +122,8 @@ def test_a_labels_value_is_of_the_labels_category(
         "The patient's religion was discussed with the family.",  # no label
         "Plan: review in clinic",  # another label
         "nurse: Any allergies?\npatient: penicillin",  # the question is no label
+        "Faith: Hello doctor, I have a headache",  # a chat's speaker named like a label
+        "Job: ok, see you",
     ],
     ids=lambda _: "",
 )

@@ -10,7 +10,9 @@ says what the value is. The labels are the field names and form labels whose val
 these categories (``[value.PROFESSION]``, ``[value.TRIBE]``, ``[value.RELIGION]`` and
 ``[value.PERSON_CLAN]`` of ``formats/data/fields.toml``, plus every language pack's
 ``occupation``, ``tribe``, ``religion`` and ``clan`` form labels), read as a field name is
-read: the longest known phrase ending the label decides, so "Religion code:" is a code.
+read: the longest known phrase ending the label decides, so "Religion code:" is a code. A
+one-word label that is also a given name ("Faith:", "Job:") is taken for a chat's speaker,
+not a label.
 Without a colon, a noun that names a clan or a tribe right before it does the same
 (``[value_nouns]``: Luganda "ow'ekika kya Mmamba", "ekika ky'Ennyonyi"; Kiswahili "wa kabila
 la Wasukuma"); the value is then one to three capitalised words.
@@ -41,6 +43,7 @@ from polydeid.formats.fields import (
     demographic_label_phrases,
     demographic_nouns,
 )
+from polydeid.locales import language_data, languages
 
 RULE_ID = "rules.demographics.v1"
 SOURCE = "rule.demographic.label.v1"
@@ -53,6 +56,20 @@ _VALUE_WORD = r"\p{Lu}[\p{L}\p{M}'’\-]*"
 @cache
 def _last_words() -> frozenset[str]:
     return frozenset(words[-1] for words in demographic_label_phrases())
+
+
+@cache
+def _given_names() -> frozenset[str]:
+    """The given names of every language's ``names.toml`` (every country), casefolded: a
+    one-word label that is also a given name ("Faith", "Job") is read as a chat's speaker."""
+    names: set[str] = set()
+    for lang in languages():
+        table = language_data(lang, "names")
+        sections = [table.get("default", {}), *table.get("countries", {}).values()]
+        for section in sections:
+            for key in ("given_male", "given_female"):
+                names.update(n.casefold() for n in section.get(key, ()))
+    return frozenset(names)
 
 
 def _noun_key(phrase: str) -> str:
@@ -89,6 +106,8 @@ class LabelledDemographicRule(LabelledValueRule):
         return _last_words()
 
     def category_for(self, words: Sequence[str]) -> Category | None:
+        if len(words) == 1 and words[0] in _given_names():
+            return None  # a chat's speaker ("Faith: Hello doctor, …", "Job: …"), no label
         return demographic_label_for_words(words)
 
     def find(self, segment: Segment) -> list[Span]:
