@@ -111,12 +111,6 @@ def _label(text: str, line_start: int, start: int) -> tuple[str, ...] | None:
     return normalise_name(match.group(1) or match.group(2))[-_LABEL_WORDS:]
 
 
-def label_words(text: str, start: int) -> tuple[str, ...] | None:
-    """The words (normalised, the last eight) of the label whose colon ends right before
-    ``start`` (only spaces or tabs between) on the same line, or None."""
-    return _label(text, _line_start(text, max(0, start - 120), start), start) or None
-
-
 def name_value(text: str, start: int, lang: str | None = None) -> tuple[int, int] | None:
     """Where the name a label's value holds lies, read from ``start`` (right after the colon
     and its spaces): one to :data:`MAX_NAME_WORDS` words of letters, separated by spaces,

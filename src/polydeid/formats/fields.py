@@ -179,13 +179,19 @@ def demographic_label_phrases() -> frozenset[tuple[str, ...]]:
 
 @cache
 def demographic_nouns() -> dict[str, Category]:
-    """``[value_nouns]``: phrase (as written, lower case) → the category of the clan or tribe
-    it names right after it in running text ("ekika kya", "kabila la")."""
+    """``[value_nouns]``: phrase → the category of the clan or tribe it names right after it in
+    running text ("ekika kya", "kabila la"); phrases in :func:`noun_key` form."""
     return {
-        phrase.casefold(): Category.parse(name)
+        noun_key(phrase): Category.parse(name)
         for name, entry in _raw().get("value_nouns", {}).items()
         for phrase in entry.get("names", ())
     }
+
+
+def noun_key(phrase: str) -> str:
+    """A ``[value_nouns]`` phrase as looked up: lower case, single spaces, straight
+    apostrophes ("Ekika  ky’" → "ekika ky'")."""
+    return " ".join(phrase.replace("’", "'").casefold().split())
 
 
 @cache

@@ -42,8 +42,10 @@ from polydeid.formats.fields import (
     demographic_label_for_words,
     demographic_label_phrases,
     demographic_nouns,
+    noun_key,
 )
-from polydeid.locales import language_data, languages
+from polydeid.locales import languages
+from polydeid.transform.pools import name_data
 
 RULE_ID = "rules.demographics.v1"
 SOURCE = "rule.demographic.label.v1"
@@ -60,20 +62,14 @@ def _last_words() -> frozenset[str]:
 
 @cache
 def _given_names() -> frozenset[str]:
-    """The given names of every language's ``names.toml`` (every country), casefolded: a
-    one-word label that is also a given name ("Faith", "Job") is read as a chat's speaker."""
-    names: set[str] = set()
-    for lang in languages():
-        table = language_data(lang, "names")
-        sections = [table.get("default", {}), *table.get("countries", {}).values()]
-        for section in sections:
-            for key in ("given_male", "given_female"):
-                names.update(n.casefold() for n in section.get(key, ()))
-    return frozenset(names)
-
-
-def _noun_key(phrase: str) -> str:
-    return " ".join(phrase.replace("’", "'").casefold().split())
+    """The given names of every language's name pools (every country), normalised: a one-word
+    label that is also a given name ("Faith", "Job") is read as a chat's speaker."""
+    return frozenset(
+        name
+        for lang in languages()
+        if (data := name_data(lang)) is not None
+        for name in data.lookups["*"].given_names
+    )
 
 
 @cache
@@ -115,12 +111,12 @@ class LabelledDemographicRule(LabelledValueRule):
         pattern = _noun_pattern()
         if pattern is None:
             return spans
-        nouns = {_noun_key(k): v for k, v in demographic_nouns().items()}
+        nouns = demographic_nouns()
         for match in guarded_finditer(pattern, segment, self.id):
             start, end = match.span(2)
             if any(s.start < end and start < s.end for s in spans):
                 continue
-            category = nouns.get(_noun_key(match.group(1)))
+            category = nouns.get(noun_key(match.group(1)))
             if category is not None:
                 spans.append(Span(start, end, category, self.source, self.score))
         return sorted(spans, key=lambda s: s.start)
