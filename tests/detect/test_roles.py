@@ -192,3 +192,44 @@ def test_a_chat_answer_to_a_name_question_grows_to_the_whole_name() -> None:
     out = apply_label_roles(text, [Span(start, start + 5, OTHER, "t", 0.9)], "en")
     # the question labels the answer; the answer's turn ("patient:") gives the role
     assert [(text[s.start : s.end], s.label) for s in out] == [("nakato sarah", PATIENT)]
+
+
+def test_a_pasted_hl7_segments_field_gives_the_names_role() -> None:
+    text = (
+        "MSH|^~\\&|LAB|CLINIC|EMR|CLINIC|202005272010||ORU^R01|MSG1|P|2.5\r"
+        "PID|1||4711^^^H^MR||Name^Given||19820423|F\r"
+        "NK1|1|Kin^Given|MTH\r"
+        "PV1|1|I|Ward 3||||Doc^Given^^^DR\r"
+        "OBX|1|ST|^Father||Free Text||||||F"
+    )
+
+    def role(word: str) -> Category | None:
+        return label_role(text, text.index(word))
+
+    assert role("Name^") is PATIENT  # PID-5
+    assert role("Given||1982") is PATIENT  # a later component of the same field
+    assert role("Kin") is OTHER  # NK1-2
+    assert role("Doc") is OTHER  # PV1-7, the attending doctor
+    assert role("Free") is None  # OBX-5: an observation, no role of its own
+    assert role("4711") is None  # PID-3: no name field
+    assert role("LAB") is None  # MSH-3 (MSH-1 is the separator): no name field
+    # a segment the table does not list, or a line that is no segment, gives no role
+    assert label_role("ZZZ|1|Name", 6) is None
+    assert label_role("Pid|1||x||Name", 10) is None
+    assert label_role("note: see |Name", 11) is None
+
+
+def test_a_one_word_mention_takes_the_role_of_the_one_cued_name_it_is_part_of() -> None:
+    text = "PID|1||OP-1||Irakoze Uwambaje||\rNTE|1|L|Umurwayi w'ibitaro Irakoze yishyuye."
+    full = text.index("Irakoze")
+    word = text.index("Irakoze", full + 1)
+    spans = [Span(full, full + 16, OTHER, "t", 0.9), Span(word, word + 7, OTHER, "t", 0.9)]
+    assert [s.label for s in apply_label_roles(text, spans, "rw")] == [PATIENT, PATIENT]
+    # a word of two names (relatives sharing a surname) keeps the role it was read in
+    text = "Patient: Anna Perez; her husband Juan Perez called. Perez said so."
+    spans = [
+        Span(text.index("Anna"), text.index("Anna") + 10, OTHER, "t", 0.9),
+        Span(text.index("Juan"), text.index("Juan") + 10, OTHER, "t", 0.9),
+        Span(text.index("Perez said"), text.index("Perez said") + 5, OTHER, "t", 0.9),
+    ]
+    assert [s.label for s in apply_label_roles(text, spans, "en")] == [PATIENT, OTHER, OTHER]

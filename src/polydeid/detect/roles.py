@@ -6,7 +6,12 @@ Forms and headers say whose name follows: "Patient: Okello James", "Ф.И.О. п
 (the synthetic Russian and Kinyarwanda forms showed it), so after resolution a name span —
 patient or third party, from whichever detector — that follows such a label on its own line
 takes the label's role, and every other span of the segment with the same text (casefolded)
-takes it too, unless labels disagree about that text.
+takes it too, unless labels disagree about that text; a one-word name that is a word of exactly
+one longer name of the segment ("Irakoze" of "Irakoze Uwambaje") is a mention of that person
+and takes that name's role. An HL7 v2 message pasted into text (a note, a log, a ticket)
+says whose name a field holds as the HL7 reader does: a name in PID-5 is the patient's, in
+NK1-2 or PV1-7 a third party's (``formats/data/hl7v2.toml``,
+:func:`polydeid.formats.hl7v2.pasted_field_category`).
 
 The labels are patient and clinician labels (``[name_roles]`` of ``formats/data/fields.toml``:
 English phrases plus every language pack's ``field_labels.toml`` patient-name and clinician
@@ -53,6 +58,7 @@ from polydeid.formats.fields import (
     normalise_name,
     noun_role_for_words,
 )
+from polydeid.formats.hl7v2 import pasted_field_category
 from polydeid.locales import folded_titles, titles_in_names
 
 #: The categories a label may give, and the only ones it may change.
@@ -236,8 +242,13 @@ def label_before(
 
 
 def label_role(text: str, start: int) -> Category | None:
-    """The role the label (or noun) ending right before ``start`` gives a name, or None."""
+    """The role the label (or noun) ending right before ``start`` gives a name, or the field
+    of an HL7 v2 segment pasted as text that holds it (PID-5, NK1-2), or None."""
     line_start = _line_start(text, max(0, start - 120), start)
+    if "|" in text[line_start:start]:
+        field = pasted_field_category(text, _line_start(text, 0, start), start)
+        if field in NAME_ROLES:
+            return field
     words = _label(text, line_start, start)
     if words is not None:
         return name_role_for_words(words) if words else None
@@ -320,13 +331,35 @@ def apply_label_roles(
     by_text: dict[str, set[Category]] = {}
     for i, role in cued.items():
         by_text.setdefault(text[spans[i].start : spans[i].end].casefold(), set()).add(role)
+    of_word = _names_of_words(text, spans)
     out = []
     for i, span in enumerate(spans):
         role = cued.get(i)
         if role is None and span.label in NAME_ROLES:
-            roles = by_text.get(text[span.start : span.end].casefold(), set())
+            written = text[span.start : span.end].casefold()
+            if written not in by_text and len(of_word.get(written, ())) == 1:
+                written = next(iter(of_word[written]))  # "Irakoze" of "Irakoze Uwambaje"
+            roles = by_text.get(written, set())
             role = next(iter(roles)) if len(roles) == 1 else None
         if role is not None and role is not span.label:
             span = Span(span.start, span.end, role, span.source, span.score)
         out.append(span)
     return tuple(out)
+
+
+def _names_of_words(text: str, spans: Sequence[Span]) -> dict[str, set[str]]:
+    """Each word (casefolded) of the segment's names of two words or more: the names
+    (casefolded) it is a word of. A one-word name that is a word of exactly one of them is
+    that person ("Irakoze" after "Irakoze Uwambaje"), as the tagger's decoder reads it
+    (``windows._role_votes``); of two ("Perez" of "Anna Perez" and "Juan Perez") it may be
+    either, and keeps its own role."""
+    out: dict[str, set[str]] = {}
+    for span in spans:
+        if span.label not in NAME_ROLES:
+            continue
+        words = NAME_WORD.findall(text, span.start, span.end)
+        if len(words) > 1:
+            name = text[span.start : span.end].casefold()
+            for word in words:
+                out.setdefault(word.casefold(), set()).add(name)
+    return out

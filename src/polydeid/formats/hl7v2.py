@@ -71,7 +71,7 @@ from polydeid.core.taxonomy import Category
 from polydeid.formats.base import SKIP, Document, Encoder, Field, Role, text_role, value_role
 from polydeid.formats.text import decode_utf8
 
-__all__ = ["Delimiters", "Hl7Reader", "decode_escapes", "hl7_table"]
+__all__ = ["Delimiters", "Hl7Reader", "decode_escapes", "hl7_table", "pasted_field_category"]
 
 _NAME = re.compile(r"[A-Z][A-Z0-9]{2}")
 _CR_MODE = re.compile(r"\r(?!\n)")
@@ -217,6 +217,31 @@ def hl7_table() -> Hl7Table:
     for vt, spec in observation.items():
         _check_spec(spec, types, f"observation value {vt}", inside=False)
     return Hl7Table(types, segments, observation, charsets, identifier_types)
+
+
+#: A segment of a message pasted into text: a known segment id and the standard field
+#: separator at a line's start.
+_PASTED_SEGMENT = re.compile(r"[\x0b]?([A-Z][A-Z0-9]{2})\|")
+
+
+def pasted_field_category(text: str, line_start: int, start: int) -> Category | None:
+    """The category the table gives the field holding ``start`` when the line from
+    ``line_start`` is a segment of an HL7 v2 message pasted into text with the standard
+    ``|`` separator ("PID|1||4711^^^H^MR||Okello^James": PID-5, PERSON; "NK1|1|Akinyi|MTH":
+    NK1-2, PERSON_THIRD_PARTY), so that a note, a log or a ticket holding a message says whose
+    name a field holds as the HL7 reader does. None where the line is no listed segment or
+    the field's role is no category (text, skip, observation)."""
+    match = _PASTED_SEGMENT.match(text, line_start)
+    if match is None or start < match.end():
+        return None
+    segment = hl7_table().segments.get(match.group(1))
+    if segment is None:
+        return None
+    number = text.count("|", match.end() - 1, start)
+    if segment.header:  # MSH-1 is the field separator itself
+        number += 1
+    role = segment.at(number).spec.role
+    return None if role in _ROLE_WORDS else Category.parse(role)
 
 
 # --- delimiters and escapes -------------------------------------------------------------------
