@@ -592,6 +592,26 @@ def test_capitalised_names_one_space_apart_are_one_name() -> None:
     ]
 
 
+def test_spans_a_hyphen_glues_into_one_word_are_one_span_with_pooled_votes() -> None:
+    text = "nyathi Purity Wandayi-Odede, Zobel-Klasse, Mara - Kisumu"
+    words = ["nyathi", "Purity", "Wandayi", "-", "Odede", ",", "Zobel", "-", "Klasse", ","]
+    words += ["Mara", "-", "Kisumu"]
+    o = _mixed({"O": 0.95})
+    person, facility = _mixed({"B-PERSON": 0.95}), _mixed({"B-LOCATION_FACILITY": 0.7})
+    village = _mixed({"B-LOCATION_VILLAGE": 0.9})
+    probs = [o, person, facility, o, person, o, person, o, o, o, village, o, village]
+    spans = decode(text, _grid_of(text, words), probs, {})
+    assert [(text[s.start : s.end], s.label) for s in spans] == [
+        # the facility's votes are outweighed: one word, one name, joined to the given name
+        ("Purity Wandayi-Odede", Category.PERSON),
+        ("Zobel", Category.PERSON),  # nothing read after the hyphen: nothing to join
+        ("Mara", Category.LOCATION_VILLAGE),  # a spaced dash joins no word
+        ("Kisumu", Category.LOCATION_VILLAGE),
+    ]
+    # the joined span's score is the lower of its parts'
+    assert spans[0].score == pytest.approx(min(person[TAGS.index("B-PERSON")], 0.7), abs=0.05)
+
+
 def test_a_vietnamese_patient_abbreviation_is_trimmed_from_the_name() -> None:
     from polydeid.detect.tagger.windows import name_form
 

@@ -46,8 +46,8 @@ IGNORE = -100
 #: in an initial takes the initial's dot; 12: a confidently read village or facility ends at a
 #: line break (only an address runs over lines); 13: a greeting or pronoun opening a name is
 #: trimmed; 14: a one-word name votes its role with the one longer name it is a word of, and a
-#: dash at a name's edge is trimmed
-DECODER_VERSION = 14
+#: dash at a name's edge is trimmed; 15: spans a hyphen glues into one word are one span
+DECODER_VERSION = 15
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,6 +163,8 @@ _BRACKETS = frozenset("()[]{}«»“”„")
 #: Timothy Ssewankambo" / "Alazwe OPD"; "Marisa Alves" / "Legistorm"), except in the groups of
 #: :data:`_MULTILINE_GROUPS` while not read as one of :data:`_ONE_LINE_KINDS`. No gold name
 #: of MEDDOCAN, MasakhaNER, presidio-research or the synthetic notes crosses a line.
+#: Hyphens that join the parts of one word ("Wandayi-Odede", "Jean-Pierre").
+_WORD_HYPHENS = frozenset("-\u2010\u2011")
 _LINE_BREAKS = frozenset("\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029")
 #: Groups whose spans may cross lines: a postal address is written over several
 #: ("28245 Puruntie 82 Apt. 595" / "LAPPEENRANTA" in presidio-research).
@@ -284,7 +286,9 @@ def decode(
     ending of its last word (``Bentley's`` → ``Bentley``), and a span that is nothing but titles
     (``Musawo``) is dropped; a place or organisation that one of its honorifics opens or,
     capitalised, precedes is a name (``Ker Kenyatta``: President Kenyatta; see
-    :func:`_after_title`), and votes for the name group with its whole weight. Names that end up
+    :func:`_after_title`), and votes for the name group with its whole weight. Two spans a
+    hyphen glues into one word are one span, their votes pooled ("Wandayi" a facility and
+    "Odede" a name: "Wandayi-Odede", :func:`_join_hyphenated`). Names that end up
     one space apart, both capitalised, are one name ("Stephen" "Sang", read as two when the
     votes made persons of a place and an organisation), labelled by the first; MEDDOCAN's
     lower-case kinship words ("hermano" "Juan") stay apart.
@@ -383,6 +387,7 @@ def decode(
         for category, bi, ii in _GROUPS[group]:
             current.mass[category] += probs[bi] + probs[ii]
     close()
+    found = _join_hyphenated(text, found)
 
     votes: dict[str, dict[Category, float]] = {}
     for start, end, _, mass, _ in found:
@@ -417,6 +422,32 @@ def decode(
                 continue
             spans.append(Span(start, end, category, source, round(score, 4)))
     return spans
+
+
+def _join_hyphenated(
+    text: str, found: list[tuple[int, int, float, dict[Category, float], bool]]
+) -> list[tuple[int, int, float, dict[Category, float], bool]]:
+    """Spans that a hyphen glues into one word are one span, its words' votes pooled: a
+    double surname read in two kinds ("Wandayi" as a facility, "Odede" as a name, of
+    "Purity Wandayi-Odede") is one identifier, whose category the pooled votes choose; its
+    score is the lower of the two."""
+    out: list[tuple[int, int, float, dict[Category, float], bool]] = []
+    for item in found:
+        if out:
+            start, end, score, mass, cued = out[-1]
+            if (
+                item[0] == end + 1
+                and text[end] in _WORD_HYPHENS
+                and text[end - 1].isalpha()
+                and text[item[0]].isalpha()
+            ):
+                pooled = dict(mass)
+                for category, value in item[3].items():
+                    pooled[category] = pooled.get(category, 0.0) + value
+                out[-1] = (start, item[1], min(score, item[2]), pooled, cued or item[4])
+                continue
+        out.append(item)
+    return out
 
 
 def _role_votes(votes: Mapping[str, Mapping[Category, float]]) -> dict[str, dict[Category, float]]:
