@@ -51,7 +51,9 @@ def test_words_that_do_not_look_like_names_are_not_carried() -> None:
         ("Césarienne Okello planned. Césarienne done; la césarienne a duré.", "Césarienne"),
         ("Dr Okello came. Dr Mensah too.", "Dr"),  # a title
         ("Al Okello came. Al left.", "Al"),  # under three letters
-        ("ጊያን came. ጊያን ሲንድሮም", "ጊያን"),  # no case: a word alone cannot be told from a name
+        # no case: a word alone cannot be told from a name, and a reading that mixes scripts
+        # ("ጊያን came") is no name whose words could be carried
+        ("ጊያን came. ጊያን ሲንድሮም", "ጊያን"),
     ]
     for text, word in cases:
         span = Span(0, text.index(" ", len(word) + 1), PATIENT, "tagger.x", 0.9)
@@ -101,13 +103,23 @@ def test_a_name_a_word_cannot_carry_is_carried_whole() -> None:
         ("muhire mukasonga", PATIENT, "tagger.x"),
         ("Muhire  Mukasonga", PATIENT, SOURCE),  # any case, any run of spaces
     ]  # the lone lower-case "mukasonga" is a word as far as a word can tell
-    # a script without case: the whole name, never one of its words alone
-    text = "ስም: ተስፋ ፍሬው። የሞት ማሳወቂያ: ተስፋ ፍሬው፣ ተስፋ አለ።"
+    # a script without case: the whole name, and each of its words alone (no capital tells
+    # the patient's given name written alone from a word); the cost, fail closed: "ተስፋ አለ"
+    # (there is hope) loses its word too
+    text = "ስም: ተስፋ ፍሬው። የሞት ማሳወቂያ: ተስፋ ፍሬው፣ ተስፋ አለ። ታካሚ: ተስፋ።"
     out = propagate_names(text, spans_of(text, ("ተስፋ ፍሬው", PATIENT)), lang="am")
-    assert [(text[s.start : s.end], s.start) for s in out] == [
-        ("ተስፋ ፍሬው", 4),
-        ("ተስፋ ፍሬው", text.index("ተስፋ ፍሬው", 5)),
+    assert [(text[s.start : s.end], s.start, s.label) for s in out] == [
+        ("ተስፋ ፍሬው", 4, PATIENT),
+        ("ተስፋ ፍሬው", text.index("ተስፋ ፍሬው", 5), PATIENT),
+        ("ተስፋ", text.index("ተስፋ አለ"), PATIENT),
+        ("ተስፋ", text.rindex("ተስፋ"), PATIENT),
     ]
+    # an unsure reading, or one with a title in it, carries no word
+    unsure = [Span(4, 11, PATIENT, "tagger.x", PHRASE_SCORE - 0.01)]
+    assert propagate_names(text, unsure, lang="am") == tuple(unsure)
+    titled = "አቶ ተስፋ ፍሬው መጡ። ተስፋ አለ።"
+    span = [Span(0, 11, OTHER, "tagger.x", 0.99)]
+    assert propagate_names(titled, span, lang="am") == tuple(span)
 
 
 def test_the_words_of_one_occurrence_are_one_span() -> None:
