@@ -612,6 +612,27 @@ def test_spans_a_hyphen_glues_into_one_word_are_one_span_with_pooled_votes() -> 
     assert spans[0].score == pytest.approx(min(person[TAGS.index("B-PERSON")], 0.7), abs=0.05)
 
 
+def test_a_self_introduction_does_not_vote_a_role_other_mentions_give() -> None:
+    from polydeid.detect.tagger.windows import name_form
+
+    text = "An Grace Orengo, andiknu kuom Akong'o Opondo. Misawa daktari, an Akong'o Opondo."
+    words = ["An", "Grace", "Orengo", ",", "andiknu", "kuom", "Akong'o", "Opondo", "."]
+    words += ["Misawa", "daktari", ",", "an", "Akong'o", "Opondo", "."]
+    o = _mixed({"O": 0.95})
+    third = [_mixed({"B-PERSON_THIRD_PARTY": 0.95}), _mixed({"I-PERSON_THIRD_PARTY": 0.95})]
+    patient = [_mixed({"B-PERSON": 0.6}), _mixed({"I-PERSON": 0.6})]
+    probs = [o, *third, o, o, o, *patient, o, o, o, o, o, *third, o]
+    spans = decode(text, _grid_of(text, words), probs, {}, names=name_form("luo"))
+    assert [(text[s.start : s.end], s.label) for s in spans] == [
+        ("Grace Orengo", Category.PERSON_THIRD_PARTY),  # only introduced: its own reading
+        ("Akong'o Opondo", Category.PERSON),  # the one written about
+        ("Akong'o Opondo", Category.PERSON),  # "I am …": outvoted before, now not voting
+    ]
+    # a language without first-person pronouns in its table: every mention votes
+    english = decode(text, _grid_of(text, words), probs, {}, names=name_form("en"))
+    assert [s.label for s in english][1:] == [Category.PERSON_THIRD_PARTY] * 2
+
+
 def test_a_vietnamese_patient_abbreviation_is_trimmed_from_the_name() -> None:
     from polydeid.detect.tagger.windows import name_form
 

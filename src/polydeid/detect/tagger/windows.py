@@ -46,8 +46,9 @@ IGNORE = -100
 #: in an initial takes the initial's dot; 12: a confidently read village or facility ends at a
 #: line break (only an address runs over lines); 13: a greeting or pronoun opening a name is
 #: trimmed; 14: a one-word name votes its role with the one longer name it is a word of, and a
-#: dash at a name's edge is trimmed; 15: spans a hyphen glues into one word are one span
-DECODER_VERSION = 15
+#: dash at a name's edge is trimmed; 15: spans a hyphen glues into one word are one span; 16: a
+#: self-introduction ("an Akong'o Opondo") does not vote a name's role where other mentions do
+DECODER_VERSION = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,7 +273,11 @@ def decode(
       one label: "Patient: Okello" and "Okello was seen" cannot part ways). A one-word name
       that is a word of exactly one longer name of the document is a mention of that person:
       its role is chosen with that name's votes ("Julius" and "Julius Hess"; not "Perez" of
-      both "Anna Perez" and "Juan Perez", relatives), :func:`_role_votes`.
+      both "Anna Perez" and "Juan Perez", relatives), :func:`_role_votes`. A mention that a
+      first-person pronoun opens ("an Akong'o Opondo", I am …; the language's ``pronouns``)
+      votes on the role only where the name is written nowhere else: a self-introduction
+      says who writes, not whose record it is, and the model reads a writer who introduces
+      themselves as a relative more often than not ("An {relative}, andiknu kuom {patient}").
 
     A span is kept at or above its final category's threshold. A line break ends a span, except
     a postal address's, and a full stop (a dot after a word that is no initial or abbreviation,
@@ -294,6 +299,7 @@ def decode(
     lower-case kinship words ("hermano" "Juan") stay apart.
     """
     found: list[tuple[int, int, float, dict[Category, float], bool]] = []
+    introduced: set[int] = set()  # starts of names a first-person pronoun opens
     current: _Open | None = None
 
     floor = 0  # words before it belong to an earlier span
@@ -346,6 +352,14 @@ def decode(
                 if word.endswith(suffix) and len(word) > len(suffix):  # "Paul M's" too
                     end -= len(suffix)
                     break
+        if (
+            named
+            and names is not None
+            and first > 0
+            and text[grid[first - 1][0] : grid[first - 1][1]].casefold() in names.pronouns
+            and text[grid[first - 1][1] : grid[first][0]].isspace()
+        ):
+            introduced.add(grid[first][0])  # "an Akong'o Opondo": I am …
         found.append((grid[first][0], end, span.score, mass, cued))
 
     for i, probs in enumerate(probabilities):
@@ -390,18 +404,23 @@ def decode(
     found = _join_hyphenated(text, found)
 
     votes: dict[str, dict[Category, float]] = {}
+    told: dict[str, dict[Category, float]] = {}  # the same, self-introductions left out
     for start, end, _, mass, _ in found:
-        tally = votes.setdefault(text[start:end], {})
-        for category, value in mass.items():
-            tally[category] = tally.get(category, 0.0) + value
-    roles = _role_votes(votes)
+        for table in (votes,) if start in introduced else (votes, told):
+            tally = table.setdefault(text[start:end], {})
+            for category, value in mass.items():
+                tally[category] = tally.get(category, 0.0) + value
+    # a self-introduction says who writes, not whose record it is: where the name is also
+    # written elsewhere, those mentions choose its role
+    role_tallies = {written: told.get(written, tally) for written, tally in votes.items()}
+    roles = _role_votes(role_tallies)
     spans = []
     for start, end, score, _, cued in found:
         tally = votes[text[start:end]]
         # an honorific said person: the votes choose only the role
         group = "NAME" if cued else COARSE_GROUP[max(tally, key=tally.__getitem__)]
-        if group == "NAME" and text[start:end] in roles:
-            tally = roles[text[start:end]]
+        if group == "NAME":
+            tally = roles.get(text[start:end], role_tallies[text[start:end]])
         category = max((c for c in tally if COARSE_GROUP[c] == group), key=tally.__getitem__)
         if score >= thresholds.get(category, default_threshold):
             previous = spans[-1] if spans else None
@@ -492,6 +511,8 @@ class NameForm:
     #: ("habari" of "Habari Juma,") and first-person pronouns (Dholuo "an" of "An Atieno
     #: Ominde, ayie", I … agree)
     openers: frozenset[str] = frozenset()
+    #: casefolded first-person pronouns a writer puts before their own name (Dholuo "an")
+    pronouns: frozenset[str] = frozenset()
     #: possessive endings of a name's last word ("'s")
     suffixes: tuple[str, ...] = ()
     #: casefolded titles that belong inside a name span when written right before it
@@ -527,6 +548,7 @@ def name_form(lang: str) -> NameForm:
         titles=titles | openers,
         honorifics=honorifics,
         openers=openers,
+        pronouns=frozenset(t.casefold() for t in fmt.get("pronouns", ())),
         suffixes=tuple(fmt.get("possessive_suffixes", ())),
         lead_titles=titles if titles_in_names(lang) else frozenset(),
     )
