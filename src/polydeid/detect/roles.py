@@ -45,7 +45,7 @@ Role nouns ("Patient:", "Daktari:") do not grow a span: in a chat their value is
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import regex
 
@@ -331,7 +331,9 @@ def apply_label_roles(
     by_text: dict[str, set[Category]] = {}
     for i, role in cued.items():
         by_text.setdefault(text[spans[i].start : spans[i].end].casefold(), set()).add(role)
-    of_word = _names_of_words(text, spans)
+    of_word = longer_names_by_word(
+        {text[s.start : s.end].casefold() for s in spans if s.label in NAME_ROLES}
+    )
     out = []
     for i, span in enumerate(spans):
         role = cued.get(i)
@@ -347,19 +349,15 @@ def apply_label_roles(
     return tuple(out)
 
 
-def _names_of_words(text: str, spans: Sequence[Span]) -> dict[str, set[str]]:
-    """Each word (casefolded) of the segment's names of two words or more: the names
-    (casefolded) it is a word of. A one-word name that is a word of exactly one of them is
-    that person ("Irakoze" after "Irakoze Uwambaje"), as the tagger's decoder reads it
-    (``windows._role_votes``); of two ("Perez" of "Anna Perez" and "Juan Perez") it may be
-    either, and keeps its own role."""
+def longer_names_by_word(names: Iterable[str]) -> dict[str, set[str]]:
+    """Each word (casefolded) of the names of two words or more among ``names``: the names
+    it is a word of. A one-word name that is a word of exactly one of them is a mention of
+    that person ("Irakoze" of "Irakoze Uwambaje"); of two ("Perez" of "Anna Perez" and "Juan
+    Perez", relatives) it may be either."""
     out: dict[str, set[str]] = {}
-    for span in spans:
-        if span.label not in NAME_ROLES:
-            continue
-        words = NAME_WORD.findall(text, span.start, span.end)
+    for name in names:
+        words = NAME_WORD.findall(name)
         if len(words) > 1:
-            name = text[span.start : span.end].casefold()
             for word in words:
                 out.setdefault(word.casefold(), set()).add(name)
     return out

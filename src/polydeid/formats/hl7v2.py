@@ -221,7 +221,7 @@ def hl7_table() -> Hl7Table:
 
 #: A segment of a message pasted into text: a known segment id and the standard field
 #: separator at a line's start.
-_PASTED_SEGMENT = re.compile(r"[\x0b]?([A-Z][A-Z0-9]{2})\|")
+_PASTED_SEGMENT = re.compile(rf"\x0b?({_NAME.pattern})\|")
 
 
 def pasted_field_category(text: str, line_start: int, start: int) -> Category | None:

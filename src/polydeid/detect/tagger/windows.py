@@ -26,6 +26,7 @@ from typing import Any
 
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import COARSE_GROUP, Category
+from polydeid.detect.roles import longer_names_by_word
 from polydeid.locales import folded_titles, language_data, titles_in_names
 from polydeid.text.wordgrid import words
 
@@ -477,17 +478,9 @@ def _role_votes(votes: Mapping[str, Mapping[Category, float]]) -> dict[str, dict
     together. A word shared by two longer names ("Perez" of "Maria Perez" and "Juan Perez",
     relatives) stays on its own votes."""
     names = {t: v for t, v in votes.items() if COARSE_GROUP[max(v, key=v.__getitem__)] == "NAME"}
-    longer: dict[str, set[str]] = {}  # casefolded word -> the longer names holding it
-    single = []
-    for name in names:
-        words = name.split()
-        if len(words) == 1:
-            single.append(name)
-            continue
-        for word in words:
-            longer.setdefault(word.casefold(), set()).add(name)
+    longer = longer_names_by_word(names)  # casefolded word -> the longer names holding it
     pooled: dict[str, dict[Category, float]] = {}
-    for name in single:
+    for name in (n for n in names if len(n.split()) == 1):
         owners = longer.get(name.casefold(), set())
         if len(owners) != 1:
             continue
