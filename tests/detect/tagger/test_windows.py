@@ -631,6 +631,14 @@ def test_a_self_introduction_does_not_vote_a_role_other_mentions_give() -> None:
     # a language without first-person pronouns in its table: every mention votes
     english = decode(text, _grid_of(text, words), probs, {}, names=name_form("en"))
     assert [s.label for s in english][1:] == [Category.PERSON_THIRD_PARTY] * 2
+    # the other mentions read the name as a place only: they have no role to give, and the
+    # self-introduction's reading stands
+    text = "an Ochieng. Ochieng ok nyal biro."
+    words = ["an", "Ochieng", ".", "Ochieng", "ok", "nyal", "biro", "."]
+    place = _mixed({"B-LOCATION_VILLAGE": 0.6})
+    probs = [o, _mixed({"B-PERSON_THIRD_PARTY": 0.9}), o, place, o, o, o, o]
+    spans = decode(text, _grid_of(text, words), probs, {}, names=name_form("luo"))
+    assert [s.label for s in spans] == [Category.PERSON_THIRD_PARTY] * 2
 
 
 def test_a_vietnamese_patient_abbreviation_is_trimmed_from_the_name() -> None:

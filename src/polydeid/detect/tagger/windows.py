@@ -413,7 +413,14 @@ def decode(
                 tally[category] = tally.get(category, 0.0) + value
     # a self-introduction says who writes, not whose record it is: where the name is also
     # written elsewhere, those mentions choose its role
-    role_tallies = {written: told.get(written, tally) for written, tally in votes.items()}
+    # (where those mentions read it as a name at all: a told tally without name categories
+    # has no role to give)
+    role_tallies = {
+        written: told[written]
+        if any(COARSE_GROUP[c] == "NAME" for c in told.get(written, ()))
+        else tally
+        for written, tally in votes.items()
+    }
     roles = _role_votes(role_tallies)
     spans = []
     for start, end, score, _, cued in found:
