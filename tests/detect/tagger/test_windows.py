@@ -53,6 +53,55 @@ def test_windows_cover_every_token_within_size(length: int, size: int, data) -> 
     assert covered == set(range(length))
 
 
+#: Few words, so that names repeat (votes pool over a text's mentions), with pronouns,
+#: titles, hyphens and breaks; few tags, so that names, places and roles compete.
+_FUZZ_WORDS = ["an", "mimi", "Dr", "Migosi", "Akong'o", "Opondo", "Wandayi-Odede", ".", ",", "\n"]
+_FUZZ_TAGS = [
+    "O",
+    "B-PERSON",
+    "I-PERSON",
+    "B-PERSON_THIRD_PARTY",
+    "I-PERSON_THIRD_PARTY",
+    "B-LOCATION_VILLAGE",
+    "I-LOCATION_VILLAGE",
+    "B-ORGANIZATION",
+    "B-DATE",
+]
+
+
+@given(
+    st.lists(st.sampled_from(_FUZZ_WORDS), min_size=1, max_size=25),
+    st.data(),
+    st.sampled_from(["luo", "sw", "en", "de", "am"]),
+)
+@settings(max_examples=500, deadline=None)
+def test_decode_never_fails_and_gives_ordered_spans_inside_the_text(
+    picked: list[str], data, lang: str
+) -> None:
+    from polydeid.detect.tagger.windows import name_form
+    from polydeid.text.wordgrid import words
+
+    text = " ".join(picked)
+    grid = words(text)
+    tag = st.sampled_from(_FUZZ_TAGS)
+    probs: list[list[float] | None] = []
+    for _ in grid:
+        if data.draw(st.integers(0, 9)) == 0:
+            probs.append(None)  # a word no window decided
+            continue
+        weights = data.draw(st.dictionaries(tag, st.floats(0.05, 1.0), min_size=1, max_size=3))
+        total = sum(weights.values()) * 1.25  # the rest spread over every other tag
+        row = _mixed({t: w / total for t, w in weights.items()})
+        probs.append(row)
+    threshold = data.draw(st.floats(0.0, 1.0))
+    thresholds = {c: threshold for c in Category}
+    spans = decode(text, grid, probs, thresholds, names=name_form(lang))
+    for span in spans:
+        assert 0 <= span.start < span.end <= len(text)
+        assert span.score >= threshold - 1e-9
+    assert all(a.end <= b.start for a, b in itertools.pairwise(spans))
+
+
 def test_windows_reject_bad_sizes() -> None:
     with pytest.raises(ValueError):
         windows(10, 4, 5)
