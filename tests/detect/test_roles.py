@@ -233,3 +233,21 @@ def test_a_one_word_mention_takes_the_role_of_the_one_cued_name_it_is_part_of() 
         Span(text.index("Perez said"), text.index("Perez said") + 5, OTHER, "t", 0.9),
     ]
     assert [s.label for s in apply_label_roles(text, spans, "en")] == [PATIENT, OTHER, OTHER]
+
+
+def test_a_pasted_tables_header_gives_its_columns_names_their_role() -> None:
+    text = (
+        "Seen in clinic.\n\n"
+        '"Amazina y\'umurwayi","Imyaka","Umuntu wa hafi","Ibisobanuro"\n'
+        '"Colette Bamurange","33 imyaka","Noella Umubyeyi","Ihererekanya: Colette Bamurange."\n'
+        '"Eric Mugabo","40 imyaka","Jean Habimana","ameze neza"\n'
+    )
+    names = ["Colette Bamurange", "Noella Umubyeyi", "Eric Mugabo", "Jean Habimana"]
+    spans = [Span(text.index(n), text.index(n) + len(n), OTHER, "t", 0.9) for n in names]
+    spans[1] = Span(spans[1].start, spans[1].end, PATIENT, "t", 0.9)
+    later = text.rindex("Colette Bamurange")  # in the notes column
+    spans.insert(2, Span(later, later + 17, OTHER, "t", 0.9))
+    out = apply_label_roles(text, spans, "rw")
+    # the names column: the patient; the next of kin's: a third party; the notes' mention
+    # of the patient's name takes the role of its text
+    assert [s.label for s in out] == [PATIENT, OTHER, PATIENT, PATIENT, OTHER]

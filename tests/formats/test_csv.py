@@ -454,3 +454,27 @@ def test_identifiers_in_identifying_columns_are_all_replaced(deid, table):
     before, after = _rows(text), _rows(out)
     assert _shape(before) == _shape(after)
     assert [r[3] for r in before] == [r[3] for r in after]  # notes hold no identifiers
+
+
+def test_tables_pasted_into_text_give_their_value_columns_cells() -> None:
+    from polydeid.formats.csv import pasted_column_categories
+
+    table = "Patient name;Phone;Notes\nAmina Wanjiru;0712 345 678;stable\nOkello James;;\n"
+    text = "Ward round.\n\n" + table + "\nSeen by the nurse, the doctor, the family.\n"
+    cells = [(text[s:e], c) for s, e, c in pasted_column_categories(text)]
+    assert cells == [
+        ("Amina Wanjiru", Category.PERSON),
+        ("0712 345 678", Category.CONTACT_PHONE),
+        ("Okello James", Category.PERSON),
+    ]  # empty cells are none; the notes column is text, not a value
+    # no table: a sentence with commas, a header with digits, two columns only, a row of
+    # another width ends the table
+    prose = "Seen today, patient stable, family informed\nAmina left, Okello stayed, all well"
+    assert pasted_column_categories(prose) == []  # no header names a value column
+    assert pasted_column_categories("Name,Phone 2,Ward\nAmina,0712,B") == []
+    assert pasted_column_categories("Patient name,Ward\nAmina,B\n") == []
+    rows = "Patient name,Ward,Bed\nAmina Wanjiru,B,4\nOkello James was moved, then discharged\n"
+    assert [rows[s:e] for s, e, _ in pasted_column_categories(rows)] == ["Amina Wanjiru"]
+    # malformed quoting ends the table where it stands
+    broken = 'Patient name,Ward,Bed\nAmina Wanjiru,B,4\n"Okello James,C,5\n'
+    assert [broken[s:e] for s, e, _ in pasted_column_categories(broken)] == ["Amina Wanjiru"]

@@ -11,7 +11,10 @@ one longer name of the segment ("Irakoze" of "Irakoze Uwambaje") is a mention of
 and takes that name's role. An HL7 v2 message pasted into text (a note, a log, a ticket)
 says whose name a field holds as the HL7 reader does: a name in PID-5 is the patient's, in
 NK1-2 or PV1-7 a third party's (``formats/data/hl7v2.toml``,
-:func:`polydeid.formats.hl7v2.pasted_field_category`).
+:func:`polydeid.formats.hl7v2.pasted_field_category`), and a CSV or TSV table pasted into
+text says it as the CSV reader does, by its column's header ("Amazina y'umurwayi", the
+patient's names; "Umuntu wa hafi", the next of kin:
+:func:`polydeid.formats.csv.pasted_column_categories`).
 
 The labels are patient and clinician labels (``[name_roles]`` of ``formats/data/fields.toml``:
 English phrases plus every language pack's ``field_labels.toml`` patient-name and clinician
@@ -51,6 +54,7 @@ import regex
 
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category
+from polydeid.formats.csv import pasted_column_categories
 from polydeid.formats.fields import (
     is_label,
     name_label_for_words,
@@ -323,8 +327,16 @@ def apply_label_roles(
     whole values (see the module docstring)."""
     spans = grow_to_values(text, spans, lang)
     cued: dict[int, Category] = {}
+    cells: list[tuple[int, int, Category]] | None = None  # a pasted table's name cells
     for i, span in enumerate(spans):
-        if span.label in NAME_ROLES and (role := label_role(text, span.start)) is not None:
+        if span.label not in NAME_ROLES:
+            continue
+        role = label_role(text, span.start)
+        if role is None:
+            if cells is None:
+                cells = [c for c in pasted_column_categories(text) if c[2] in NAME_ROLES]
+            role = next((c for s, e, c in cells if s <= span.start and span.end <= e), None)
+        if role is not None:
             cued[i] = role
     if not cued:
         return tuple(spans)

@@ -263,6 +263,59 @@ def sniff_delimiter(text: str, *, candidates: Sequence[str] = SNIFF_DELIMITERS) 
     return best[1] if best else candidates[0]
 
 
+#: A table pasted into text: its header has at least this many columns (a sentence with a
+#: comma or two is no table), among these delimiters.
+_PASTED_MIN_COLUMNS = 3
+_PASTED_DELIMITERS = (",", ";", "\t")
+#: Where a paragraph ends: a blank line.
+_PARAGRAPH_END = re.compile(r"(?:\r\n|\r|\n)[ \t]*(?:\r\n|\r|\n)")
+
+
+def pasted_column_categories(text: str) -> list[tuple[int, int, Category]]:
+    """The cells of value columns in the tables pasted into ``text`` (a CSV or TSV export in a
+    note, a ticket or a log), each ``(start, end, category)``: a paragraph whose first line is a
+    header of at least :data:`_PASTED_MIN_COLUMNS` cells without digits, one of them naming a
+    value category through :func:`polydeid.formats.fields.role_for_name` ("Amazina
+    y'umurwayi": PERSON, "Umuntu wa hafi": PERSON_THIRD_PARTY), and the rows after it with as
+    many cells, as the CSV reader judges a column by its header. Malformed quoting ends the
+    table where it stands."""
+    out: list[tuple[int, int, Category]] = []
+    starts = [0, *(m.end() for m in _PARAGRAPH_END.finditer(text))]
+    for k, start in enumerate(starts):
+        end = len(text) if k + 1 == len(starts) else starts[k + 1]
+        first_line = text[start:end].splitlines()[0] if text[start:end].strip() else ""
+        if any(ch.isdigit() for ch in first_line):
+            continue
+        delimiters = [
+            d for d in _PASTED_DELIMITERS if first_line.count(d) >= _PASTED_MIN_COLUMNS - 1
+        ]
+        if not delimiters:
+            continue
+        block = text[start:end]
+        records = scan(block, sniff_delimiter(block, candidates=delimiters), source="<text>")
+        try:
+            header = next(records)
+            width = len(header.cells)
+            columns = {
+                j: role.category
+                for j, cell in enumerate(header.cells)
+                if (role := role_for_name(cell.value)).kind is RoleKind.VALUE
+                and role.category is not None
+            }
+            if width < _PASTED_MIN_COLUMNS or not columns:
+                continue
+            for record in records:
+                if len(record.cells) != width:
+                    break
+                for j, category in columns.items():
+                    cell = record.cells[j]
+                    if cell.value.strip():
+                        out.append((start + cell.start, start + cell.end, category))
+        except (InputError, StopIteration):
+            continue
+    return out
+
+
 # --------------------------------------------------------------------------------------------
 # Decoding
 
