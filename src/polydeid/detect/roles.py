@@ -47,6 +47,7 @@ Role nouns ("Patient:", "Daktari:") do not grow a span: in a chat their value is
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable, Iterable, Sequence
 
@@ -247,7 +248,8 @@ def label_before(
 
 def label_role(text: str, start: int) -> Category | None:
     """The role the label (or noun) ending right before ``start`` gives a name, or the field
-    of an HL7 v2 segment pasted as text that holds it (PID-5, NK1-2), or None."""
+    of an HL7 v2 segment pasted as text that holds it (PID-5, NK1-2: read from the line alone,
+    unlike a pasted table's column, :class:`_PastedTables`), or None."""
     line_start = _line_start(text, max(0, start - 120), start)
     if "|" in text[line_start:start]:
         field = pasted_field_category(text, _line_start(text, 0, start), start)
@@ -326,16 +328,12 @@ def apply_label_roles(
     """``spans`` with the roles their field labels give, name spans grown to their labels'
     whole values (see the module docstring)."""
     spans = grow_to_values(text, spans, lang)
+    tables = _PastedTables(text)
     cued: dict[int, Category] = {}
-    cells: list[tuple[int, int, Category]] | None = None  # a pasted table's name cells
     for i, span in enumerate(spans):
         if span.label not in NAME_ROLES:
             continue
-        role = label_role(text, span.start)
-        if role is None:
-            if cells is None:
-                cells = [c for c in pasted_column_categories(text) if c[2] in NAME_ROLES]
-            role = next((c for s, e, c in cells if s <= span.start and span.end <= e), None)
+        role = label_role(text, span.start) or tables.role(span)
         if role is not None:
             cued[i] = role
     if not cued:
@@ -359,6 +357,26 @@ def apply_label_roles(
             span = Span(span.start, span.end, role, span.source, span.score)
         out.append(span)
     return tuple(out)
+
+
+class _PastedTables:
+    """Whose name a table pasted into a segment's text says a span is, by its column's header
+    (:func:`polydeid.formats.csv.pasted_column_categories`). The tables are read once, at the
+    first span that needs them, and a span's cell is found by bisection."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._cells: list[tuple[int, int, Category]] | None = None
+        self._starts: list[int] = []
+
+    def role(self, span: Span) -> Category | None:
+        if self._cells is None:
+            self._cells = [c for c in pasted_column_categories(self.text) if c[2] in NAME_ROLES]
+            self._starts = [c[0] for c in self._cells]
+        k = bisect.bisect_right(self._starts, span.start) - 1
+        if k >= 0 and span.end <= self._cells[k][1]:
+            return self._cells[k][2]
+        return None
 
 
 def longer_names_by_word(names: Iterable[str]) -> dict[str, set[str]]:

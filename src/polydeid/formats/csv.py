@@ -269,6 +269,7 @@ _PASTED_MIN_COLUMNS = 3
 _PASTED_DELIMITERS = (",", ";", "\t")
 #: Where a paragraph ends: a blank line.
 _PARAGRAPH_END = re.compile(r"(?:\r\n|\r|\n)[ \t]*(?:\r\n|\r|\n)")
+_LINE = re.compile(r"[^\r\n]*")
 
 
 def pasted_column_categories(text: str) -> list[tuple[int, int, Category]]:
@@ -283,7 +284,7 @@ def pasted_column_categories(text: str) -> list[tuple[int, int, Category]]:
     starts = [0, *(m.end() for m in _PARAGRAPH_END.finditer(text))]
     for k, start in enumerate(starts):
         end = len(text) if k + 1 == len(starts) else starts[k + 1]
-        first_line = text[start:end].splitlines()[0] if text[start:end].strip() else ""
+        first_line = _LINE.match(text, start, end).group()  # type: ignore[union-attr]
         if any(ch.isdigit() for ch in first_line):
             continue
         delimiters = [

@@ -408,9 +408,7 @@ def decode(
     told: dict[str, dict[Category, float]] = {}  # the same, self-introductions left out
     for start, end, _, mass, _ in found:
         for table in (votes,) if start in introduced else (votes, told):
-            tally = table.setdefault(text[start:end], {})
-            for category, value in mass.items():
-                tally[category] = tally.get(category, 0.0) + value
+            _pool(table.setdefault(text[start:end], {}), mass)
     # a self-introduction says who writes, not whose record it is: where the name is also
     # written elsewhere, those mentions choose its role
     # (where those mentions read it as a name at all: a told tally without name categories
@@ -451,6 +449,13 @@ def decode(
     return spans
 
 
+def _pool(into: dict[Category, float], votes: Mapping[Category, float]) -> dict[Category, float]:
+    """``into`` with ``votes`` added to it, category by category (``into`` is changed)."""
+    for category, value in votes.items():
+        into[category] = into.get(category, 0.0) + value
+    return into
+
+
 def _join_hyphenated(
     text: str, found: list[tuple[int, int, float, dict[Category, float], bool]]
 ) -> list[tuple[int, int, float, dict[Category, float], bool]]:
@@ -468,9 +473,7 @@ def _join_hyphenated(
                 and text[end - 1].isalpha()
                 and text[item[0]].isalpha()
             ):
-                pooled = dict(mass)
-                for category, value in item[3].items():
-                    pooled[category] = pooled.get(category, 0.0) + value
+                pooled = _pool(dict(mass), item[3])
                 out[-1] = (start, item[1], min(score, item[2]), pooled, cued or item[4])
                 continue
         out.append(item)
@@ -492,9 +495,7 @@ def _role_votes(votes: Mapping[str, Mapping[Category, float]]) -> dict[str, dict
         if len(owners) != 1:
             continue
         (owner,) = owners
-        tally = pooled.setdefault(owner, dict(names[owner]))
-        for category, value in names[name].items():
-            tally[category] = tally.get(category, 0.0) + value
+        tally = _pool(pooled.setdefault(owner, dict(names[owner])), names[name])
         pooled[name] = tally
     return pooled
 
