@@ -61,6 +61,9 @@ class Fact(StrEnum):
     DRUG = "DRUG"
     DIAGNOSIS = "DIAGNOSIS"
     DEPARTMENT = "DEPARTMENT"
+    #: A clinician named by a specialty whose name holds a kinship word ("su médico de familia",
+    #: the general practitioner; rule ``facts.care_roles.v1``): not a relative.
+    CARE_ROLE = "CARE_ROLE"
 
 
 Label = Category | Fact

@@ -12,6 +12,7 @@ from polydeid.detect.base import Detector, create, register
 _RULES = (
     "facts.clinical.v1",
     "facts.eponyms.v1",
+    "facts.care_roles.v1",
     "rules.ids.v1",
     "rules.records.v1",
     "rules.phones.v1",
@@ -38,6 +39,7 @@ def register_builtins() -> None:
     """Register every built-in detector under its versioned name (idempotent)."""
     from polydeid.detect.rules import (
         ages,
+        care_roles,
         clinical_facts,
         contacts,
         dates,
@@ -51,6 +53,7 @@ def register_builtins() -> None:
 
     register("facts.clinical.v1", clinical_facts.ClinicalFactRule)
     register("facts.eponyms.v1", eponyms.EponymRule)
+    register("facts.care_roles.v1", care_roles.CareRoleRule)
     register("rules.ids.v1", ids.IdentifierRule)
     register("rules.records.v1", records.RecordNumberRule)
     register("rules.phones.v1", phones.PhoneRule)

@@ -38,6 +38,15 @@ def compile_pattern(pattern: str, flags: int = 0) -> Pattern:
     return regex.compile(pattern, flags | regex.VERSION0)
 
 
+def phrase_alternation(words: Iterable[str], *, fold_case: bool) -> str:
+    """A regex alternation of ``words``, longest first; spaces match runs of spaces."""
+    parts = []
+    for word in sorted(set(words), key=len, reverse=True):
+        parts.append(r"[ \t\u00a0]+".join(regex.escape(w) for w in word.split()))
+    alternation = "|".join(parts)
+    return f"(?i:{alternation})" if fold_case else alternation
+
+
 def guarded_finditer(pattern: Pattern, segment: Segment, rule_id: str) -> Iterator[Match]:
     """``pattern.finditer`` over the segment text, failing closed on a timeout."""
     try:

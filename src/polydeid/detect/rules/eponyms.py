@@ -32,21 +32,12 @@ from polydeid.detect.rules._base import (
     RuleDetector,
     compile_pattern,
     guarded_finditer,
+    phrase_alternation,
     segment_languages,
 )
 from polydeid.locales import language_data, languages, shared_data
 
 SOURCE = "facts.eponyms.v1"
-
-
-def _alternation(words: Iterable[str], *, fold_case: bool) -> str:
-    """A regex alternation of ``words``, longest first; spaces match runs of spaces."""
-    parts = []
-    for word in sorted(set(words), key=len, reverse=True):
-        escaped = r"[ \t\u00a0]+".join(regex.escape(w) for w in word.split())
-        parts.append(escaped)
-    alternation = "|".join(parts)
-    return f"(?i:{alternation})" if fold_case else alternation
 
 
 @cache
@@ -66,15 +57,15 @@ def _pattern(langs: tuple[str, ...]) -> Pattern | None:
         before.extend(table.get("before", ()))
     if not (after or before):
         return None
-    name = f"(?:{_alternation(eponym_names(), fold_case=False)})"
+    name = f"(?:{phrase_alternation(eponym_names(), fold_case=False)})"
     joined = rf"{name}(?:(?:[ \t]*[-–‐][ \t]*|[ \t]+and[ \t]+){name})*"
     forms = []
     if after:
-        words = _alternation(after, fold_case=True)
+        words = phrase_alternation(after, fold_case=True)
         # every eponym starts with a capital: the look-ahead rejects other positions fast
         forms.append(rf"(?=\p{{Lu}}){joined}(?:['’]s?)?(?:[ \t\u00a0]+|[-–‐])(?:{words})")
     if before:
-        words = _alternation(before, fold_case=True)
+        words = phrase_alternation(before, fold_case=True)
         # "maladie d'Alzheimer": an elided article joins the eponym without a space
         initials = regex.escape("".join(sorted({w[0].casefold() for w in before})))
         forms.append(rf"(?i:(?=[{initials}]))(?:{words})(?:(?<=['’])|[ \t\u00a0]+){joined}")
