@@ -135,6 +135,31 @@ class RuleDetector:
         return f"{type(self).__name__}(id={self.id!r})"
 
 
+class PhraseFactRule(RuleDetector):
+    """A rule whose facts are the matches of one pattern per set of languages (the segment's
+    language and English), all of one kind: subclasses give ``kind`` and :meth:`pattern`."""
+
+    kind: ClassVar[Fact]
+
+    def __init__(self) -> None:
+        from polydeid.locales import languages
+
+        self.languages = frozenset(languages())
+
+    def pattern(self, langs: tuple[str, ...]) -> Pattern | None:
+        """The pattern for ``langs`` (cached by the subclass); None when they give no words."""
+        raise NotImplementedError
+
+    def find(self, segment: Segment) -> Iterable[Span]:
+        pattern = self.pattern(tuple(segment_languages(segment)))
+        if pattern is None:
+            return []
+        return [
+            Span(m.start(), m.end(), self.kind, self.id)
+            for m in guarded_finditer(pattern, segment, self.id)
+        ]
+
+
 def segment_languages(segment: Segment, *, with_english: bool = True) -> Sequence[str]:
     """The segment's language, plus English (clinical text mixes in English terms)."""
     from polydeid.locales import canonical_language

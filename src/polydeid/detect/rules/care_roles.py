@@ -15,23 +15,18 @@ for the profession detectors. The words are in ``[care_role]`` of each language'
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from functools import cache
 
 import regex
 
-from polydeid.core.segments import Segment
-from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Fact
 from polydeid.detect.rules._base import (
     Pattern,
-    RuleDetector,
+    PhraseFactRule,
     compile_pattern,
-    guarded_finditer,
     phrase_alternation,
-    segment_languages,
 )
-from polydeid.locales import language_data, languages
+from polydeid.locales import language_data
 
 SOURCE = "facts.care_roles.v1"
 
@@ -56,21 +51,13 @@ def _pattern(langs: tuple[str, ...]) -> Pattern | None:
     )
 
 
-class CareRoleRule(RuleDetector):
+class CareRoleRule(PhraseFactRule):
     """Marks a clinician's specialty title so that no detector takes its kinship word for a
     relative."""
 
     id = SOURCE
     labels = frozenset({Fact.CARE_ROLE})
+    kind = Fact.CARE_ROLE
 
-    def __init__(self) -> None:
-        self.languages = frozenset(languages())
-
-    def find(self, segment: Segment) -> Iterable[Span]:
-        pattern = _pattern(tuple(segment_languages(segment)))
-        if pattern is None:
-            return []
-        return [
-            Span(m.start(), m.end(), Fact.CARE_ROLE, SOURCE)
-            for m in guarded_finditer(pattern, segment, self.id)
-        ]
+    def pattern(self, langs: tuple[str, ...]) -> Pattern | None:
+        return _pattern(langs)

@@ -19,23 +19,18 @@ Several eponyms join with a hyphen, a dash or "and" ("Guillain-Barré", "Creutzf
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from functools import cache
 
 import regex
 
-from polydeid.core.segments import Segment
-from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Fact
 from polydeid.detect.rules._base import (
     Pattern,
-    RuleDetector,
+    PhraseFactRule,
     compile_pattern,
-    guarded_finditer,
     phrase_alternation,
-    segment_languages,
 )
-from polydeid.locales import language_data, languages, shared_data
+from polydeid.locales import language_data, shared_data
 
 SOURCE = "facts.eponyms.v1"
 
@@ -72,20 +67,12 @@ def _pattern(langs: tuple[str, ...]) -> Pattern | None:
     return compile_pattern(rf"(?<![\p{{L}}\p{{N}}])(?:{'|'.join(forms)})(?![\p{{L}}\p{{N}}])")
 
 
-class EponymRule(RuleDetector):
+class EponymRule(PhraseFactRule):
     """Marks eponymous diagnoses so that no identifier detector redacts the name in them."""
 
     id = SOURCE
     labels = frozenset({Fact.DIAGNOSIS})
+    kind = Fact.DIAGNOSIS
 
-    def __init__(self) -> None:
-        self.languages = frozenset(languages())
-
-    def find(self, segment: Segment) -> Iterable[Span]:
-        pattern = _pattern(tuple(segment_languages(segment)))
-        if pattern is None:
-            return []
-        return [
-            Span(m.start(), m.end(), Fact.DIAGNOSIS, SOURCE)
-            for m in guarded_finditer(pattern, segment, self.id)
-        ]
+    def pattern(self, langs: tuple[str, ...]) -> Pattern | None:
+        return _pattern(langs)
