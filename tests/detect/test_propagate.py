@@ -214,3 +214,39 @@ def test_names_carried_over_one_another_keep_each_uncovered_word() -> None:
         ("amina wanjiru", PATIENT),
         ("otieno", OTHER),
     ]
+
+
+def test_a_name_without_spaces_read_in_part_is_completed_and_never_added_elsewhere() -> None:
+    # Chinese writes no spaces: "产妇区海玲" (the mother Ou Hailing) reads as one run of
+    # letters, where the model found only the given name after finding the whole name at
+    # the label "母亲姓名：" (mother's name)
+    text = "母亲姓名：区海玲；产妇区海玲，G3P3。区海玲顺产。"
+    label_value = text.index("区海玲")
+    given = text.index("海玲", label_value + 3)
+    spans = [
+        Span(label_value, label_value + 3, OTHER, "tagger.x", PHRASE_SCORE),
+        Span(given, given + 2, PATIENT, "tagger.x", 0.99),
+    ]
+    out = propagate_names(text, spans, lang="zh")
+    assert shown(text, out) == [
+        ("区海玲", OTHER, "tagger.x"),
+        ("区海玲", PATIENT, SOURCE),  # completed, in the role read there
+    ]  # the third mention, where the model read nothing, gets nothing from this step
+    assert out[1].start == given - 1
+
+
+def test_a_name_without_spaces_is_completed_only_over_names_from_a_confident_reading() -> None:
+    text = "母亲姓名：区海玲；产妇区海玲。"
+    label_value = text.index("区海玲")
+    given = text.index("海玲", label_value + 3)
+    unsure = [
+        Span(label_value, label_value + 3, OTHER, "tagger.x", PHRASE_SCORE - 0.01),
+        Span(given, given + 2, PATIENT, "tagger.x", 0.99),
+    ]
+    assert propagate_names(text, unsure, lang="zh") == tuple(unsure)
+    # another category over part of the mention: left as it is
+    place = [
+        Span(label_value, label_value + 3, OTHER, "tagger.x", 0.99),
+        Span(given, given + 2, Category.LOCATION_VILLAGE, "tagger.x", 0.99),
+    ]
+    assert propagate_names(text, place, lang="zh") == tuple(place)
