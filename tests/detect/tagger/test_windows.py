@@ -690,6 +690,31 @@ def test_a_self_introduction_does_not_vote_a_role_other_mentions_give() -> None:
     assert [s.label for s in spans] == [Category.PERSON_THIRD_PARTY] * 2
 
 
+def test_a_one_word_name_joins_its_longer_names_role_even_when_its_told_votes_lean_away() -> None:
+    from polydeid.detect.tagger.windows import name_form
+
+    # Of the mentions a self-introduction leaves out, one reads "Akong'o" as a facility and
+    # one, weakly, as a relative: their votes lean to the facility, all the mentions' votes
+    # call it a name, and it takes the role of the one longer name it is a word of (decoder
+    # 17; before, the self-introduction's relative reading stood)
+    text = "Akong'o Opondo ni. kuom Akong'o Opondo. an Akong'o. kuom Akong'o."
+    words = ["Akong'o", "Opondo", "ni", ".", "kuom", "Akong'o", "Opondo", "."]
+    words += ["an", "Akong'o", ".", "kuom", "Akong'o", "."]
+    o = _mixed({"O": 0.95})
+    patient = [_mixed({"B-PERSON": 0.9}), _mixed({"I-PERSON": 0.9})]
+    facility = _mixed({"B-LOCATION_FACILITY": 0.5})
+    weak, third = _mixed({"B-PERSON_THIRD_PARTY": 0.45}), _mixed({"B-PERSON_THIRD_PARTY": 0.95})
+    probs = [*patient, o, o, o, facility, _mixed({"B-PERSON": 0.9}), o]
+    probs += [o, third, o, o, weak, o]
+    spans = decode(text, _grid_of(text, words), probs, {}, names=name_form("luo"))
+    assert [(text[s.start : s.end], s.label) for s in spans] == [
+        ("Akong'o Opondo", Category.PERSON),
+        ("Akong'o Opondo", Category.PERSON),  # two names one space apart: one
+        ("Akong'o", Category.PERSON),
+        ("Akong'o", Category.PERSON),
+    ]
+
+
 def test_a_vietnamese_patient_abbreviation_is_trimmed_from_the_name() -> None:
     from polydeid.detect.tagger.windows import name_form
 

@@ -48,8 +48,10 @@ IGNORE = -100
 #: line break (only an address runs over lines); 13: a greeting or pronoun opening a name is
 #: trimmed; 14: a one-word name votes its role with the one longer name it is a word of, and a
 #: dash at a name's edge is trimmed; 15: spans a hyphen glues into one word are one span; 16: a
-#: self-introduction ("an Akong'o Opondo") does not vote a name's role where other mentions do
-DECODER_VERSION = 16
+#: self-introduction ("an Akong'o Opondo") does not vote a name's role where other mentions do;
+#: 17: a one-word name joins the longer name's role votes whenever the decoder calls it a name
+#: (its role votes alone may lean to another group)
+DECODER_VERSION = 17
 
 
 @dataclass(frozen=True, slots=True)
@@ -419,7 +421,12 @@ def decode(
         else tally
         for written, tally in votes.items()
     }
-    roles = _role_votes(role_tallies)
+    # the texts that are names: by all their mentions' votes, or after an honorific; the role
+    # votes alone (a self-introduction left out) may lean to another group, and the name must
+    # still be pooled with the longer name it is a word of
+    named = {text[start:end] for start, end, _, _, cued in found if cued}
+    named.update(t for t, v in votes.items() if COARSE_GROUP[max(v, key=v.__getitem__)] == "NAME")
+    roles = _role_votes({t: role_tallies[t] for t in named})
     spans = []
     for start, end, score, _, cued in found:
         tally = votes[text[start:end]]
@@ -480,14 +487,14 @@ def _join_hyphenated(
     return out
 
 
-def _role_votes(votes: Mapping[str, Mapping[Category, float]]) -> dict[str, dict[Category, float]]:
-    """Pooled name-role votes of a name and the one-word mentions of its parts.
+def _role_votes(names: Mapping[str, Mapping[Category, float]]) -> dict[str, dict[Category, float]]:
+    """Pooled name-role votes of a name and the one-word mentions of its parts; ``names``:
+    the role votes of each text the decoder calls a name.
 
     A one-word name that is a word of exactly one longer name of the text ("Julius" of
     "Julius Hess") is a mention of that person: both take the role their mentions give
     together. A word shared by two longer names ("Perez" of "Maria Perez" and "Juan Perez",
     relatives) stays on its own votes."""
-    names = {t: v for t, v in votes.items() if COARSE_GROUP[max(v, key=v.__getitem__)] == "NAME"}
     longer = longer_names_by_word(names)  # casefolded word -> the longer names holding it
     pooled: dict[str, dict[Category, float]] = {}
     for name in (n for n in names if len(n.split()) == 1):
