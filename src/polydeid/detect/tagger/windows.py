@@ -276,7 +276,9 @@ def decode(
       one label: "Patient: Okello" and "Okello was seen" cannot part ways). A one-word name
       that is a word of exactly one longer name of the document is a mention of that person:
       its role is chosen with that name's votes ("Julius" and "Julius Hess"; not "Perez" of
-      both "Anna Perez" and "Juan Perez", relatives), :func:`_role_votes`. A mention that a
+      both "Anna Perez" and "Juan Perez", relatives), :func:`_role_votes`, whenever the
+      decoder calls it a name, even where the mentions that vote on its role alone lean to
+      another group. A mention that a
       first-person pronoun opens ("an Akong'o Opondo", I am …; the language's ``pronouns``)
       votes on the role only where the name is written nowhere else: a self-introduction
       says who writes, not whose record it is, and the model reads a writer who introduces
