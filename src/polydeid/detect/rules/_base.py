@@ -141,6 +141,10 @@ class PhraseFactRule(RuleDetector):
 
     kind: ClassVar[Fact]
 
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.labels = frozenset({cls.kind})
+
     def __init__(self) -> None:
         from polydeid.locales import languages
 

@@ -56,7 +56,6 @@ class CareRoleRule(PhraseFactRule):
     relative."""
 
     id = SOURCE
-    labels = frozenset({Fact.CARE_ROLE})
     kind = Fact.CARE_ROLE
 
     def pattern(self, langs: tuple[str, ...]) -> Pattern | None:

@@ -71,7 +71,6 @@ class EponymRule(PhraseFactRule):
     """Marks eponymous diagnoses so that no identifier detector redacts the name in them."""
 
     id = SOURCE
-    labels = frozenset({Fact.DIAGNOSIS})
     kind = Fact.DIAGNOSIS
 
     def pattern(self, langs: tuple[str, ...]) -> Pattern | None:

@@ -426,14 +426,15 @@ def decode(
     # the texts that are names: by all their mentions' votes, or after an honorific; the role
     # votes alone (a self-introduction left out) may lean to another group, and the name must
     # still be pooled with the longer name it is a word of
+    groups = {t: COARSE_GROUP[max(v, key=v.__getitem__)] for t, v in votes.items()}
     named = {text[start:end] for start, end, _, _, cued in found if cued}
-    named.update(t for t, v in votes.items() if COARSE_GROUP[max(v, key=v.__getitem__)] == "NAME")
+    named.update(t for t, group in groups.items() if group == "NAME")
     roles = _role_votes({t: role_tallies[t] for t in named})
     spans = []
     for start, end, score, _, cued in found:
         tally = votes[text[start:end]]
         # an honorific said person: the votes choose only the role
-        group = "NAME" if cued else COARSE_GROUP[max(tally, key=tally.__getitem__)]
+        group = "NAME" if cued else groups[text[start:end]]
         if group == "NAME":
             tally = roles.get(text[start:end], role_tallies[text[start:end]])
         category = max((c for c in tally if COARSE_GROUP[c] == group), key=tally.__getitem__)
