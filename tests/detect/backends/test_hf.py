@@ -158,12 +158,18 @@ def long_document(repeats: int = 40) -> tuple[str, list[tuple[str, Category]]]:
     return " ".join(parts) + ".", expected
 
 
-def test_long_documents_are_windowed_and_read_once(hf_wordgrid_dir: Path) -> None:
-    text, expected = long_document()
+def test_long_documents_are_windowed_and_read_once(
+    hf_wordgrid_dir: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    text, expected = long_document(100)
     full = HfWordGridDetector(hf_wordgrid_dir)  # 256 tokens
     model = full._model("lug")
+    monkeypatch.setattr(logging.getLogger("transformers"), "propagate", True)
+    model.tokenizer.deprecation_warnings.clear()  # the warning is given once per tokenizer
     aligned = model.align(text)
-    assert len(aligned.token_ids) > 256  # more than one window
+    assert len(aligned.token_ids) > max(256, model.tokenizer.model_max_length)  # many windows
+    # ... and tokenised whole without the tokenizer's "sequence length" warning
+    assert not [r for r in caplog.records if "sequence length" in r.getMessage()]
     assert found(text, full.detect(Segment(text, lang="lg"))) == expected
 
     # windows cut right after the second "Nakato": "Nakato | Namukwaya" is split by an edge

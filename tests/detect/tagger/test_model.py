@@ -83,6 +83,21 @@ def test_prediction_covers_every_word_of_long_texts(tiny: Path) -> None:
     assert results[2][1] == []
 
 
+def test_a_text_longer_than_the_encoder_is_read_without_a_warning(
+    tiny: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The whole text is tokenised once and read in windows: the tokenizer's "longer than the
+    # specified maximum sequence length" warning would be noise on every long record.
+    import logging
+
+    monkeypatch.setattr(logging.getLogger("transformers"), "propagate", True)
+    model = TaggerModel.load(tiny)
+    model.tokenizer.deprecation_warnings.clear()  # the warning is given once per tokenizer
+    ((aligned, _),) = model.predict(["Mgonjwa alifika kliniki leo asubuhi. " * 120])
+    assert len(aligned.token_ids) > 512
+    assert not [r for r in caplog.records if "sequence length" in r.getMessage()]
+
+
 def test_missing_or_corrupt_weights_fail_closed(tiny: Path, tmp_path: Path) -> None:
     with pytest.raises(DetectorUnavailableError):
         TaggerModel.load(tmp_path / "nowhere")

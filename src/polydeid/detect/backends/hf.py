@@ -804,7 +804,10 @@ class _GridModel:
         if not grid:
             return Aligned(grid, (), ())
         encoded = self.tokenizer(
-            [text[s:e] for s, e in grid], is_split_into_words=True, add_special_tokens=False
+            [text[s:e] for s, e in grid],
+            is_split_into_words=True,
+            add_special_tokens=False,
+            verbose=False,  # a whole text is longer than the model; it is read in windows
         )
         word_token = [-1] * len(grid)
         for t, w in enumerate(encoded.word_ids()):

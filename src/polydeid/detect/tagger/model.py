@@ -73,8 +73,13 @@ class TaggerMeta:
 
 
 def encode_document(tokenizer: Any, text: str) -> Aligned:
-    """Tokenise ``text`` whole (no specials) and align the tokens with its word grid."""
-    encoded = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+    """Tokenise ``text`` whole (no specials) and align the tokens with its word grid.
+
+    A text longer than the encoder's 512 positions is expected here (it is read in windows
+    afterwards), so the tokenizer's warning about it is silenced (``verbose=False``)."""
+    encoded = tokenizer(
+        text, add_special_tokens=False, return_offsets_mapping=True, verbose=False
+    )
     return align_tokens(text, encoded["input_ids"], encoded["offset_mapping"])
 
 
