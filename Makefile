@@ -39,6 +39,7 @@ demo: setup
 
 lint: setup
 	$(BIN)/ruff check src tests benchmarks examples
+	$(BIN)/ruff format --check src tests benchmarks examples
 
 test: setup lint
 	$(BIN)/pytest

@@ -51,8 +51,7 @@ def write_records(path: Path, count: int, seed: int) -> int:
     per_language = max(1, count // 17 + 1)
     size = 0
     with path.open("w", encoding="utf-8") as handle:
-        for i, doc in enumerate(generate(per_language=per_language, seed=seed,
-                                         formats=["prose"])):
+        for i, doc in enumerate(generate(per_language=per_language, seed=seed, formats=["prose"])):
             if i >= count:
                 break
             line = json.dumps({"id": i, "lang": doc.lang, "text": doc.text}, ensure_ascii=False)
@@ -75,9 +74,25 @@ def run_batch(
     }
     started = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-c", _PROBE, "batch", str(source), str(out), "--workers",
-         str(workers), "--profile", profile, "--no-progress", "--chunk-size", str(chunk)],
-        capture_output=True, text=True, env=env, check=True,
+        [
+            sys.executable,
+            "-c",
+            _PROBE,
+            "batch",
+            str(source),
+            str(out),
+            "--workers",
+            str(workers),
+            "--profile",
+            profile,
+            "--no-progress",
+            "--chunk-size",
+            str(chunk),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
     )
     seconds = time.perf_counter() - started
     return seconds, int(done.stdout.strip().splitlines()[-1])
@@ -109,8 +124,9 @@ def run_service(source: Path, limit: int) -> dict[str, float]:
 
     port = free_port()
     server = uvicorn.Server(
-        uvicorn.Config(create_app(Settings(profile="rules")), host="127.0.0.1", port=port,
-                       log_level="warning")
+        uvicorn.Config(
+            create_app(Settings(profile="rules")), host="127.0.0.1", port=port, log_level="warning"
+        )
     )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

@@ -133,9 +133,7 @@ class PostgresServer:
         )
         with (self.data / "pg_hba.conf").open("w") as hba:  # local socket and loopback only
             hba.write(
-                "local all all trust\n"
-                "host all all 127.0.0.1/32 trust\n"
-                "host all all ::1/128 trust\n"
+                "local all all trust\nhost all all 127.0.0.1/32 trust\nhost all all ::1/128 trust\n"
             )
         if self.as_root:
             entry = pwd.getpwnam(SERVER_USER)
@@ -226,8 +224,15 @@ class PostgresServer:
             if self.running:
                 with contextlib.suppress(PostgresUnavailable, subprocess.TimeoutExpired):
                     self._run(
-                        [str(self.bindir / "pg_ctl"), "-D", str(self.data), "-m", "immediate",
-                         "-w", "stop"],
+                        [
+                            str(self.bindir / "pg_ctl"),
+                            "-D",
+                            str(self.data),
+                            "-m",
+                            "immediate",
+                            "-w",
+                            "stop",
+                        ],
                         what="pg_ctl stop",
                     )
                 self.running = False

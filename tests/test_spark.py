@@ -353,8 +353,9 @@ def test_spark_output_equals_the_batch_command(spark, records, key_file, tmp_pat
     vault = str(tmp_path / "vault.sqlite")
     keyed = ["--key-file", key_file, "--vault", vault] if policy == "surrogate" else []
     args = ["batch", str(source), str(tmp_path / "out"), "--profile", "rules", "--policy"]
-    assert main([*args, policy, *keyed, "--workers", "2", "--chunk-size", "60",
-                 "--no-progress"]) == 0
+    assert (
+        main([*args, policy, *keyed, "--workers", "2", "--chunk-size", "60", "--no-progress"]) == 0
+    )
     lines = (tmp_path / "out" / "in.jsonl").read_text("utf-8").splitlines()
     batch = {r["id"]: r["text"] for r in map(json.loads, lines)}
     config = JobConfig(

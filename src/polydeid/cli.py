@@ -256,9 +256,7 @@ def _iter_inputs(path: str) -> Iterator[tuple[str, Path | None]]:
     if path != "-" and Path(path).is_dir():
         root = Path(path)
         files = sorted(
-            p
-            for p in root.rglob("*")
-            if p.is_file() and p.suffix.lower() in KNOWN_SUFFIXES
+            p for p in root.rglob("*") if p.is_file() and p.suffix.lower() in KNOWN_SUFFIXES
         )
         if not files:
             raise InputError("no input files of a known format found", location=path)

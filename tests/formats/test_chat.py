@@ -30,8 +30,15 @@ def test_numbered_tags_agree_across_turns():
 
 
 def test_participant_name_is_replaced_and_known_in_turns(deid):
-    convo = {"messages": [{"role": "user", "name": "Wanjiku Otieno",
-                           "content": "Hello, Wanjiku here; my son is unwell"}]}
+    convo = {
+        "messages": [
+            {
+                "role": "user",
+                "name": "Wanjiku Otieno",
+                "content": "Hello, Wanjiku here; my son is unwell",
+            }
+        ]
+    }
     out = deid.redact_document(convo, format="chat")
     message = out["messages"][0]
     assert message["name"] == "[PERSON]"

@@ -110,11 +110,19 @@ def test_truncated_bundle_is_located(deid):
 
 
 def test_parsed_resource_in_parsed_resource_out(deid):
-    resource = {"resourceType": "Patient", "id": "p1", "birthDate": "1990-01-02",
-                "telecom": [{"system": "email", "value": "x@example.org"}]}
+    resource = {
+        "resourceType": "Patient",
+        "id": "p1",
+        "birthDate": "1990-01-02",
+        "telecom": [{"system": "email", "value": "x@example.org"}],
+    }
     out = deid.redact_document(resource)
-    assert out == {"resourceType": "Patient", "id": "p1", "birthDate": "[DATE]",
-                   "telecom": [{"system": "email", "value": "[CONTACT_OTHER]"}]}
+    assert out == {
+        "resourceType": "Patient",
+        "id": "p1",
+        "birthDate": "[DATE]",
+        "telecom": [{"system": "email", "value": "[CONTACT_OTHER]"}],
+    }
 
 
 # --- property: identifiers in random places of a FHIR Patient never leak; codes never change
@@ -149,8 +157,11 @@ def test_random_identifiers_in_fhir_never_leak(deid, slots, digits, words, bundl
         }[kind]
         resource.setdefault(key, []).append(make(value))
         secrets.append(value)
-    doc = {"resourceType": "Bundle", "type": "collection",
-           "entry": [{"resource": resource}]} if bundle else resource
+    doc = (
+        {"resourceType": "Bundle", "type": "collection", "entry": [{"resource": resource}]}
+        if bundle
+        else resource
+    )
     out = deid.redact_document(json.dumps(doc, indent=1).encode(), format="fhir").decode()
     for secret in secrets:
         assert secret not in out
@@ -158,9 +169,21 @@ def test_random_identifiers_in_fhir_never_leak(deid, slots, digits, words, bundl
 
 
 def test_a_provider_organization_is_a_facility(deid):
-    org = {"resourceType": "Organization", "id": "o1", "name": "Mengo Hospital",
-           "type": [{"coding": [{"system": "http://terminology.hl7.org/CodeSystem/"
-                                 "organization-type", "code": "prov"}]}]}
+    org = {
+        "resourceType": "Organization",
+        "id": "o1",
+        "name": "Mengo Hospital",
+        "type": [
+            {
+                "coding": [
+                    {
+                        "system": "http://terminology.hl7.org/CodeSystem/organization-type",
+                        "code": "prov",
+                    }
+                ]
+            }
+        ],
+    }
     assert deid.redact_document(org)["name"] == "[LOCATION_FACILITY]"
     employer = {"resourceType": "Organization", "id": "o2", "name": "Acme Ltd"}
     assert deid.redact_document(employer)["name"] == "[ORGANIZATION]"

@@ -67,10 +67,16 @@ def test_failed_file_does_not_replace_existing_output(tmp_path, capsys):
 
 def test_lang_auto_on_a_structured_document(tmp_path, capsys):
     src = tmp_path / "d.json"
-    src.write_text(json.dumps({"notiz": "Der Patient wurde am 03.04.2024 in die Klinik "
-                               "aufgenommen und klagt seit drei Tagen über starke "
-                               "Kopfschmerzen und Fieber. Telefon 030 1234567."},
-                              ensure_ascii=False))
+    src.write_text(
+        json.dumps(
+            {
+                "notiz": "Der Patient wurde am 03.04.2024 in die Klinik "
+                "aufgenommen und klagt seit drei Tagen über starke "
+                "Kopfschmerzen und Fieber. Telefon 030 1234567."
+            },
+            ensure_ascii=False,
+        )
+    )
     assert main(["redact", str(src), "--profile", "rules", "--lang", "auto"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert "[DATE]" in out["notiz"] and "[CONTACT_PHONE]" in out["notiz"]

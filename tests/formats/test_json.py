@@ -226,8 +226,7 @@ _KEYS = st.sampled_from(["notes", "ward", "drug", "dose", "items", "extra", "sta
 
 _json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-100, 100) | _SAFE_TEXT,
-    lambda children: st.lists(children, max_size=3)
-    | st.dictionaries(_KEYS, children, max_size=3),
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(_KEYS, children, max_size=3),
     max_leaves=12,
 )
 

@@ -57,9 +57,7 @@ def _run(capsys, *argv: str) -> tuple[int, str, str]:
 
 def test_prints_the_originals_with_the_key(setup, capsys):
     vault, key, _, made = setup
-    code, out, err = _run(
-        capsys, "--vault", vault, "--key-file", key, made[NAME], made[PHONE]
-    )
+    code, out, err = _run(capsys, "--vault", vault, "--key-file", key, made[NAME], made[PHONE])
     assert code == 0
     assert out.splitlines() == [
         f"{made[NAME]}\tPERSON\t{NAME}",
@@ -105,9 +103,7 @@ def test_wrong_key_is_a_decryption_error_never_output(setup, capsys):
 
 def test_unknown_surrogate_is_reported_by_position_not_text(setup, capsys):
     vault, key, _, made = setup
-    code, out, err = _run(
-        capsys, "--vault", vault, "--key-file", key, made[PHONE], "Okello James"
-    )
+    code, out, err = _run(capsys, "--vault", vault, "--key-file", key, made[PHONE], "Okello James")
     assert code == 1 and out == f"{made[PHONE]}\tCONTACT_PHONE\t{PHONE}\n"
     assert "argument 2: not in the vault" in err and "Okello" not in err
 

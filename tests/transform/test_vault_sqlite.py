@@ -45,14 +45,33 @@ OTHER_KEY = bytes(range(1, 33))
 
 #: Synthetic originals (category, text); every one normalises differently.
 ORIGINALS: tuple[tuple[Category, str], ...] = (
-    *((Category.PERSON, name) for name in (
-        "Nakato Sarah", "Okello James", "Achieng Mary", "Mugisha Peter", "Wanjiru Grace",
-        "Kato Brian", "Auma Esther", "Ssempala David", "Nabirye Ruth", "Opio Samuel",
-        "Atim Florence", "Byaruhanga Moses",
-    )),
-    *((Category.CONTACT_PHONE, phone) for phone in (
-        "0772 123456", "0701 998877", "0753 441122", "0782 665544", "0712 303030",
-    )),
+    *(
+        (Category.PERSON, name)
+        for name in (
+            "Nakato Sarah",
+            "Okello James",
+            "Achieng Mary",
+            "Mugisha Peter",
+            "Wanjiru Grace",
+            "Kato Brian",
+            "Auma Esther",
+            "Ssempala David",
+            "Nabirye Ruth",
+            "Opio Samuel",
+            "Atim Florence",
+            "Byaruhanga Moses",
+        )
+    ),
+    *(
+        (Category.CONTACT_PHONE, phone)
+        for phone in (
+            "0772 123456",
+            "0701 998877",
+            "0753 441122",
+            "0782 665544",
+            "0712 303030",
+        )
+    ),
     *((Category.ID_RECORD, mrn) for mrn in ("MRN 4459812", "MRN 7781230", "MRN 1029384")),
     *((Category.AGE, age) for age in ("45", "62", "7")),
 )

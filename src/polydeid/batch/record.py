@@ -88,9 +88,7 @@ def redact_record_labelled(
     only, never text)."""
     text = record.get(config.text_field)
     if not isinstance(text, str):
-        raise RecordError(
-            f"a record needs a string field {config.text_field!r}", location=location
-        )
+        raise RecordError(f"a record needs a string field {config.text_field!r}", location=location)
     record_id = record.get(config.id_field)
     if record_id is not None and (
         isinstance(record_id, bool) or not isinstance(record_id, str | int)

@@ -173,6 +173,4 @@ def column_of(text: str, pos: int) -> int:
 
 def located(message: str, *, source: str, text: str, pos: int) -> InputError:
     """An :class:`InputError` at ``source:line:column`` for character ``pos``."""
-    return InputError(
-        message, location=f"{source}:{line_of(text, pos)}:{column_of(text, pos)}"
-    )
+    return InputError(message, location=f"{source}:{line_of(text, pos)}:{column_of(text, pos)}")

@@ -245,9 +245,7 @@ class _Roles:
             return None
         if leaf == "value" and "identifier" in keys[-3:]:
             container = _node(self.tree, path[:-1])
-            return value_role(
-                _identifier_category(container, rtype, sem), context="identifier"
-            )
+            return value_role(_identifier_category(container, rtype, sem), context="identifier")
         if _DATE.fullmatch(value) and len(value) >= 4:
             return value_role(Category.DATE, context=leaf)
         if leaf.startswith("value"):

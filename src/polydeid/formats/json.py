@@ -151,9 +151,7 @@ def scan(text: str, *, source: str, lines: bool = False) -> Iterator[Scalar]:
             return
         rest = re.compile(r"[ \t\r]*").match(text, pos).end()  # type: ignore[union-attr]
         if rest < n and text[rest] != "\n":
-            raise located(
-                "expected one JSON value per line", source=source, text=text, pos=rest
-            )
+            raise located("expected one JSON value per line", source=source, text=text, pos=rest)
         pos = rest
 
 

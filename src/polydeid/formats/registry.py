@@ -86,9 +86,7 @@ def reader(name: str, **options: Any) -> FormatReader:
     try:
         target = READERS[name]
     except KeyError:
-        raise ConfigError(
-            f"unknown format {name!r}; known: {', '.join(FORMATS)}"
-        ) from None
+        raise ConfigError(f"unknown format {name!r}; known: {', '.join(FORMATS)}") from None
     module, cls = target.split(":")
     return getattr(importlib.import_module(module), cls)(**options)  # type: ignore[no-any-return]
 

@@ -294,9 +294,7 @@ class _PerThread:
             local.conn, local.pid = conn, pid
             with self._all_lock:
                 ended = [c for p, t, c in self._all if p == pid and not t.is_alive()]
-                self._all = [
-                    (p, t, c) for p, t, c in self._all if p != pid or t.is_alive()
-                ]
+                self._all = [(p, t, c) for p, t, c in self._all if p != pid or t.is_alive()]
                 self._all.append((pid, threading.current_thread(), conn))
             for old in ended:
                 with contextlib.suppress(Exception):  # its thread has ended
@@ -569,9 +567,7 @@ class PostgresVault(_PerThread, _Revealing):
                     time.sleep(min(0.05 * 2**attempt, 0.5))
                 continue
             except psycopg.Error:  # e.g. a malformed URL: its text might echo the password
-                raise ConfigError(
-                    "not a usable PostgreSQL URL", location=self.location
-                ) from None
+                raise ConfigError("not a usable PostgreSQL URL", location=self.location) from None
             try:
                 self._create_schema(conn)
             except BaseException:
@@ -640,11 +636,13 @@ class PostgresVault(_PerThread, _Revealing):
     ) -> bool:
         _check_put(key, surrogate, value_key, sealed)
         rowcount = self._run(
-            lambda c: c.execute(
-                f"INSERT INTO {TABLE} (key, value_key, surrogate, sealed) "
-                "VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING",
-                (key, value_key, surrogate, sealed),
-            ).rowcount
+            lambda c: (
+                c.execute(
+                    f"INSERT INTO {TABLE} (key, value_key, surrogate, sealed) "
+                    "VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                    (key, value_key, surrogate, sealed),
+                ).rowcount
+            )
         )
         return rowcount == 1
 

@@ -61,9 +61,7 @@ def register(sub: Any) -> None:
 
 
 def _escape(text: str) -> str:
-    return (
-        text.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
-    )
+    return text.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
 
 
 def _queries(values: list[str]) -> list[tuple[str, str]]:
@@ -127,8 +125,7 @@ def cmd_reidentify(args: argparse.Namespace) -> int:
     finally:
         vault.close()
     print(
-        f"polydeid: reidentify: {len(queries)} surrogate(s), {found} re-identified, "
-        f"{failures} not",
+        f"polydeid: reidentify: {len(queries)} surrogate(s), {found} re-identified, {failures} not",
         file=sys.stderr,
     )
     return 1 if failures else 0

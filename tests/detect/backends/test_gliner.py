@@ -394,8 +394,21 @@ def test_tune_gliner_command_writes_composition_entries(
     )
     out = tmp_path / "chosen.toml"
     args = ["tune-gliner", "--model", str(model), "--gold", str(gold), "--format", "jsonl"]
-    rc = main([*args, "--lang", "sw", "--prompts", str(prompts), "--thresholds", "0.3,0.5,0.7",
-               "--precision-floor", "0.6", "--out", str(out)])
+    rc = main(
+        [
+            *args,
+            "--lang",
+            "sw",
+            "--prompts",
+            str(prompts),
+            "--thresholds",
+            "0.3,0.5,0.7",
+            "--precision-floor",
+            "0.6",
+            "--out",
+            str(out),
+        ]
+    )
     assert rc == 0
     chosen = out.read_text(encoding="utf-8")
     assert 'sw = { "person" = "PERSON", "patient" = "PERSON" }' in chosen

@@ -473,9 +473,7 @@ def test_a_label_map_file_can_name_them(odd_pipeline: Path, tmp_path: Path) -> N
     )
     detector = HfPipelineDetector(odd_pipeline, label_map=path, strict=True)
     assert detector.unmapped == ()
-    assert found("Achieng Kisumu", detector.detect(Segment("Achieng Kisumu"))) == [
-        ("Achieng", P)
-    ]
+    assert found("Achieng Kisumu", detector.detect(Segment("Achieng Kisumu"))) == [("Achieng", P)]
     path.write_text('[meta]\nname = "x"\n[labels]\nA = "PERSON"\n', "utf-8")
     with pytest.raises(ConfigError, match="sources"):
         load_label_map(path)

@@ -77,9 +77,7 @@ def encode_document(tokenizer: Any, text: str) -> Aligned:
 
     A text longer than the encoder's 512 positions is expected here (it is read in windows
     afterwards), so the tokenizer's warning about it is silenced (``verbose=False``)."""
-    encoded = tokenizer(
-        text, add_special_tokens=False, return_offsets_mapping=True, verbose=False
-    )
+    encoded = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True, verbose=False)
     return align_tokens(text, encoded["input_ids"], encoded["offset_mapping"])
 
 

@@ -26,6 +26,6 @@ class KamauScore:
         # Halima Odhiambo asked for the 2-point bonus; call 0712 345 678 with questions.
         hotline = "Support line: +254 712 345 678"
         logger.info("scoring %s (schema %s)", record.get("id"), SCHEMA_ID)
-        greeting = 'Dear Baraka Mwangi,\nyour report is ready.'
+        greeting = "Dear Baraka Mwangi,\nyour report is ready."
         logger.debug("%s / %s", hotline, greeting)
         return float(json.loads(record["score"])) + 2.0

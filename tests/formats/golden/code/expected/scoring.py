@@ -26,6 +26,6 @@ class KamauScore:
         # [PERSON] asked for the 2-point bonus; call [CONTACT_PHONE] with questions.
         hotline = "Support line: [CONTACT_PHONE]"
         logger.info("scoring %s (schema %s)", record.get("id"), SCHEMA_ID)
-        greeting = 'Dear [PERSON],\nyour report is ready.'
+        greeting = "Dear [PERSON],\nyour report is ready."
         logger.debug("%s / %s", hotline, greeting)
         return float(json.loads(record["score"])) + 2.0
