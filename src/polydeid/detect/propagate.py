@@ -68,8 +68,8 @@ from polydeid.core.resolve import DEFAULT_POLICY, ResolvePolicy, resolve
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category
 from polydeid.detect.roles import NAME_ROLES, NAME_WORD
-from polydeid.detect.rules._base import UNSPACED
 from polydeid.locales import folded_titles
+from polydeid.text.scripts import UNSPACED
 
 SOURCE = "propagate.name"
 #: Shortest word carried.

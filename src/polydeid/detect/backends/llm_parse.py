@@ -41,6 +41,7 @@ from typing import Any
 import regex
 
 from polydeid.core.errors import DetectionError
+from polydeid.text.scripts import UNSPACED
 
 #: Keys that name the label / the value in an extraction object, most specific first.
 LABEL_KEYS = ("label", "type", "entity_type", "entity_group", "category", "tag", "class")
@@ -55,7 +56,6 @@ _FENCE = re.compile(r"```[A-Za-z0-9_+-]*[ \t]*\n?(.*?)(?:```|\Z)", re.DOTALL)
 _THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
 _THINK_OPEN = re.compile(r"<think>", re.IGNORECASE)
 _MAX_STARTS = 200  # candidate JSON starts tried in one reply
-_UNSPACED = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}]")
 _WORD = regex.compile(r"[\p{L}\p{N}\p{M}_\u200c\u200d]")
 
 
@@ -310,7 +310,7 @@ def _joined(left: str, right: str) -> bool:
     """Whether ``left`` followed by ``right`` is inside one word (so a match may not end
     between them)."""
     return (
-        _is_word(left) and _is_word(right) and not (_UNSPACED.match(left) or _UNSPACED.match(right))
+        _is_word(left) and _is_word(right) and not (UNSPACED.match(left) or UNSPACED.match(right))
     )
 
 

@@ -17,15 +17,13 @@ from polydeid.core.errors import RuleTimeoutError
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
+from polydeid.text.scripts import UNSPACED
 
 #: Seconds one pattern may run over one segment before the rule fails closed.
 PATTERN_TIMEOUT_S = 2.0
 
 Pattern = regex.Pattern[str]
 Match = regex.Match[str]
-
-#: Scripts written without spaces between words: context phrases there have no word boundaries.
-UNSPACED = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}]")
 
 
 def _needs_boundary(char: str) -> bool:

@@ -44,13 +44,11 @@ from polydeid.detect.rules._base import (
     segment_languages,
 )
 from polydeid.locales import language_data, languages
+from polydeid.text.scripts import UNSPACED, UNSPACED_CLASS
 
 #: Horizontal whitespace, including no-break spaces.
 SP = r"[ \t\u00a0\u202f]"
 
-#: Letters of scripts written without spaces between words: no word boundaries there.
-_UNSPACED_CLASS = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}"
-_UNSPACED = compile_pattern(f"[{_UNSPACED_CLASS}]")
 _WORDCHAR = compile_pattern(r"[\p{L}\p{N}\p{M}]")
 
 #: Comparators that belong to a lab value ("<40 copies/mL").
@@ -69,7 +67,7 @@ _KIND_SOURCES: Mapping[Fact, str] = {kind: f"fact.{kind.value.lower()}.v1" for k
 
 def _bounded(ch: str) -> bool:
     """Whether a word starting or ending with ``ch`` needs a word boundary there."""
-    return bool(_WORDCHAR.match(ch)) and not _UNSPACED.match(ch)
+    return bool(_WORDCHAR.match(ch)) and not UNSPACED.match(ch)
 
 
 def _case_sensitive(word: str) -> bool:
@@ -92,8 +90,8 @@ def _atoms(word: str) -> list[str]:
 
 
 #: Word boundaries; a letter of a script written without spaces does not continue a word.
-_LEFT = rf"(?<![\p{{L}}\p{{N}}\p{{M}}](?<![{_UNSPACED_CLASS}]))"
-_RIGHT = rf"(?!(?![{_UNSPACED_CLASS}])[\p{{L}}\p{{N}}\p{{M}}])"
+_LEFT = rf"(?<![\p{{L}}\p{{N}}\p{{M}}](?<![{UNSPACED_CLASS}]))"
+_RIGHT = rf"(?!(?![{UNSPACED_CLASS}])[\p{{L}}\p{{N}}\p{{M}}])"
 
 
 def _trie_pattern(sequences: Iterable[list[str]], *, backward: bool) -> str:

@@ -46,7 +46,6 @@ from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
 from polydeid.detect.rules._base import (
     PATTERN_TIMEOUT_S,
-    UNSPACED,
     ContextLexicon,
     Match,
     Pattern,
@@ -56,6 +55,7 @@ from polydeid.detect.rules._base import (
     segment_languages,
 )
 from polydeid.locales import language_data
+from polydeid.text.scripts import UNSPACED
 
 SOURCE_EMAIL = "rule.contact.email.v1"
 SOURCE_EMAIL_OBFUSCATED = "rule.contact.email_obfuscated.v1"

@@ -82,6 +82,7 @@ from polydeid.detect.rules._base import (
     segment_languages,
 )
 from polydeid.locales import countries, country_data, language_data
+from polydeid.text.scripts import UNSPACED
 
 RULE_ID = "rules.ids.v1"
 
@@ -160,15 +161,13 @@ _LABEL_REACH = 80
 _MAX_FILLERS = 3
 #: How many words :meth:`LabelLexicon.may_end` remembers (a word's answer never changes).
 _WORD_MEMO = 50_000
-#: Scripts written without spaces between words: their phrases match without word boundaries.
-_UNSPACED = compile_pattern(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}]")
 
 
 def _key(word: str) -> str:
     """Dispatch key of a phrase or of the text's last word: its last character in unspaced
     scripts, else its last run between separators ("hosp. no." -> "no")."""
     word = word.lower()
-    if _UNSPACED.search(word):
+    if UNSPACED.search(word):
         return word[-1]
     pieces = [p for p in _GAP_SPLIT.split(word) if p]
     return pieces[-1] if pieces else ""
@@ -211,10 +210,10 @@ class LabelLexicon(ContextLexicon):
         self._by_key = {key: self._compile_group(group) for key, group in groups.items() if key}
         # A filler with inner separators ("n.º") is matched piece by piece ("n", "º").
         words = {piece for f in fillers for piece in _GAP_SPLIT.split(f.strip().lower()) if piece}
-        self._fillers = frozenset(w for w in words if not _UNSPACED.search(w))
+        self._fillers = frozenset(w for w in words if not UNSPACED.search(w))
         self._may_end: dict[str, bool] = {}
         self._unspaced_fillers = tuple(
-            sorted((w for w in words if _UNSPACED.search(w)), key=len, reverse=True)
+            sorted((w for w in words if UNSPACED.search(w)), key=len, reverse=True)
         )
 
     def _compile_group(self, group: Mapping[int, list[str]]) -> Pattern:
@@ -241,7 +240,7 @@ class LabelLexicon(ContextLexicon):
         if last is None:
             return None
         word = last.group(1).lower()
-        unspaced = not word.isascii() and _UNSPACED.search(word) is not None
+        unspaced = not word.isascii() and UNSPACED.search(word) is not None
         return word, (word[-1] if unspaced else word), unspaced, last.end(1)
 
     def may_end(self, word: str) -> bool:
@@ -249,7 +248,7 @@ class LabelLexicon(ContextLexicon):
         known = self._may_end.get(word)
         if known is None:
             lowered = word.lower()
-            unspaced = not lowered.isascii() and _UNSPACED.search(lowered) is not None
+            unspaced = not lowered.isascii() and UNSPACED.search(lowered) is not None
             key = lowered[-1] if unspaced else lowered
             known = key in self._by_key or self._filler_end(lowered, unspaced) is not None
             if len(self._may_end) >= _WORD_MEMO:
