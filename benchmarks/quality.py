@@ -22,8 +22,9 @@ from polydeid.detect.pipeline import Pipeline
 from polydeid.detect.tagger.precision import resolve
 from polydeid.evaluate.disjoint import familiar_vs_unseen, heldout_pools, name_vocabulary
 from polydeid.evaluate.harness import EvaluationRun, build_system, evaluate
-from polydeid.evaluate.metrics import Scores
+from polydeid.evaluate.metrics import Scores, TitleConvention, title_convention
 from polydeid.evaluate.report import quality_markdown, write_report
+from polydeid.locales import folded_titles
 from polydeid.train.tagger import in_holdout
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -290,6 +291,20 @@ def targets_section(
         "|---|---|---|" + "---|" * len(systems),
     ]
     lines += [f"| {d} | {f} | {t} | " + " | ".join(v) + " |" for d, f, t, v in rows]
+    asq_docs = documents.get("asq_phi/queries-dev.txt", ())
+    titles = sum(
+        (title_convention(d, folded_titles(d.lang)) for d in asq_docs), TitleConvention()
+    )
+    if titles.persons:
+        lines += [
+            "",
+            f"ASQ-PHI's gold writes the title inside {titles.inside} of the held-out name spans "
+            f'("Dr. Patel") and leaves it outside, right before the span, in {titles.outside} '
+            f"(`polydeid.evaluate.metrics.title_convention`; {titles.untitled} names have no "
+            "title): a system that follows one convention finds at most "
+            f"{titles.untitled + max(titles.inside, titles.outside)} of {titles.persons} "
+            f"names strictly, a name-recall ceiling of {_fmt(titles.ceiling)}.",
+        ]
     return "\n".join(lines) + "\n"
 
 

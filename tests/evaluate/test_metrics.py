@@ -15,9 +15,11 @@ from polydeid.evaluate.metrics import (
     PRF,
     CopyCheck,
     Scores,
+    TitleConvention,
     copied_value_error,
     score_corpus,
     score_document,
+    title_convention,
     tokenize,
 )
 
@@ -489,3 +491,22 @@ def test_rates_stay_in_unit_interval(gold: list[Span], pred: list[Span], text: s
             assert value is None or 0.0 <= value <= 1.0
     starts, ends = tokenize(text)
     assert all(end <= nxt for end, nxt in zip(ends, starts[1:], strict=False))
+
+
+def test_title_convention_counts_where_the_gold_writes_titles() -> None:
+    text = "Seen by Dr. Ana Ruiz; Mr. Lee's son Tom called. Ref: DR Patel, Mrs.  Kato."
+    spans = (
+        at(text, "Dr. Ana Ruiz", P),  # title inside
+        at(text, "Lee", P),  # "Mr." right before: outside
+        at(text, "Tom", PTP),  # untitled ("son" is no title)
+        at(text, "Patel", PTP),  # "DR" without a dot, any case: outside
+        at(text, "Kato", P),  # two spaces after the title: outside
+        at(text, "Ref", DATE),  # not a person: not counted
+    )
+    doc = AnnotatedDocument("t", text, "en", tuple(sorted(spans, key=lambda s: s.start)))
+    counts = title_convention(doc, {"dr", "mr", "mrs"})
+    assert counts == TitleConvention(inside=1, outside=3, untitled=1)
+    assert counts.ceiling == pytest.approx(4 / 5)  # the untitled name and the three outside
+    total = counts + TitleConvention(inside=4)
+    assert (total.persons, total.ceiling) == (9, pytest.approx(6 / 9))
+    assert TitleConvention().ceiling is None

@@ -66,9 +66,11 @@ __all__ = [
     "FactCounts",
     "NameCounts",
     "Scores",
+    "TitleConvention",
     "copied_value_error",
     "score_corpus",
     "score_document",
+    "title_convention",
     "tokenize",
 ]
 
@@ -637,3 +639,58 @@ def copied_value_error(
         if not probe or probe not in source:
             missing += 1
     return CopyCheck(total, missing)
+
+
+# --- annotation audit -------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class TitleConvention:
+    """How a corpus's gold person spans treat a title ("Dr.", "Mr."): ``inside`` the span
+    ("Dr. Patel"), ``outside`` it (written right before: "Dr. [Patel]"), or no title at all.
+
+    A system follows one convention (or the other) for every titled name, so strict name
+    recall on the corpus cannot exceed :attr:`ceiling`: the untitled names plus the larger of
+    the two titled groups, over all person spans.
+    """
+
+    inside: int = 0
+    outside: int = 0
+    untitled: int = 0
+
+    @property
+    def persons(self) -> int:
+        return self.inside + self.outside + self.untitled
+
+    @property
+    def ceiling(self) -> float | None:
+        return _ratio(self.untitled + max(self.inside, self.outside), self.persons)
+
+    def __add__(self, other: TitleConvention) -> TitleConvention:
+        return TitleConvention(
+            self.inside + other.inside,
+            self.outside + other.outside,
+            self.untitled + other.untitled,
+        )
+
+
+_FIRST_WORD = regex.compile(r"[\p{L}\p{M}]+")
+_LAST_WORD = regex.compile(r"([\p{L}\p{M}]+)\.?[ \t\u00a0]+$")
+
+
+def title_convention(document: AnnotatedDocument, titles: Collection[str]) -> TitleConvention:
+    """Count ``document``'s gold person spans by where their title is written (``titles``
+    casefolded, without dots: "dr", "mrs"); sum the results with ``+`` for a corpus."""
+    inside = outside = untitled = 0
+    for span in document.spans:
+        if span.label not in PERSON_CATEGORIES:
+            continue
+        first = _FIRST_WORD.match(document.text, span.start, span.end)
+        before = _LAST_WORD.search(document.text, max(0, span.start - 40), span.start)
+        if first and first.group().casefold() in titles:
+            inside += 1
+        elif before and before.group(1).casefold() in titles:
+            outside += 1
+        else:
+            untitled += 1
+    return TitleConvention(inside, outside, untitled)
