@@ -292,9 +292,7 @@ def targets_section(
     ]
     lines += [f"| {d} | {f} | {t} | " + " | ".join(v) + " |" for d, f, t, v in rows]
     asq_docs = documents.get("asq_phi/queries-dev.txt", ())
-    titles = sum(
-        (title_convention(d, folded_titles(d.lang)) for d in asq_docs), TitleConvention()
-    )
+    titles = sum((title_convention(d, folded_titles(d.lang)) for d in asq_docs), TitleConvention())
     if titles.persons:
         lines += [
             "",

@@ -15,4 +15,3 @@ def test_scripts_written_without_spaces_or_with_glued_particles(letter: str) -> 
 @pytest.mark.parametrize("letter", ["a", "é", "Ж", "ም", "م", "र", "ạ", "1", "-"])
 def test_spaced_scripts_digits_and_punctuation_are_not(letter: str) -> None:
     assert not UNSPACED.fullmatch(letter)
-
