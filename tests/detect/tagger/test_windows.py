@@ -385,6 +385,35 @@ def test_leading_honorifics_are_trimmed_from_names_and_a_bare_title_is_no_name()
     assert "de" not in name_form("es").titles and "von" not in name_form("de").titles
 
 
+def test_a_title_read_as_a_place_or_organisation_is_dropped_but_a_sex_word_stays() -> None:
+    from polydeid.detect.tagger.windows import name_form
+
+    # "Gavana" (governor) and "Ker" (president) read as places, "Migosi" as an organisation:
+    # titles alone identify no one; "Siaya" stays a place
+    text = "Gavana owacho ni Ker biro e Siaya kod Migosi"
+    grid = _grid_of(text, text.split())
+    tags = ["B-LOCATION_VILLAGE", "O", "O", "B-LOCATION_VILLAGE", "O", "O"]
+    tags += ["B-LOCATION_VILLAGE", "O", "B-ORGANIZATION"]
+    probs = [_mixed({t: 0.9}) for t in tags]
+    luo = name_form("luo")
+    found = [text[s.start : s.end] for s in decode(text, grid, probs, {}, names=luo)]
+    assert found == ["Siaya"]
+    assert [text[s.start : s.end] for s in decode(text, grid, probs, {})] == [
+        "Gavana",
+        "Ker",
+        "Siaya",
+        "Migosi",
+    ]
+    # a title that is the record's sex word ("omukyala", woman / Mrs) is still the sex
+    text = "Omulwadde omukyala"
+    grid = _grid_of(text, text.split())
+    probs = [_mixed({"O": 0.9}), _mixed({"B-SEX": 0.9})]
+    lg = name_form("lg")
+    assert "omukyala" in lg.titles
+    sex = decode(text, grid, probs, {}, names=lg)
+    assert [(text[s.start : s.end], s.label) for s in sex] == [("omukyala", Category.SEX)]
+
+
 @pytest.mark.parametrize(
     ("lang", "text", "name"),
     [

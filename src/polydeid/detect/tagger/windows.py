@@ -50,8 +50,9 @@ IGNORE = -100
 #: dash at a name's edge is trimmed; 15: spans a hyphen glues into one word are one span; 16: a
 #: self-introduction ("an Akong'o Opondo") does not vote a name's role where other mentions do;
 #: 17: a one-word name joins the longer name's role votes whenever the decoder calls it a name
-#: (its role votes alone may lean to another group)
-DECODER_VERSION = 17
+#: (its role votes alone may lean to another group); 18: a place or organisation of nothing
+#: but titles is dropped as a name is ("Gavana", governor, read as a place)
+DECODER_VERSION = 18
 
 
 @dataclass(frozen=True, slots=True)
@@ -292,16 +293,17 @@ def decode(
     new span); punctuation words are trimmed from both ends, a trailing dot staying only after
     an initial or abbreviation (``J.``). With the language's ``names`` (:func:`name_form`), a
     name loses leading honorifics and openers (``Migosi Raila Odinga`` → ``Raila Odinga``,
-    ``Habari Juma`` → ``Juma``, ``An Atieno`` → ``Atieno``) and a possessive
-    ending of its last word (``Bentley's`` → ``Bentley``), and a span that is nothing but titles
-    (``Musawo``) is dropped; a place or organisation that one of its honorifics opens or,
-    capitalised, precedes is a name (``Ker Kenyatta``: President Kenyatta; see
-    :func:`_after_title`), and votes for the name group with its whole weight. Two spans a
-    hyphen glues into one word are one span, their votes pooled ("Wandayi" a facility and
-    "Odede" a name: "Wandayi-Odede", :func:`_join_hyphenated`). Names that end up
-    one space apart, both capitalised, are one name ("Stephen" "Sang", read as two when the
-    votes made persons of a place and an organisation), labelled by the first; MEDDOCAN's
-    lower-case kinship words ("hermano" "Juan") stay apart.
+    ``Habari Juma`` → ``Juma``, ``An Atieno`` → ``Atieno``) and a possessive ending of its last
+    word (``Bentley's`` → ``Bentley``), and a name, place or organisation that is nothing but
+    titles, honorifics and openers (``Musawo``; ``Gavana``, governor, read as a place) is
+    dropped (a sex or profession word may be a title: "omukyala", "Musawo"); a place or
+    organisation that one of its honorifics opens or, capitalised, precedes is a name (``Ker
+    Kenyatta``: President Kenyatta; see :func:`_after_title`), and votes for the name group with
+    its whole weight. Two spans a hyphen glues into one word are one span, their votes pooled
+    ("Wandayi" a facility and "Odede" a name: "Wandayi-Odede", :func:`_join_hyphenated`). Names
+    that end up one space apart, both capitalised, are one name ("Stephen" "Sang", read as two
+    when the votes made persons of a place and an organisation), labelled by the first;
+    MEDDOCAN's lower-case kinship words ("hermano" "Juan") stay apart.
     """
     found: list[tuple[int, int, float, dict[Category, float], bool]] = []
     introduced: set[int] = set()  # starts of names a first-person pronoun opens
@@ -341,17 +343,20 @@ def decode(
         if group == "NAME" and _initial_dot(text, grid, last):
             end += 1  # an initial's dot is the initial's ("Маслова Н.")
             floor = max(floor, last + 2)
-        if group == "NAME" and names is not None:
-            if names.lead_titles:
-                first = _lead_title(text, grid, first, names.lead_titles, previous_floor)
-            bare = all(
+        if names is not None and group == "NAME" and names.lead_titles:
+            first = _lead_title(text, grid, first, names.lead_titles, previous_floor)
+        if (
+            names is not None
+            and (named or group in _CUED_GROUPS)
+            and all(
                 _edge_word(text, grid, i, leading=True)
                 or text[grid[i][0] : grid[i][1]].casefold() in names.titles
                 for i in range(first, last + 1)
             )
-            if bare:  # nothing left, or only titles ("Musawo", "Dr."): not a name, and its
-                floor = previous_floor  # words stay free for the name after it ("Dr" "." "Smith")
-                return
+        ):  # nothing left, or only titles ("Musawo", "Dr.", "Gavana" read as a place): no name,
+            floor = previous_floor  # place or organisation; its words stay free for the name
+            return  # after it ("Dr" "." "Smith"). A title may be a sex or a profession word.
+        if group == "NAME" and names is not None:
             word = text[grid[last][0] : end]
             for suffix in names.suffixes:
                 if word.endswith(suffix) and len(word) > len(suffix):  # "Paul M's" too
