@@ -343,7 +343,7 @@ def decode(
         if group == "NAME" and _initial_dot(text, grid, last):
             end += 1  # an initial's dot is the initial's ("Маслова Н.")
             floor = max(floor, last + 2)
-        if names is not None and group == "NAME" and names.lead_titles:
+        if names is not None and named and names.lead_titles:
             first = _lead_title(text, grid, first, names.lead_titles, previous_floor)
         if (
             names is not None
@@ -356,7 +356,7 @@ def decode(
         ):  # nothing left, or only titles ("Musawo", "Dr.", "Gavana" read as a place): no name,
             floor = previous_floor  # place or organisation; its words stay free for the name
             return  # after it ("Dr" "." "Smith"). A title may be a sex or a profession word.
-        if group == "NAME" and names is not None:
+        if names is not None and named:
             word = text[grid[last][0] : end]
             for suffix in names.suffixes:
                 if word.endswith(suffix) and len(word) > len(suffix):  # "Paul M's" too
