@@ -300,7 +300,7 @@ def targets_section(
             f'("Dr. Patel") and leaves it outside, right before the span, in {titles.outside} '
             f"(`polydeid.evaluate.metrics.title_convention`; {titles.untitled} names have no "
             "title): a system that follows one convention finds at most "
-            f"{titles.untitled + max(titles.inside, titles.outside)} of {titles.persons} "
+            f"{titles.reachable} of {titles.persons} "
             f"names strictly, a name-recall ceiling of {_fmt(titles.ceiling)}.",
         ]
     return "\n".join(lines) + "\n"

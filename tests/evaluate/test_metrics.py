@@ -507,6 +507,7 @@ def test_title_convention_counts_where_the_gold_writes_titles() -> None:
     counts = title_convention(doc, {"dr", "mr", "mrs"})
     assert counts == TitleConvention(inside=1, outside=3, untitled=1)
     assert counts.ceiling == pytest.approx(4 / 5)  # the untitled name and the three outside
+    assert counts.reachable == 4
     total = counts + TitleConvention(inside=4)
     assert (total.persons, total.ceiling) == (9, pytest.approx(6 / 9))
     assert TitleConvention().ceiling is None

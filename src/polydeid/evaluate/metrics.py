@@ -649,9 +649,9 @@ class TitleConvention:
     """How a corpus's gold person spans treat a title ("Dr.", "Mr."): ``inside`` the span
     ("Dr. Patel"), ``outside`` it (written right before: "Dr. [Patel]"), or no title at all.
 
-    A system follows one convention (or the other) for every titled name, so strict name
-    recall on the corpus cannot exceed :attr:`ceiling`: the untitled names plus the larger of
-    the two titled groups, over all person spans.
+    A system follows one convention (or the other) for every titled name, so it finds at most
+    :attr:`reachable` names strictly (the untitled ones plus the larger of the two titled
+    groups), and strict name recall on the corpus cannot exceed :attr:`ceiling`.
     """
 
     inside: int = 0
@@ -663,8 +663,12 @@ class TitleConvention:
         return self.inside + self.outside + self.untitled
 
     @property
+    def reachable(self) -> int:
+        return self.untitled + max(self.inside, self.outside)
+
+    @property
     def ceiling(self) -> float | None:
-        return _ratio(self.untitled + max(self.inside, self.outside), self.persons)
+        return _ratio(self.reachable, self.persons)
 
     def __add__(self, other: TitleConvention) -> TitleConvention:
         return TitleConvention(
