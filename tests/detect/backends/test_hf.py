@@ -537,7 +537,8 @@ def test_hub_ids_only_from_the_local_cache(hf_pipeline_dir: Path, tmp_path: Path
     shutil.copytree(hf_pipeline_dir, repo / "snapshots" / COMMIT)
     (repo / "refs").mkdir()
     (repo / "refs" / "main").write_text(COMMIT, "utf-8")
-    for revision in (None, "main", COMMIT, COMMIT[:8]):
+    (repo / "refs" / "v1.0").write_text(COMMIT, "utf-8")
+    for revision in (None, "main", "v1.0", COMMIT):  # a ref in the cache, or the full hash
         detector = HfPipelineDetector("acme/tiny-pii", cache_dir=cache, revision=revision)
         assert detector.id == f"backend.hf.acme--tiny-pii@{COMMIT}"
         assert detector.folder == repo / "snapshots" / COMMIT
@@ -545,6 +546,10 @@ def test_hub_ids_only_from_the_local_cache(hf_pipeline_dir: Path, tmp_path: Path
         HfPipelineDetector("acme/not-downloaded", cache_dir=cache)
     with pytest.raises(DetectorUnavailableError, match="never downloads"):
         HfPipelineDetector("acme/tiny-pii", cache_dir=cache, revision="v0-unknown")
+    # a commit prefix is not a revision the Hugging Face cache knows: refused, and said so
+    with pytest.raises(DetectorUnavailableError, match="not a prefix") as err:
+        HfPipelineDetector("acme/tiny-pii", cache_dir=cache, revision=COMMIT[:8])
+    assert "never downloads" in str(err.value)
 
 
 # --- malformed checkpoints fail closed ----------------------------------------------------

@@ -1,6 +1,6 @@
 """Bring-your-own-model detectors: Hugging Face token classifiers, LLM extractors, ….
 
-Each backend lives in its own module and imports its heavy dependencies (torch, transformers,
+Each backend lives in its own module or package and imports its heavy dependencies (torch, transformers,
 HTTP clients) only when a model is loaded, so importing this package costs nothing:
 
 * :mod:`polydeid.detect.backends.hf` — ``HfWordGridDetector`` (per-language word-grid token
