@@ -23,41 +23,37 @@ How a text is read (``language=`` option, else the file name, else its content):
 
 Anything the reader cannot place is scanned (fail closed): an unknown language or a block
 whose language cannot be guessed is read line by line as prose.
+
+Lexing (Pygments tokens to comments and literals) is :mod:`polydeid.formats._code_lex`; this
+module chooses the mode and turns lines and lexed pieces into fields (``_Builder``).
 """
 
 from __future__ import annotations
 
 import re
 import tomllib
-import unicodedata
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import PurePath
-from typing import Any
 
-from pygments.lexer import Lexer
-from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
-from pygments.token import (
-    Comment,
-    Error,
-    Generic,
-    Keyword,
-    Literal,
-    Name,
-    Operator,
-    Other,
-    Punctuation,
-    String,
-    Text,
-    Whitespace,
-)
+from pygments.lexers import get_lexer_for_filename
 from pygments.util import ClassNotFound
 
 from polydeid.core.errors import ConfigError
 from polydeid.core.taxonomy import COARSE_GROUP, Category
+from polydeid.formats._code_lex import (
+    BLANK,
+    CommentPiece,
+    LiteralPiece,
+    decode_escapes,
+    lexer,
+    lexer_family,
+    pieces,
+    tokenize,
+)
 from polydeid.formats.base import (
     TEXT,
     Document,
@@ -71,10 +67,10 @@ from polydeid.formats.base import (
 from polydeid.formats.fields import normalise_name, role_for_name
 from polydeid.formats.text import decode_utf8
 
-_BLANK = " \t\r\n\f\v\ufeff"
+#: The cached Pygments lexer lookup, under the name it had here (tests reach it).
+_lexer = lexer
 #: How much of a file without a telling extension is looked at to choose its mode.
 _SNIFF_CHARS = 20_000
-_ASSIGN = frozenset({"=", ":", ":=", "=>", "<-", "?="})
 #: ``key=value`` pairs in a log message (logfmt style): a quoted value, or bare words up to the
 #: next pair, a ``,``/``;``/``&``, a double quote or the message's end (an apostrophe is part
 #: of a name: ``Anyang' Nyong'o``); in a URL's query (the key right after ``?`` or ``&``) one
@@ -91,17 +87,6 @@ _PAIR_WORDS = 4
 #: identifiers, contacts and dates ("patient_name=Rukundo Ikirezi", "mrn=123"). Other value
 #: keys ("job=nightly-export") stay text, scanned like the rest of the message.
 _PAIR_GROUPS = frozenset({"NAME", "ID", "CONTACT", "DATE"})
-_KEY_SHAPE = re.compile(r"[\w.\-]{1,60}")
-_ESCAPE = re.compile(
-    r"\\(u\{[0-9a-fA-F]{1,6}\}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|x[0-9a-fA-F]{2}|[0-7]{1,3}"
-    r"|N\{[^}\n]{1,60}\}|\r?\n|.)",
-    re.DOTALL,
-)
-_SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "f": "\f", "v": "\v", "a": " ", "b": " "}
-_OPEN_QUOTE = re.compile(r"(?:@\$?|\$@?|[rR]#*)?(\"\"\"|'''|\"|'|`)")
-_CLOSE_QUOTE = re.compile(r"(\"\"\"|'''|\"|'|`)#*\Z")
-_RAW_PREFIX = re.compile(r"@|[rR]")
-_VALUE_KINDS = ("string", "plain")
 
 
 # --- data ----------------------------------------------------------------------------------
@@ -223,19 +208,9 @@ def _rules() -> _Rules:
     )
 
 
-@cache
-def _lexer(name: str) -> Lexer:
-    return get_lexer_by_name(name, stripnl=False, stripall=False, ensurenl=False, tabsize=0)
-
-
 def _trusted(name: str) -> bool:
     rules = _rules()
     return name in rules.code or name in rules.config
-
-
-def _lexer_family(name: str) -> frozenset[str]:
-    """Every alias of the lexer called ``name`` (so ``py`` and ``python3`` agree)."""
-    return frozenset(_lexer(name).aliases) | {name}
 
 
 # --- encoders ------------------------------------------------------------------------------
@@ -261,69 +236,6 @@ def _string_encoder(quote: str, *, doubled: bool, raw: bool) -> Encoder:
         return _one_line(new)
 
     return encode
-
-
-# --- escapes -------------------------------------------------------------------------------
-
-
-def _decode_escape(body: str) -> str | None:
-    """The character(s) an escape ``\\body`` stands for, or None to keep it as written."""
-    head = body[0]
-    if head in "\r\n":
-        return ""
-    if head in _SIMPLE_ESCAPES and len(body) == 1:
-        return _SIMPLE_ESCAPES[head]
-    try:
-        if head == "u" and body.startswith("u{"):
-            code = int(body[2:-1], 16)
-        elif head in "uUx" and len(body) > 1:
-            code = int(body[1:], 16)
-        elif head in "01234567":
-            code = int(body, 8)
-        elif head == "N" and len(body) > 1:
-            return unicodedata.lookup(body[2:-1])
-        elif len(body) == 1 and not head.isalnum():
-            return head  # \\ \" \' \` \$ …
-        else:
-            return None
-    except (KeyError, ValueError):
-        return None
-    if 0xD800 <= code <= 0xDFFF or code > 0x10FFFF:
-        return None
-    return chr(code) if code else " "
-
-
-def _decoded(raw: str, base: int) -> tuple[str, tuple[int, ...]] | None:
-    """(value, offsets) of ``raw`` with backslash escapes decoded, or None if it has none."""
-    if "\\" not in raw:
-        return None
-    chars: list[str] = []
-    offsets: list[int] = []
-    pos = 0
-    changed = False
-    for m in _ESCAPE.finditer(raw):
-        for i in range(pos, m.start()):
-            chars.append(raw[i])
-            offsets.append(base + i)
-        new = _decode_escape(m.group(1))
-        if new is None:
-            new = m.group(0)
-            for i, ch in enumerate(new):
-                chars.append(ch)
-                offsets.append(base + m.start() + i)
-        else:
-            changed = True
-            for ch in new:
-                chars.append(ch)
-                offsets.append(base + m.start())
-        pos = m.end()
-    if not changed:
-        return None
-    for i in range(pos, len(raw)):
-        chars.append(raw[i])
-        offsets.append(base + i)
-    offsets.append(base + len(raw))
-    return "".join(chars), tuple(offsets)
 
 
 # --- the reader ----------------------------------------------------------------------------
@@ -402,7 +314,7 @@ def _mode_for_name(source: str) -> tuple[str, str | None] | None:
 
 def _mode_for_content(text: str) -> tuple[str, str | None]:
     sample = text[:_SNIFF_CHARS]
-    lines = [ln for ln in sample.splitlines() if ln.strip(_BLANK)]
+    lines = [ln for ln in sample.splitlines() if ln.strip(BLANK)]
     if not lines:
         return "prose", None
     rules = _rules()
@@ -432,7 +344,7 @@ def _is_log_or_trace(line: str) -> bool:
 def _guess(block: str, lines: Sequence[str]) -> str | None:
     """The language of a block that looks like code, or None (then it is read as prose)."""
     rules = _rules()
-    nonblank = [ln for ln in lines if ln.strip(_BLANK)]
+    nonblank = [ln for ln in lines if ln.strip(BLANK)]
     if not nonblank:
         return None
     code_like = sum(1 for ln in nonblank if rules.code_line.search(ln))
@@ -499,68 +411,17 @@ def _skip_blank(line: str, pos: int) -> int:
     return pos
 
 
-def _kind(ttype: Any, value: str, config: bool) -> str | None:
-    """What a token is to the reader: comment, string, plain (a configuration value),
-    interp, affix, or None (code, never a field).
-
-    In configuration languages only keys, punctuation, operators, keywords and whitespace
-    are structure: every other token is a value, whatever Pygments calls it (its YAML lexer
-    calls block scalars Name.Constant and flow scalars Name.Variable), so no value is left
-    unscanned because of a token name.
-    """
-    if ttype in Comment:
-        if ttype in Comment.Preproc or ttype in Comment.PreprocFile or ttype in Comment.Hashbang:
-            return None
-        return "comment"
-    if ttype in String:
-        if ttype in String.Interpol:
-            return "interp"
-        if ttype in String.Affix:
-            return "affix"
-        if not config and (ttype in String.Symbol or ttype in String.Regex):
-            return None
-        return "string"
-    if (
-        ttype in Error
-        or ttype in Generic
-        or ttype in Other
-        or (ttype in Text and ttype not in Whitespace)
-    ):
-        # Shell words (echo Jane Doe), Dockerfile and Makefile arguments, HTML around PHP,
-        # lexer errors: data, or text the lexer could not place. Whitespace is never a field.
-        return "plain" if value.strip() else None
-    if not config:
-        return None
-    if (
-        ttype is Name
-        or ttype in Name.Tag
-        or ttype in Name.Attribute
-        or ttype in Name.Namespace
-        or ttype in Punctuation
-        or ttype in Operator
-        or ttype in Keyword
-        or ttype in Text
-        or ttype in Whitespace
-    ):
-        return None
-    return "plain"
-
-
-def _is_space(ttype: Any, value: str) -> bool:
-    return (ttype in Text or ttype in Whitespace) and not value.strip()
-
-
-@dataclass(slots=True)
-class _Token:
-    start: int
-    end: int
-    kind: str | None
-    ttype: Any
-    value: str
+# --- line attribution ----------------------------------------------------------------------
 
 
 class _Builder:
-    """Collects the fields of one document."""
+    """Line attribution: turns the pieces of one document into its fields.
+
+    Contract: :meth:`lex` (code, through :mod:`polydeid.formats._code_lex`) and :meth:`lines`
+    (logs, traces, prose) decide which part of each line is a field, with which role and
+    encoder, and append it through :meth:`add`; nothing else writes ``fields``. :meth:`result`
+    gives them sorted and without overlaps.
+    """
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -573,18 +434,11 @@ class _Builder:
     def line_no(self, pos: int) -> int:
         return bisect_right(self._line_starts, pos)
 
-    def _trim(self, start: int, end: int) -> tuple[int, int]:
-        while start < end and self.text[start] in _BLANK:
-            start += 1
-        while end > start and self.text[end - 1] in _BLANK:
-            end -= 1
-        return start, end
-
     def add(
         self, start: int, end: int, path: str, role: Role = TEXT, encode: Encoder = _one_line
     ) -> None:
         """A verbatim field over ``text[start:end]`` (blank ends trimmed; empty: none)."""
-        start, end = self._trim(start, end)
+        start, end = _trim(self.text, start, end)
         if start >= end:
             return
         if role.kind is RoleKind.SKIP:
@@ -595,7 +449,7 @@ class _Builder:
                 group = next(i for i in range(1, len(m.groups()) + 1) if m.group(i))
                 self.add(start, m.start(group), path, role, encode)
                 start = m.end(group)
-            start, end = self._trim(start, end)
+            start, end = _trim(self.text, start, end)
             if start >= end:
                 return
         self.fields.append(
@@ -616,7 +470,7 @@ class _Builder:
 
     def add_text_line(self, start: int, end: int, path: str) -> None:
         """A prose, comment or message line: attribution lines name a person; else text."""
-        start, end = self._trim(start, end)
+        start, end = _trim(self.text, start, end)
         if start >= end:
             return
         if not self.attribution(start, end, path):
@@ -624,58 +478,16 @@ class _Builder:
 
     def attribution(self, start: int, end: int, path: str, encode: Encoder = _one_line) -> bool:
         """``Author: Jane Doe <jane@example.org>`` and commit trailers; False if not one."""
-        line = self.text[start:end]
-        m = self.rules.attribution.match(line)
-        if not m:
+        found = _attribution(self.text[start:end], self.rules)
+        if found is None:
             return False
-        rest_at = m.end()
-        email_at = line.find("<", rest_at)
-        stop = len(line)
-        for mark in (",", ";", "(", " - ", "\t"):
-            i = line.find(mark, rest_at)
-            if i != -1:
-                stop = min(stop, i)
-        if email_at != -1 and email_at < stop:
-            stop = email_at
-        who = line[rest_at:stop].rstrip()
-        words = who.split()
-        email_end = -1
-        if email_at != -1 and email_at == _skip_blank(line, rest_at + len(who)):
-            close = line.find(">", email_at)
-            if close != -1 and " " not in line[email_at:close]:
-                email_end = close
-        if not words or len(words) > 5:
-            return False
-        if any(w.casefold() in self.rules.organisation_words or w.endswith("[bot]") for w in words):
-            return False
-        particles = self.rules.particles
-        name_like = not words[0][:1].islower() and all(
-            not w[:1].islower() or w in particles for w in words
-        )
-        if email_end != -1:
-            if not (name_like or len(words) == 1):
-                return False
-        elif not (name_like and len(words) >= 2):
-            return False
-        person_start = start + rest_at
-        self.add(
-            person_start,
-            person_start + len(who),
-            f"{path}.person",
-            value_role(Category.PERSON),
-            encode,
-        )
-        pos = start + rest_at + len(who)
-        if email_end != -1:
-            self.add(
-                start + email_at + 1,
-                start + email_end,
-                f"{path}.email",
-                value_role(Category.CONTACT_OTHER),
-                encode,
-            )
-            pos = start + email_end + 1
-        self.add(pos, end, path, TEXT, encode)
+        (person_start, person_end), email, rest = found
+        person = value_role(Category.PERSON)
+        self.add(start + person_start, start + person_end, f"{path}.person", person, encode)
+        if email is not None:
+            contact = value_role(Category.CONTACT_OTHER)
+            self.add(start + email[0], start + email[1], f"{path}.email", contact, encode)
+        self.add(start + rest, end, path, TEXT, encode)
         return True
 
     # -- code ----------------------------------------------------------------------------
@@ -685,91 +497,20 @@ class _Builder:
     ) -> None:
         """Fields of ``text[start:end]`` lexed as ``language``; string values under a key in
         ``skip_keys`` (case-folded) are left untouched."""
-        chunk = self.text[start:end]
-        try:
-            raw_tokens = list(_lexer(language).get_tokens_unprocessed(chunk))
-        except Exception:  # a lexer bug must not lose text: read it line by line instead
-            raw_tokens = []
         config = language in self.rules.config
-        tokens: list[_Token] = []
-        pos = 0
-        for offset, ttype, value in raw_tokens:
-            if offset != pos:
-                break
-            tokens.append(
-                _Token(
-                    start + pos, start + pos + len(value), _kind(ttype, value, config), ttype, value
-                )
-            )
-            pos += len(value)
-        if pos != len(chunk):
+        tokens = tokenize(self.text, start, end, language, config=config)
+        if tokens is None:
             self.lines(start, end, fences=False, indented_code=False)
             return
-        escapes = not (_lexer_family(language) & self.rules.no_escapes)
-        significant: list[_Token] = []  # the code tokens before a string, for its key
-        i = 0
-        while i < len(tokens):
-            tok = tokens[i]
-            if tok.kind == "comment":
-                self._comment(tok.start, tok.end)
-                i += 1
-                continue
-            if tok.kind in _VALUE_KINDS:
-                j = i + 1
-                while j < len(tokens):
-                    nxt = tokens[j]
-                    if nxt.kind == tok.kind or (config and nxt.kind in _VALUE_KINDS):
-                        j += 1
-                    elif (
-                        (config or tok.kind == "plain")
-                        and nxt.kind is None
-                        and _is_space(nxt.ttype, nxt.value)
-                        and "\n" not in nxt.value
-                        and j + 1 < len(tokens)
-                        and tokens[j + 1].kind in (_VALUE_KINDS if config else (tok.kind,))
-                    ):
-                        j += 2  # words of one plain scalar: John Smith
-                    else:
-                        break
-                before = tokens[i - 1] if i else None
-                after = tokens[j] if j < len(tokens) else None
-                key = _key_of(significant)
-                if key is not None and key.casefold() in skip_keys:
-                    significant.append(tokens[j - 1])
-                    del significant[:-3]
-                    i = j
-                    continue
-                self._string(
-                    tokens[i:j],
-                    key=key,
-                    config=config,
-                    escapes=escapes,
-                    opened=not (before is not None and before.kind == "interp"),
-                    closed=not (after is not None and after.kind == "interp"),
-                    raw=before is not None
-                    and before.kind == "affix"
-                    and bool(_RAW_PREFIX.search(before.value)),
-                    doubled=not escapes,
-                )
-                significant.append(
-                    _Token(
-                        start := tokens[i].start,
-                        tokens[j - 1].end,
-                        "string",
-                        String,
-                        self.text[start : tokens[j - 1].end],
-                    )
-                )
-                del significant[:-3]
-                i = j
-                continue
-            if not _is_space(tok.ttype, tok.value) and tok.kind != "affix":
-                significant.append(tok)
-                if len(significant) > 3:
-                    del significant[0]
-            i += 1
+        escapes = not (lexer_family(language) & self.rules.no_escapes)
+        for piece in pieces(self.text, tokens, config=config, escapes=escapes, skip_keys=skip_keys):
+            if isinstance(piece, CommentPiece):
+                self._comment(piece.start, piece.end)
+            else:
+                self._literal(piece, config)
 
     def _comment(self, start: int, end: int) -> None:
+        """A comment: one field a line, its markers left out."""
         rules = self.rules
         for ls, le in _split_lines(self.text, start, end):
             line = self.text[ls:le]
@@ -778,78 +519,39 @@ class _Builder:
             s = rules.comment_suffix.search(self.text, cs, le)
             ce = s.start() if s else le
             ce = max(ce, cs)
-            cs, ce = self._trim(cs, ce)
+            cs, ce = _trim(self.text, cs, ce)
             if cs >= ce:
                 continue
             if not self.attribution(cs, ce, "comment", _comment_encoder):
                 self.add(cs, ce, "comment", TEXT, _comment_encoder)
 
-    def _string(
-        self,
-        run: Sequence[_Token],
-        *,
-        key: str | None,
-        config: bool,
-        escapes: bool,
-        opened: bool,
-        closed: bool,
-        raw: bool,
-        doubled: bool,
-    ) -> None:
-        start, end = run[0].start, run[-1].end
-        body = self.text[start:end]
-        plain = run[0].kind == "plain"
-        path = "value" if plain else "string"
-        quote = ""
-        if not plain:
-            if body.startswith(("///", "//!")):  # Rust doc comments are String.Doc tokens
-                self._comment(start, end)
-                return
-            m = _OPEN_QUOTE.match(body) if opened else None
-            if m:
-                quote = m.group(1)
-                raw = raw or bool(_RAW_PREFIX.match(body)) or (quote == "`" and not escapes)
-                start += m.end()
-                body = body[m.end() :]
-            c = _CLOSE_QUOTE.search(body) if closed else None
-            if c and (not quote or c.group(1) == quote) and c.start() >= 0:
-                end -= len(body) - c.start()
-            if run[0].ttype in String.Doc:
-                path = "docstring"
-            elif run[0].ttype in String.Heredoc:
-                raw = True
-        if start >= end:
-            return
-        content = self.text[start:end].strip(_BLANK)
+    def _literal(self, piece: LiteralPiece, config: bool) -> None:
+        """A string literal or configuration value: one field a line, its escapes decoded;
+        none where the content is a version, hash … (``literals.skip``) or its key says so."""
+        start, end = piece.start, piece.end
+        content = self.text[start:end].strip(BLANK)
         if any(p.match(content) for p in self.rules.skip_literal):
             return
-        role = self._string_role(key, config)
+        role = _literal_role(piece.key, config)
         if role.kind is RoleKind.SKIP:
             return
-        encode = _string_encoder(quote[:1], doubled=doubled, raw=raw)
+        path = piece.kind
+        encode = _string_encoder(piece.quote, doubled=piece.doubled, raw=piece.raw)
         for ls, le in _split_lines(self.text, start, end):
-            ls, le = self._trim(ls, le)
+            ls, le = _trim(self.text, ls, le)
             if ls >= le:
                 continue
-            decoded = _decoded(self.text[ls:le], ls) if escapes and not raw else None
+            decoded = decode_escapes(self.text[ls:le], ls) if piece.decode else None
             if decoded is None:
                 if role.kind is RoleKind.TEXT and self.attribution(ls, le, path, encode):
                     continue
                 self.add(ls, le, path, role, encode)
             else:
                 value, offsets = decoded
-                if value.strip(_BLANK):
+                if value.strip(BLANK):
                     self.fields.append(
                         Field(ls, le, value, path, role, self.line_no(ls), offsets, encode)
                     )
-
-    @staticmethod
-    def _string_role(key: str | None, config: bool) -> Role:
-        if key is None:
-            return TEXT
-        if config:
-            return role_for_name(key)
-        return text_role(" ".join(normalise_name(key)[-4:]))
 
     # -- lines ---------------------------------------------------------------------------
 
@@ -864,7 +566,7 @@ class _Builder:
         while i < len(spans):
             ls, le = spans[i]
             line = self.text[ls:le]
-            blank = not line.strip(_BLANK)
+            blank = not line.strip(BLANK)
             if fences and (m := rules.fence_open.match(line)):
                 close = _fence_close(m.group("fence"))
                 j = i + 1
@@ -951,7 +653,7 @@ class _Builder:
         if prefix is not None:
             self._log_message(ls + prefix, le)
             return
-        stripped = line.strip(_BLANK)
+        stripped = line.strip(BLANK)
         if stripped.startswith("{") and stripped.endswith("}"):
             self.lex(ls, le, "json", skip_keys=rules.json_log_keys)
             return
@@ -959,8 +661,8 @@ class _Builder:
 
     def _log_message(self, start: int, end: int) -> None:
         """A log message: an exception line inside it keeps its class name unscanned; the
-        value of a ``key=value`` pair whose key names an identifier (``patient_name=``,
-        ``mrn=``, :data:`_PAIR_GROUPS`) is a value field, the rest is text."""
+        value of a ``key=value`` pair whose key names an identifier (:func:`_log_pairs`) is a
+        value field, the rest is text."""
         line = self.text[start:end]
         for p in self.rules.exceptions[:1]:
             m = p.match(line)
@@ -968,18 +670,9 @@ class _Builder:
                 self._message(start, m, "log.message")
                 return
         pos = start
-        for m in _PAIR.finditer(line):
-            role = role_for_name(m.group("key"))
-            group = next(g for g in ("dq", "sq", "bare") if m.group(g) is not None)
-            value_start, value_end = m.span(group)
-            if group == "bare" and line[m.start() - 1 : m.start()] in ("?", "&"):
-                token = _QUERY_VALUE.match(line, value_start)
-                value_end = token.end() if token else value_start
-            words = len(line[value_start:value_end].split())
-            if COARSE_GROUP.get(role.category) not in _PAIR_GROUPS or not 0 < words <= _PAIR_WORDS:
-                continue
+        for key, role, value_start, value_end in _log_pairs(line):
             self.add(pos, start + value_start, "log.message")
-            self.add(start + value_start, start + value_end, f"log.{m.group('key')}", role)
+            self.add(start + value_start, start + value_end, f"log.{key}", role)
             pos = start + value_end
         self.add(pos, end, "log.message")
 
@@ -989,53 +682,141 @@ class _Builder:
 
     def _block(self, info: str, start: int, end: int) -> None:
         """A fenced block: lexed if its language is trusted or guessed, else line by line."""
-        if info and _trusted(info):
-            self.lex(start, end, info)
-            return
-        if not info:
-            block = self.text[start:end]
-            lines = block.splitlines()
-            if not any(_is_log_or_trace(ln) for ln in lines):
-                guessed = _guess(block, lines)
-                if guessed is not None:
-                    self.lex(start, end, guessed)
-                    return
-        self.lines(start, end, fences=False, indented_code=False)
+        language = _block_language(info, self.text[start:end])
+        if language is not None:
+            self.lex(start, end, language)
+        else:
+            self.lines(start, end, fences=False, indented_code=False)
 
     def _indented_block(self, spans: Sequence[tuple[int, int]], i: int) -> int | None:
         """Lex an indented block that looks like code; the index after it, or None."""
-        j = i
-        last = i
-        while j < len(spans):
-            line = self.text[spans[j][0] : spans[j][1]]
-            if line.strip(_BLANK):
-                if not (line[:1] == "\t" or line.startswith("    ")):
-                    break
-                last = j
-            j += 1
-        block_lines = [self.text[s:e] for s, e in spans[i : last + 1]]
-        if any(_is_log_or_trace(ln.strip()) for ln in block_lines):
+        found = _indented_code(self.text, spans, i)
+        if found is None:
             return None
-        start, end = spans[i][0], spans[last][1]
-        guessed = _guess(self.text[start:end], block_lines)
-        if guessed is None:
-            return None
-        self.lex(start, end, guessed)
-        return last + 1
+        start, end, language, after = found
+        self.lex(start, end, language)
+        return after
 
 
-def _key_of(significant: Sequence[_Token]) -> str | None:
-    """The key a string is assigned to (``name = "…"``, ``"phone": "…"``), if any."""
-    if len(significant) < 2:
+# --- attribution helpers (pure) ------------------------------------------------------------
+
+
+def _trim(text: str, start: int, end: int) -> tuple[int, int]:
+    """``start:end`` without the blank characters at its ends."""
+    while start < end and text[start] in BLANK:
+        start += 1
+    while end > start and text[end - 1] in BLANK:
+        end -= 1
+    return start, end
+
+
+def _literal_role(key: str | None, config: bool) -> Role:
+    """The role of a literal assigned to ``key``: in a configuration language, what the key
+    names; else text (scanned), with the key's last words as context."""
+    if key is None:
+        return TEXT
+    if config:
+        return role_for_name(key)
+    return text_role(" ".join(normalise_name(key)[-4:]))
+
+
+def _attribution(
+    line: str, rules: _Rules
+) -> tuple[tuple[int, int], tuple[int, int] | None, int] | None:
+    """Where an attribution line (``Author: Jane Doe <jane@example.org>``, a commit trailer)
+    names its person and e-mail address, and where the text after them begins, all relative
+    to ``line``; None if it is not one (no name-like words, an organisation, a bot)."""
+    m = rules.attribution.match(line)
+    if not m:
         return None
-    op, key = significant[-1], significant[-2]
-    if op.value.strip() not in _ASSIGN or not (op.ttype in Operator or op.ttype in Punctuation):
+    rest_at = m.end()
+    email_at = line.find("<", rest_at)
+    stop = len(line)
+    for mark in (",", ";", "(", " - ", "\t"):
+        i = line.find(mark, rest_at)
+        if i != -1:
+            stop = min(stop, i)
+    if email_at != -1 and email_at < stop:
+        stop = email_at
+    who = line[rest_at:stop].rstrip()
+    words = who.split()
+    email_end = -1
+    if email_at != -1 and email_at == _skip_blank(line, rest_at + len(who)):
+        close = line.find(">", email_at)
+        if close != -1 and " " not in line[email_at:close]:
+            email_end = close
+    if not words or len(words) > 5:
         return None
-    if key.ttype in Name or key.ttype in Literal or key.ttype in Text:
-        word = key.value.strip(_BLANK + "\"'`")
-        if _KEY_SHAPE.fullmatch(word):
-            return word
+    if any(w.casefold() in rules.organisation_words or w.endswith("[bot]") for w in words):
+        return None
+    particles = rules.particles
+    name_like = not words[0][:1].islower() and all(
+        not w[:1].islower() or w in particles for w in words
+    )
+    if email_end != -1:
+        if not (name_like or len(words) == 1):
+            return None
+    elif not (name_like and len(words) >= 2):
+        return None
+    person = (rest_at, rest_at + len(who))
+    if email_end == -1:
+        return person, None, person[1]
+    return person, (email_at + 1, email_end), email_end + 1
+
+
+def _log_pairs(line: str) -> Iterator[tuple[str, Role, int, int]]:
+    """(key, role, value start, value end) of each ``key=value`` pair of a log message whose
+    value is a value field: its key names an identifier (``patient_name=``, ``mrn=``,
+    :data:`_PAIR_GROUPS`) and it has a few words at most."""
+    for m in _PAIR.finditer(line):
+        role = role_for_name(m.group("key"))
+        group = next(g for g in ("dq", "sq", "bare") if m.group(g) is not None)
+        value_start, value_end = m.span(group)
+        if group == "bare" and line[m.start() - 1 : m.start()] in ("?", "&"):
+            token = _QUERY_VALUE.match(line, value_start)
+            value_end = token.end() if token else value_start
+        words = len(line[value_start:value_end].split())
+        if COARSE_GROUP.get(role.category) not in _PAIR_GROUPS or not 0 < words <= _PAIR_WORDS:
+            continue
+        yield m.group("key"), role, value_start, value_end
+
+
+def _block_language(info: str, block: str) -> str | None:
+    """The language a fenced block with info string ``info`` is lexed as: a trusted ``info``,
+    else one guessed for an unlabelled block without log or trace lines; None: read it line by
+    line."""
+    if info and _trusted(info):
+        return info
+    if not info:
+        lines = block.splitlines()
+        if not any(_is_log_or_trace(ln) for ln in lines):
+            return _guess(block, lines)
     return None
+
+
+def _indented_code(
+    text: str, spans: Sequence[tuple[int, int]], i: int
+) -> tuple[int, int, str, int] | None:
+    """(start, end, language, index after it) of the indented block of ``text`` that begins
+    at line ``spans[i]``, if it looks like code (no log or trace lines, a language guessed);
+    else None."""
+    j = i
+    last = i
+    while j < len(spans):
+        line = text[spans[j][0] : spans[j][1]]
+        if line.strip(BLANK):
+            if not (line[:1] == "\t" or line.startswith("    ")):
+                break
+            last = j
+        j += 1
+    block_lines = [text[s:e] for s, e in spans[i : last + 1]]
+    if any(_is_log_or_trace(ln.strip()) for ln in block_lines):
+        return None
+    start, end = spans[i][0], spans[last][1]
+    guessed = _guess(text[start:end], block_lines)
+    if guessed is None:
+        return None
+    return start, end, guessed, last + 1
 
 
 def _split_lines(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:

@@ -38,7 +38,7 @@ import hashlib
 import random
 import re
 import tomllib
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -852,6 +852,165 @@ def _time(state: _State) -> list[_Piece]:
     return [_Piece(text, None, frozenset({"time_of_day"}))]
 
 
+# --- slot fillers --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _SlotUse:
+    """One placeholder to fill: the slot's name, the text written just before it and whether
+    it is a header field's value (no context prefix, no title taken into a name)."""
+
+    name: str
+    before: str
+    header: bool
+
+
+#: What fills a slot: its pieces, drawn from the document's state.
+_SlotFiller = Callable[[_State, _SlotUse], list[_Piece]]
+
+
+def _once(make: _SlotFiller, *, per_header: bool = False) -> _SlotFiller:
+    """``make``'s pieces drawn at the slot's first use in a document and repeated at every
+    later one (one phone, one village, one religion throughout); ``per_header``: drawn once
+    for header fields and once for sentences (an identifier's context prefix differs)."""
+
+    def fill(state: _State, use: _SlotUse) -> list[_Piece]:
+        key = f"{use.name}{use.header}" if per_header else use.name
+        return _fixed(state, key, lambda: make(state, use))
+
+    return fill
+
+
+def _of_state(make: Callable[[_State], list[_Piece]]) -> _SlotFiller:
+    """``make``, which needs nothing but the document's state, as a filler."""
+
+    def fill(state: _State, use: _SlotUse) -> list[_Piece]:
+        return make(state)
+
+    return fill
+
+
+def _vocab(key: str, label: Label | None, edge: str = "") -> _SlotFiller:
+    """A word of the language's vocabulary list ``key`` (``synth.toml``)."""
+
+    def fill(state: _State, use: _SlotUse) -> list[_Piece]:
+        return _vocab_piece(state, key, label, edge)
+
+    return fill
+
+
+def _fact(make: Callable[[_State], str], label: Fact) -> _SlotFiller:
+    """One clinical fact, its text drawn by ``make``."""
+
+    def fill(state: _State, use: _SlotUse) -> list[_Piece]:
+        return [_Piece(make(state), label)]
+
+    return fill
+
+
+def _fill_person(state: _State, use: _SlotUse) -> list[_Piece]:
+    return _person_pieces(state, use.name, "" if use.header else use.before)
+
+
+def _fill_phone(state: _State, use: _SlotUse) -> list[_Piece]:
+    return _phone(state, "patient")
+
+
+def _fill_relative_phone(state: _State, use: _SlotUse) -> list[_Piece]:
+    return _phone(state, "relative")
+
+
+def _fill_dob(state: _State, use: _SlotUse) -> list[_Piece]:
+    return _date(state, (1935, 2024))
+
+
+def _fill_place(state: _State, use: _SlotUse) -> list[_Piece]:
+    return _place(state, use.name)
+
+
+def _fill_address(state: _State, use: _SlotUse) -> list[_Piece]:
+    value = state.filler.value(Category.LOCATION_ADDRESS)
+    return [_Piece(value.text, Category.LOCATION_ADDRESS)]
+
+
+def _fill_organization(state: _State, use: _SlotUse) -> list[_Piece]:
+    return [_Piece(state.filler.value(Category.ORGANIZATION).text, Category.ORGANIZATION)]
+
+
+def _fill_national_id(state: _State, use: _SlotUse) -> list[_Piece]:
+    return _with_prefix(state, Category.ID_NATIONAL, use.header)
+
+
+def _fill_record(state: _State, use: _SlotUse) -> list[_Piece]:
+    return _record(state, use.header)
+
+
+def _fill_insurance(state: _State, use: _SlotUse) -> list[_Piece]:
+    return _with_prefix(state, Category.ID_OTHER, use.header)
+
+
+def _fill_drug(state: _State, use: _SlotUse) -> list[_Piece]:
+    return [_drug(state)]
+
+
+def _fill_vaccine(state: _State, use: _SlotUse) -> list[_Piece]:
+    names = clinical_data()["vaccines"]["names"]
+    return [_Piece(state.rng.choice(names), Fact.DRUG)]
+
+
+def _fill_medication(state: _State, use: _SlotUse) -> list[_Piece]:
+    """A drug and its dose (with a frequency half the time): two fact pieces."""
+    return [_drug(state), _Piece(" "), _Piece(_dose_text(state, True), Fact.DOSE)]
+
+
+def _fill_dose(state: _State, use: _SlotUse) -> list[_Piece]:
+    return [_Piece(_dose_text(state, False), Fact.DOSE)]
+
+
+#: The filler of each slot of :data:`SLOTS`.
+_SLOT_FILLERS: Final[Mapping[str, _SlotFiller]] = MappingProxyType(
+    {
+        "patient": _fill_person,
+        "relative": _fill_person,
+        "clinician": _fill_person,
+        "phone": _once(_fill_phone),
+        "relative_phone": _once(_fill_relative_phone),
+        "email": _once(_of_state(_email)),
+        "dob": _once(_fill_dob),
+        "date": _of_state(_date),
+        "age": _once(_of_state(_age)),
+        "village": _once(_fill_place),
+        "district": _once(_fill_place),
+        "address": _once(_fill_address),
+        "facility": _once(_of_state(_facility)),
+        "organization": _fill_organization,
+        "national_id": _once(_fill_national_id, per_header=True),
+        "record": _once(_fill_record, per_header=True),
+        "insurance": _once(_fill_insurance, per_header=True),
+        "profession": _once(_vocab("professions", Category.PROFESSION, "profession_mention")),
+        "religion": _once(_vocab("religions", Category.RELIGION, "religion_mention")),
+        "tribe": _once(_of_state(_tribe)),
+        "clan": _once(_of_state(_clan)),
+        "sex": _once(_of_state(_sex)),
+        "diagnosis": _vocab("diagnoses", Fact.DIAGNOSIS),
+        "eponym": _vocab("eponym_diagnoses", Fact.DIAGNOSIS, "eponym_disease"),
+        "drug": _fill_drug,
+        "vaccine": _fill_vaccine,
+        "medication": _fill_medication,
+        "dose": _fill_dose,
+        "lab": _fact(_lab, Fact.LAB_VALUE),
+        "vital": _fact(_vital, Fact.VITAL),
+        "birth_weight": _fact(_birth_weight, Fact.VITAL),
+        "duration": _fact(_duration, Fact.DURATION),
+        "department": _vocab("departments", Fact.DEPARTMENT),
+        "relation": _vocab("relations", None),
+        "relative_date": _vocab("relative_dates", None, "relative_date"),
+        "time": _of_state(_time),
+        "amount": _of_state(_amount),
+    }
+)
+
+
 # --- slot dispatch -------------------------------------------------------------------------
 
 
@@ -864,96 +1023,11 @@ def _fill(state: _State, slot: str, before: str, header: bool = False) -> list[_
 
 
 def _fill_slot(state: _State, slot: str, before: str, header: bool) -> list[_Piece]:
-    if slot in ("patient", "relative", "clinician"):
-        return _person_pieces(state, slot, "" if header else before)
-    if slot == "phone":
-        return _fixed(state, "phone", lambda: _phone(state, "patient"))
-    if slot == "relative_phone":
-        return _fixed(state, "relative_phone", lambda: _phone(state, "relative"))
-    if slot == "email":
-        return _fixed(state, "email", lambda: _email(state))
-    if slot == "dob":
-        return _fixed(state, "dob", lambda: _date(state, (1935, 2024)))
-    if slot == "date":
-        return _date(state)
-    if slot == "age":
-        return _fixed(state, "age", lambda: _age(state))
-    if slot in ("village", "district"):
-        return _fixed(state, slot, lambda: _place(state, slot))
-    if slot == "address":
-        return _fixed(
-            state,
-            slot,
-            lambda: [
-                _Piece(
-                    state.filler.value(Category.LOCATION_ADDRESS).text, Category.LOCATION_ADDRESS
-                )
-            ],
-        )
-    if slot == "facility":
-        return _fixed(state, slot, lambda: _facility(state))
-    if slot == "organization":
-        return [_Piece(state.filler.value(Category.ORGANIZATION).text, Category.ORGANIZATION)]
-    if slot == "national_id":
-        return _fixed(
-            state, f"national_id{header}", lambda: _with_prefix(state, Category.ID_NATIONAL, header)
-        )
-    if slot == "record":
-        return _fixed(state, f"record{header}", lambda: _record(state, header))
-    if slot == "insurance":
-        return _fixed(
-            state, f"insurance{header}", lambda: _with_prefix(state, Category.ID_OTHER, header)
-        )
-    if slot == "profession":
-        return _fixed(
-            state,
-            slot,
-            lambda: _vocab_piece(state, "professions", Category.PROFESSION, "profession_mention"),
-        )
-    if slot == "religion":
-        return _fixed(
-            state,
-            slot,
-            lambda: _vocab_piece(state, "religions", Category.RELIGION, "religion_mention"),
-        )
-    if slot == "tribe":
-        return _fixed(state, slot, lambda: _tribe(state))
-    if slot == "clan":
-        return _fixed(state, slot, lambda: _clan(state))
-    if slot == "sex":
-        return _fixed(state, slot, lambda: _sex(state))
-    if slot == "diagnosis":
-        return _vocab_piece(state, "diagnoses", Fact.DIAGNOSIS)
-    if slot == "eponym":
-        return _vocab_piece(state, "eponym_diagnoses", Fact.DIAGNOSIS, "eponym_disease")
-    if slot == "drug":
-        return [_drug(state)]
-    if slot == "vaccine":
-        names = clinical_data()["vaccines"]["names"]
-        return [_Piece(state.rng.choice(names), Fact.DRUG)]
-    if slot == "medication":
-        return [_drug(state), _Piece(" "), _Piece(_dose_text(state, True), Fact.DOSE)]
-    if slot == "dose":
-        return [_Piece(_dose_text(state, False), Fact.DOSE)]
-    if slot == "lab":
-        return [_Piece(_lab(state), Fact.LAB_VALUE)]
-    if slot == "vital":
-        return [_Piece(_vital(state), Fact.VITAL)]
-    if slot == "birth_weight":
-        return [_Piece(_birth_weight(state), Fact.VITAL)]
-    if slot == "duration":
-        return [_Piece(_duration(state), Fact.DURATION)]
-    if slot == "department":
-        return _vocab_piece(state, "departments", Fact.DEPARTMENT)
-    if slot == "relation":
-        return _vocab_piece(state, "relations", None)
-    if slot == "relative_date":
-        return _vocab_piece(state, "relative_dates", None, "relative_date")
-    if slot == "time":
-        return _time(state)
-    if slot == "amount":
-        return _amount(state)
-    raise ConfigError(f"unknown slot {slot!r}")
+    """The pieces :data:`_SLOT_FILLERS` gives ``slot``; ConfigError for an unknown slot."""
+    filler = _SLOT_FILLERS.get(slot)
+    if filler is None:
+        raise ConfigError(f"unknown slot {slot!r}")
+    return filler(state, _SlotUse(slot, before, header))
 
 
 # --------------------------------------------------------------------------------------------
