@@ -45,8 +45,9 @@ from polydeid.api import Deidentifier
 from polydeid.core.errors import PolydeidError
 from polydeid.core.segments import Segment
 from polydeid.corpora.document import AnnotatedDocument
-from polydeid.formats.engine import DocumentProcessor, splice
-from polydeid.formats.registry import detect_format, read_document
+from polydeid.engine import read_document
+from polydeid.formats.base import splice
+from polydeid.formats.registry import detect_format
 from polydeid.synth.formats import FILE_SUFFIXES
 from polydeid.synth.generate import generate
 
@@ -169,7 +170,7 @@ def text_runner(deid: Deidentifier) -> Runner:
 
 
 def format_runner(deid: Deidentifier) -> Runner:
-    processor = DocumentProcessor(deid)
+    processor = deid.processor()
 
     def run(doc: AnnotatedDocument, fmt: str, reader: str) -> list[tuple[int, int]]:
         if reader == "text":

@@ -6,11 +6,18 @@ same scorer, and writes ``benchmarks/results/quality.md`` (plus one JSON/Markdow
 per corpus under ``benchmarks/results/quality/``).
 
     .venv/bin/python benchmarks/quality.py [--systems rules,default,presidio] [--bootstrap 1000]
+
+``--ablate PASS[,PASS]`` measures the systems with those passes switched off
+(:mod:`polydeid.detect.passes`) and writes ``quality-ablate-<PASS>.md`` instead of
+``quality.md``. ``--spans FILE`` also writes every system's resolved spans (offsets, label,
+source, score; no text) per corpus and document as JSON lines, so that two commits' outputs
+can be compared with ``diff``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +31,7 @@ from polydeid.evaluate.disjoint import familiar_vs_unseen, heldout_pools, name_v
 from polydeid.evaluate.harness import EvaluationRun, build_system, evaluate
 from polydeid.evaluate.metrics import Scores, TitleConvention, title_convention
 from polydeid.evaluate.report import quality_markdown, write_report
-from polydeid.locales import folded_titles
+from polydeid.locales.names import folded_titles
 from polydeid.train.tagger import in_holdout
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -80,7 +87,11 @@ DEV_CORPORA = (
 )
 
 
-def unseen_names_section(documents: tuple[AnnotatedDocument, ...], systems: list[str]) -> str:
+def unseen_names_section(
+    documents: tuple[AnnotatedDocument, ...],
+    systems: list[str],
+    disabled_passes: frozenset[str] = frozenset(),
+) -> str:
     """Person recall on MEDDOCAN dev as written, with names reshuffled, and with unseen names."""
     lines = [
         "## Unseen names: MEDDOCAN dev, person recall",
@@ -94,7 +105,7 @@ def unseen_names_section(documents: tuple[AnnotatedDocument, ...], systems: list
         "|---|---|---|---|---|",
     ]
     for name in systems:
-        _, pipeline = build_system(name)
+        _, pipeline = build_system(name, disabled_passes=disabled_passes)
 
         def predict(doc: AnnotatedDocument, pipeline: Pipeline = pipeline) -> tuple[Span, ...]:
             return pipeline.detect(Segment(doc.text, lang=doc.lang))
@@ -123,8 +134,16 @@ def synthetic_unseen(per_language: int) -> Corpus:
     return Corpus("synthetic, unseen names (17 languages)", docs)
 
 
+def span_rows(spans) -> list[list[object]]:
+    """Spans as JSON rows: start, end, label, source, score (never the text)."""
+    return [[s.start, s.end, s.label.value, s.source, s.score] for s in spans]
+
+
 def patient_recall_as_files(
-    documents: tuple[AnnotatedDocument, ...], systems: list[str]
+    documents: tuple[AnnotatedDocument, ...],
+    systems: list[str],
+    sink: list[dict[str, object]] | None = None,
+    disabled_passes: frozenset[str] = frozenset(),
 ) -> dict[str, dict[str, float | None]]:
     """Strict patient-name recall per language with each synthetic document read as a file of
     its format, as the CLI reads it: JSON, FHIR, XML, HL7 v2, CSV, logs and code through
@@ -136,8 +155,12 @@ def patient_recall_as_files(
 
     out: dict[str, dict[str, float | None]] = {}
     for name in systems:
-        _, pipeline = build_system(name)
-        deid = Deidentifier(detectors=pipeline.detectors)
+        _, pipeline = build_system(name, disabled_passes=disabled_passes)
+        deid = Deidentifier(
+            detectors=pipeline.detectors,
+            segment_steps=pipeline.segment_steps,
+            disabled_passes=disabled_passes if pipeline.segment_steps else (),
+        )
         found: dict[str, list[int]] = {}
         for doc in documents:
             data = doc.text.encode("utf-8")
@@ -149,6 +172,11 @@ def patient_recall_as_files(
             else:
                 fields = deid.detect_document(doc.text, format=fmt, lang=doc.lang, source=doc.id)
                 pred = {(*fs.raw(), fs.span.label) for fs in fields}
+            if sink is not None:
+                rows = sorted([*key, label.value] for *key, label in pred)
+                sink.append(
+                    {"corpus": "synthetic as files", "system": name, "doc": doc.id, "spans": rows}
+                )
             gold = [(g.start, g.end, g.label) for g in doc.spans if g.label.name == "PERSON"]
             tally = found.setdefault(doc.lang, [0, 0])
             tally[0] += sum(g in pred for g in gold)
@@ -169,6 +197,8 @@ def targets_section(
     runs: list[EvaluationRun],
     documents: dict[str, tuple[AnnotatedDocument, ...]],
     systems: list[str],
+    sink: list[dict[str, object]] | None = None,
+    disabled_passes: frozenset[str] = frozenset(),
 ) -> str:
     """The tagger issue's development targets, every system side by side."""
     rows: list[tuple[str, str, str, list[str]]] = []
@@ -267,7 +297,7 @@ def targets_section(
                 values.append(Scores.total(per_doc[i] for i in ids).strict["PERSON"].recall)
             add(f"synthetic, unseen names, {lang}", "patient-name recall", ">= 0.95", values)
         # the same documents read as files of their formats, as the CLI reads them
-        as_files = patient_recall_as_files(synthetic, systems)
+        as_files = patient_recall_as_files(synthetic, systems, sink, disabled_passes)
         for lang in sorted({d.lang for d in synthetic}):
             add(
                 f"synthetic, unseen names, {lang}, read as files",
@@ -306,6 +336,21 @@ def targets_section(
     return "\n".join(lines) + "\n"
 
 
+def write_spans(path: Path, runs: list[EvaluationRun], extra: list[dict[str, object]]) -> None:
+    """Every run's predictions, one JSON line per corpus, system and document, sorted."""
+    rows = [
+        {"corpus": run.corpus, "system": system.name, "doc": doc, "spans": span_rows(spans)}
+        for run in runs
+        for system in run.systems
+        for doc, spans in system.predictions.items()
+    ]
+    rows += extra
+    rows.sort(key=lambda r: (str(r["corpus"]), str(r["system"]), str(r["doc"])))
+    with path.open("w", encoding="utf-8") as out:
+        for row in rows:
+            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--systems", default="rules,default,presidio")
@@ -318,11 +363,18 @@ def main() -> int:
         help="synthetic unseen-name documents per language (60: about 90-160 patient names a "
         "language, so one name moves a language's recall by about 0.01)",
     )
+    parser.add_argument(
+        "--spans", type=Path, help="write every system's spans as JSON lines to this file"
+    )
+    parser.add_argument(
+        "--ablate", default="", help="comma-separated pass ids to switch off (see passes.md)"
+    )
     args = parser.parse_args()
     if not DATA.is_dir():
         print(f"no development data at {DATA}", file=sys.stderr)
         return 2
     systems = [s for s in args.systems.split(",") if s]
+    ablated = frozenset(p for p in args.ablate.split(",") if p)
     runs: list[EvaluationRun] = []
     documents: dict[str, tuple[AnnotatedDocument, ...]] = {}
     for spec in DEV_CORPORA:
@@ -341,23 +393,41 @@ def main() -> int:
             kept = tuple(d for d in corpus.documents if in_holdout(d.id))
             corpus = Corpus(corpus.name, kept, corpus.failures, corpus.scheme)
         documents[spec.path] = corpus.documents
-        run = evaluate(corpus, systems, corpus_format=spec.format, bootstrap=args.bootstrap)
+        run = evaluate(
+            corpus,
+            systems,
+            corpus_format=spec.format,
+            bootstrap=args.bootstrap,
+            disabled_passes=ablated,
+        )
         slug = str(Path(spec.path).with_suffix("")).replace("/", "-")
-        write_report(run, RESULTS / "quality" / slug)
+        if not ablated:
+            write_report(run, RESULTS / "quality" / slug)
         runs.append(run)
         print(f"{spec.name}: {run.documents} documents, {run.gold_spans} gold spans", flush=True)
     command = "`.venv/bin/python benchmarks/quality.py " + " ".join(sys.argv[1:]) + "`"
     if not args.only or "synthetic" in args.only:
         corpus = synthetic_unseen(args.synthetic_per_language)
-        run = evaluate(corpus, systems, corpus_format="jsonl", bootstrap=args.bootstrap)
-        write_report(run, RESULTS / "quality" / "synthetic-unseen")
+        run = evaluate(
+            corpus,
+            systems,
+            corpus_format="jsonl",
+            bootstrap=args.bootstrap,
+            disabled_passes=ablated,
+        )
+        if not ablated:
+            write_report(run, RESULTS / "quality" / "synthetic-unseen")
         runs.append(run)
         documents["synthetic"] = corpus.documents
     page = quality_markdown(runs, title="Quality on the development corpora", command=command)
-    page += "\n" + targets_section(runs, documents, systems)
+    sink: list[dict[str, object]] | None = [] if args.spans else None
+    page += "\n" + targets_section(runs, documents, systems, sink, ablated)
     if "meddocan/dev" in documents:
-        page += "\n" + unseen_names_section(documents["meddocan/dev"], systems)
-    (RESULTS / "quality.md").write_text(page, "utf-8")
+        page += "\n" + unseen_names_section(documents["meddocan/dev"], systems, ablated)
+    if args.spans:
+        write_spans(args.spans, runs, sink or [])
+    name = f"quality-ablate-{'+'.join(sorted(ablated))}.md" if ablated else "quality.md"
+    (RESULTS / name).write_text(page, "utf-8")
     print(page)
     return 0
 

@@ -21,7 +21,8 @@ from pathlib import Path
 
 from polydeid.core.segments import Segment
 from polydeid.detect.pipeline import Pipeline
-from polydeid.detect.registry import PROFILES, profile_detectors
+from polydeid.detect.profiles import profile_detectors
+from polydeid.detect.registry import PROFILES
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results" / "rules_speed.md"

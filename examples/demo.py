@@ -41,7 +41,7 @@ def structured(deid: Deidentifier) -> None:
     for path in sorted((HERE / "records").iterdir()):
         data = path.read_bytes()
         spans = deid.detect_document(data, source=path.name)
-        out = deid.redact_document(data, source=path.name).decode("utf-8")
+        out = deid.redact_document(data, source=path.name).output.decode("utf-8")
         print(f"=== {path.name} — {len(spans)} identifier(s), same format out:")
         print(out.replace("\r\n", "\n").replace("\r", "\n").rstrip())
         print()

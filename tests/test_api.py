@@ -3,7 +3,8 @@ from datetime import date
 
 import pytest
 
-from polydeid import Category, Deidentifier, FakeDetector, Segment, Span
+from polydeid import Category, Deidentifier, Segment, Span
+from polydeid.testing import FakeDetector
 
 KEY = bytes(range(32))
 
@@ -57,7 +58,7 @@ def test_redact_segment_reports_replacements_without_text():
 
 
 def test_rules_profile_covers_the_seven_rule_categories():
-    from polydeid.detect.registry import profile_categories
+    from polydeid.detect.profiles import profile_categories
 
     assert profile_categories("rules", partial=False) == (
         Category.ID_NATIONAL,

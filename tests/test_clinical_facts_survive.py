@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from polydeid import Deidentifier, Segment
-from polydeid.detect.registry import profile_categories
+from polydeid.detect.profiles import profile_categories
 from polydeid.locales import languages
 
 FIXTURES = Path(__file__).parent / "fixtures" / "clinical_facts"

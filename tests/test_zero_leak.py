@@ -24,7 +24,7 @@ from stdnum.iban import calc_check_digits
 
 from polydeid import Category, Segment
 from polydeid.detect.pipeline import Pipeline
-from polydeid.detect.registry import profile_categories, profile_detectors
+from polydeid.detect.profiles import profile_categories, profile_detectors
 from polydeid.locales import language_data, language_info, languages
 
 FIXTURES = Path(__file__).parent / "fixtures" / "clinical_facts"

@@ -1,48 +1,73 @@
-"""polydeid: de-identification of clinical records in many languages and formats."""
+"""polydeid: de-identification of clinical records in many languages and formats.
 
-from polydeid.api import Deidentifier
+What a user needs is exported here: :class:`Deidentifier` (text, segments and structured
+documents), the value types (:class:`Span`, :class:`Segment`, :class:`Category`, …), the
+:class:`Detector` role and :class:`Pipeline`, and every error (the tree is drawn in
+:mod:`polydeid.core.errors`). Test doubles live in :mod:`polydeid.testing`.
+"""
+
+from polydeid.api import Deidentifier, RedactedDocument
 from polydeid.core.errors import (
+    ChatEndpointError,
     ConfigError,
     DecodingError,
+    DecryptionError,
     DetectionError,
+    DetectorUnavailableError,
+    EncoderFileError,
+    ExportError,
     InputError,
+    KeyMaterialError,
     PolicyError,
     PolydeidError,
     RecordError,
+    ReplyFormatError,
+    RuleTimeoutError,
     TransformError,
     UnknownCategoryError,
     UnknownLanguageError,
+    UnknownOperatorError,
+    UnknownSchemeError,
 )
 from polydeid.core.resolve import ResolvePolicy, resolve
 from polydeid.core.segments import Origin, Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
-from polydeid.detect.base import Detector, FakeDetector
+from polydeid.core.version import __version__
+from polydeid.detect.base import Detector
 from polydeid.detect.pipeline import Pipeline
-
-__version__ = "0.1.0"
 
 __all__ = [
     "Category",
+    "ChatEndpointError",
     "ConfigError",
     "DecodingError",
+    "DecryptionError",
     "Deidentifier",
     "DetectionError",
     "Detector",
+    "DetectorUnavailableError",
+    "EncoderFileError",
+    "ExportError",
     "Fact",
-    "FakeDetector",
     "InputError",
+    "KeyMaterialError",
     "Origin",
     "Pipeline",
     "PolicyError",
     "PolydeidError",
     "RecordError",
+    "RedactedDocument",
+    "ReplyFormatError",
     "ResolvePolicy",
+    "RuleTimeoutError",
     "Segment",
     "Span",
     "TransformError",
     "UnknownCategoryError",
     "UnknownLanguageError",
+    "UnknownOperatorError",
+    "UnknownSchemeError",
     "__version__",
     "resolve",
 ]

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -12,15 +13,15 @@ from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category
 from polydeid.detect.base import Detector
 from polydeid.detect.pipeline import Pipeline
-from polydeid.detect.registry import profile_detectors
+from polydeid.detect.profiles import profile_detectors
 from polydeid.transform.crypto import load_key
 from polydeid.transform.policy import Policy, load_policy
 from polydeid.transform.redactor import RedactionResult, Redactor
 from polydeid.transform.vault import Vault
 
 if TYPE_CHECKING:
+    from polydeid.engine import DocumentProcessor, FieldSpan, Sampler
     from polydeid.formats.base import Document
-    from polydeid.formats.engine import DocumentResult, FieldSpan
 
 #: What ``redact_document`` accepts: raw bytes or text of a file, or a parsed JSON value
 #: (dict or list, e.g. a FHIR resource, chat messages or CSV rows as a list of dicts).
@@ -47,7 +48,8 @@ class Deidentifier:
     TOML policy file, or a :class:`Policy`. ``key`` (bytes) or ``key_file`` enables keyed
     operators (hash, encrypt, date shift) and cross-document consistent surrogates.
     ``segment_steps=False`` leaves out polydeid's steps after resolution (names carried through
-    a segment, label roles): for running another system's detector as it is.
+    a segment, label roles): for running another system's detector as it is;
+    ``disabled_passes`` switches single passes off by id (:mod:`polydeid.detect.passes`).
     """
 
     def __init__(
@@ -60,10 +62,12 @@ class Deidentifier:
         key_file: str | Path | None = None,
         vault: Vault | None = None,
         segment_steps: bool = True,
+        disabled_passes: Collection[str] = (),
     ) -> None:
         self.pipeline = Pipeline(
             list(detectors) if detectors else profile_detectors(profile),
             segment_steps=segment_steps,
+            disabled_passes=disabled_passes,
         )
         self.policy = policy if isinstance(policy, Policy) else load_policy(policy)
         if key is None and key_file is not None:
@@ -112,6 +116,21 @@ class Deidentifier:
         found = self.pipeline.detect(segment) if spans is None else spans
         return self.redactor.redact(segment, found, document_id=document_id, patient_id=patient_id)
 
+    def processor(self) -> DocumentProcessor:
+        """A document engine running this de-identifier's detectors and redactor."""
+        from polydeid.engine import DocumentProcessor
+
+        return DocumentProcessor(
+            self.detect_segment, self.redactor, resolve_policy=self.pipeline.resolve_policy
+        )
+
+    def column_sampler(self, *, lang: str = "en", countries: Sequence[str] = ()) -> Sampler:
+        """A CSV column sampler using this de-identifier's detectors (with a tagger, columns of
+        bare names are found): pass it as the CSV reader's ``sampler`` option."""
+        from polydeid.engine import pipeline_sampler
+
+        return pipeline_sampler(self.pipeline, lang=lang, countries=countries)
+
     def _accepts_surrogate(self, candidate: str, category: Category, segment: Segment) -> bool:
         """Whether the rule layer recognises ``candidate`` as a whole ``category`` value."""
         prefix = _VALIDATION_CONTEXT.get(category, "")
@@ -127,7 +146,8 @@ class Deidentifier:
     def _document(
         self, data: DocumentInput, fmt: str, source: str, options: dict[str, Any]
     ) -> Document:
-        from polydeid.formats.registry import detect_format, read_document, read_text_document
+        from polydeid.engine import read_document, read_text_document
+        from polydeid.formats.registry import detect_format
 
         if isinstance(data, dict | list):
             raw = _serialise_parsed(data, fmt)
@@ -153,10 +173,8 @@ class Deidentifier:
     ) -> list[FieldSpan]:
         """Identifier spans of a structured document, each with its field path and its raw
         range in the document text."""
-        from polydeid.formats.engine import DocumentProcessor
-
         doc = self._document(data, format, source, options)
-        return DocumentProcessor(self).detect(doc, lang=lang, countries=countries, source=source)
+        return self.processor().detect(doc, lang=lang, countries=countries, source=source)
 
     def redact_document(
         self,
@@ -169,49 +187,18 @@ class Deidentifier:
         document_id: str | None = None,
         patient_id: str | None = None,
         **options: Any,
-    ) -> Any:
-        """A structured document de-identified in its own format: bytes in, bytes out (in the
-        input's encoding); str in, str out; a parsed dict/list in, the same shape out.
+    ) -> RedactedDocument:
+        """A structured document de-identified in its own format (:class:`RedactedDocument`:
+        ``output`` is bytes for bytes in, in the input's encoding; str for str; the same shape
+        for a parsed dict or list).
 
         ``format`` is a name from :data:`polydeid.formats.registry.FORMATS` or ``auto``;
         ``options`` go to the format's reader (e.g. ``columns={"Name": "PERSON"}`` for CSV).
         Malformed input raises :class:`~polydeid.core.errors.InputError` naming the line,
         column or field.
         """
-        result = self.redact_document_result(
-            data,
-            format=format,
-            lang=lang,
-            countries=countries,
-            source=source,
-            document_id=document_id,
-            patient_id=patient_id,
-            **options,
-        )
-        text, encoding = result
-        if isinstance(data, bytes):
-            return text.encode(encoding)
-        if isinstance(data, str):
-            return text
-        return _parse_back(text, data, format)
-
-    def redact_document_result(
-        self,
-        data: DocumentInput,
-        *,
-        format: str = "auto",
-        lang: str = "en",
-        countries: Sequence[str] = (),
-        source: str = "<input>",
-        document_id: str | None = None,
-        patient_id: str | None = None,
-        **options: Any,
-    ) -> tuple[str, str]:
-        """(de-identified text, encoding) of a structured document."""
-        from polydeid.formats.engine import DocumentProcessor
-
         doc = self._document(data, format, source, options)
-        result: DocumentResult = DocumentProcessor(self).redact(
+        result = self.processor().redact(
             doc,
             lang=lang,
             countries=countries,
@@ -219,7 +206,31 @@ class Deidentifier:
             document_id=document_id,
             patient_id=patient_id,
         )
-        return result.text, doc.encoding
+        output: Any
+        if isinstance(data, bytes):
+            output = result.text.encode(doc.encoding)
+        elif isinstance(data, str):
+            output = result.text
+        else:
+            output = _parse_back(result.text, data, format)
+        return RedactedDocument(
+            output, result.text, doc.encoding, doc.format, result.spans, result.labels
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class RedactedDocument:
+    """A structured document de-identified: ``output`` in the input's kind (bytes in its
+    encoding, str, or a parsed dict or list), its ``text`` and ``encoding``, the ``format`` it
+    was read as, and the spans replaced (field paths and raw ranges, never text) with their
+    labels."""
+
+    output: Any = field(repr=False)
+    text: str = field(repr=False)
+    encoding: str
+    format: str
+    spans: tuple[FieldSpan, ...] = field(repr=False)
+    labels: tuple[str, ...]
 
 
 def _parsed_format(data: dict[str, Any] | list[Any], fmt: str) -> str:

@@ -193,7 +193,7 @@ _EXTENSIONS = (
     "polydeid.serve.cli",
     "polydeid.transform.vault_cli",
     "polydeid.detect.tagger.export",
-    "polydeid.detect.backends.gliner",
+    "polydeid.train.gliner",
 )
 
 
@@ -284,8 +284,8 @@ def _process_document(
 ) -> bytes | None:
     """Read a structured document and de-identify it; a malformed one is reported (with
     its location) and nothing is written for it."""
-    from polydeid.formats.engine import sample_text
-    from polydeid.formats.registry import read_document
+    from polydeid.engine import read_document
+    from polydeid.formats.base import sample_text
 
     try:
         reader_options = options if fmt in ("csv", "tsv") else {}
@@ -486,10 +486,8 @@ def cmd_detect(args: argparse.Namespace) -> int:
         return (json.dumps(result, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
 
     def handle_document(doc: Any, lang: str, source: str) -> bytes:
-        from polydeid.formats.engine import DocumentProcessor
-
         countries = tuple(c.upper() for c in args.country)
-        found = DocumentProcessor(deid).detect(doc, lang=lang, countries=countries, source=source)
+        found = deid.processor().detect(doc, lang=lang, countries=countries, source=source)
         report.count([fs.span.label.value for fs in found])
         return render({"format": doc.format, "spans": [fs.to_dict() for fs in found]})
 
@@ -530,10 +528,9 @@ def cmd_redact(args: argparse.Namespace) -> int:
         return str(result["text"]).encode("utf-8")
 
     def handle_document(doc: Any, lang: str, source: str) -> bytes:
-        from polydeid.formats.engine import DocumentProcessor
         from polydeid.formats.registry import encode_document
 
-        result = DocumentProcessor(deid).redact(
+        result = deid.processor().redact(
             doc,
             lang=lang,
             countries=tuple(c.upper() for c in args.country),
@@ -715,12 +712,9 @@ def cmd_synth(args: argparse.Namespace) -> int:
 
 
 def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
+    from polydeid.core.version import __version__
 
-    try:
-        return version("polydeid")
-    except PackageNotFoundError:
-        return "unknown"
+    return __version__
 
 
 def cmd_models(args: argparse.Namespace) -> int:

@@ -1,4 +1,8 @@
-"""Detect and replace identifiers across the fields of a structured :class:`Document`.
+"""Documents end to end: read a structured document, detect across its fields, replace, write.
+
+The engine sits above the readers (:mod:`polydeid.formats`), the detectors and the redactor:
+it takes a detect callable and a :class:`~polydeid.transform.redactor.Redactor`, so that the
+readers only read and write. Across the fields of a :class:`Document`:
 
 - ``value`` fields are identifiers as a whole (trimmed; empty and null-like values such as
   ``N/A`` are left alone): no detector has to recognise them, so a bare ``12345678`` under
@@ -30,22 +34,30 @@ from __future__ import annotations
 
 import bisect
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from functools import cache
+from typing import Any
 
 import regex
 
-from polydeid.core.resolve import resolve
+from polydeid.core.resolve import DEFAULT_POLICY, ResolvePolicy, facts_only, resolve
 from polydeid.core.segments import Origin, Segment
 from polydeid.core.spans import Span
-from polydeid.core.taxonomy import Category
-from polydeid.formats.base import Document, Field, RoleKind
-from polydeid.formats.fields import NULL_VALUES
-from polydeid.locales import name_particles
+from polydeid.core.taxonomy import Category, Fact
+from polydeid.detect.pipeline import Pipeline
+from polydeid.detect.profiles import profile_detectors
+from polydeid.formats import registry
+from polydeid.formats.base import Document, Field, splice
+from polydeid.formats.csv import Sampler
+from polydeid.lexicon.fields import NULL_VALUES, RoleKind
+from polydeid.locales.names import name_particles
+from polydeid.transform.redactor import Redactor
 
-if TYPE_CHECKING:
-    from polydeid.api import Deidentifier
+#: Detection over one segment: resolved identifier spans, sorted by start.
+Detect = Callable[[Segment], Sequence[Span]]
+#: Formats whose readers judge a column by a sample of its values.
+SAMPLED_FORMATS = frozenset({"csv", "tsv"})
 
 #: A batch of text fields is cut after this many characters (a longer field goes alone).
 BATCH_CHARS = 12_000
@@ -263,10 +275,19 @@ class _Known:
 
 
 class DocumentProcessor:
-    """Runs a :class:`~polydeid.api.Deidentifier` over the fields of documents."""
+    """Runs ``detect`` over the fields of documents and replaces through ``redactor``;
+    ``resolve_policy`` merges detected spans with values known from a record's other fields."""
 
-    def __init__(self, deid: Deidentifier) -> None:
-        self.deid = deid
+    def __init__(
+        self,
+        detect: Detect,
+        redactor: Redactor,
+        *,
+        resolve_policy: ResolvePolicy = DEFAULT_POLICY,
+    ) -> None:
+        self._detect = detect
+        self.redactor = redactor
+        self.resolve_policy = resolve_policy
 
     def detect(
         self,
@@ -304,15 +325,14 @@ class DocumentProcessor:
             )
             starts = [p.offset for p in batch.placed]
             per_field: dict[int, list[Span]] = {}
-            for span in self.deid.detect_segment(segment):
+            for span in self._detect(segment):
                 for f, s in _clip(span, batch.placed, starts):
                     per_field.setdefault(id(f), []).append(s)
             for p in batch.placed:
                 spans = per_field.get(id(p.field), [])
                 extra = known.spans(p.field)
                 if extra:
-                    policy = self.deid.pipeline.resolve_policy
-                    spans = list(resolve([*spans, *extra], p.field.value, policy))
+                    spans = list(resolve([*spans, *extra], p.field.value, self.resolve_policy))
                 found.extend(FieldSpan(p.field, s) for s in spans)
 
         for f in doc.fields:  # pass 2: text fields, batches flushed as they fill
@@ -361,8 +381,8 @@ class DocumentProcessor:
                     countries=tuple(countries),
                     hints=f.role.hints,
                 )
-                result = self.deid.redact_segment(
-                    segment, spans=field_spans, document_id=doc_id, patient_id=patient
+                result = self.redactor.redact(
+                    segment, field_spans, document_id=doc_id, patient_id=patient
                 )
                 for r in result.replacements:
                     start, end = f.raw(r.start, r.end)
@@ -371,36 +391,68 @@ class DocumentProcessor:
                     labels.append(r.label.value)
         finally:
             if owned_id:
-                self.deid.redactor.end_document(doc_id)
+                self.redactor.end_document(doc_id)
         return DocumentResult(splice(doc.text, edits), tuple(found), tuple(labels))
-
-
-def splice(text: str, edits: Sequence[tuple[int, int, str]]) -> str:
-    """``text`` with each ``(start, end, new)`` range replaced (ranges must not overlap)."""
-    parts: list[str] = []
-    pos = 0
-    for start, end, new in sorted(edits):
-        if start < pos:
-            raise ValueError(f"overlapping edits at {start}")
-        parts.append(text[pos:start])
-        parts.append(new)
-        pos = end
-    parts.append(text[pos:])
-    return "".join(parts)
-
-
-def sample_text(doc: Document, limit: int = 4000) -> str:
-    """The document's text-field values joined (for language identification)."""
-    pieces: list[str] = []
-    size = 0
-    for f in doc.fields:
-        if f.role.kind is RoleKind.TEXT and f.value.strip():
-            pieces.append(f.value)
-            size += len(f.value) + 1
-            if size >= limit:
-                break
-    return "\n".join(pieces)[:limit]
 
 
 def categories_of(spans: Sequence[FieldSpan]) -> list[Category]:
     return [fs.span.label for fs in spans if isinstance(fs.span.label, Category)]
+
+
+# --------------------------------------------------------------------------------------------
+# Reading: the CSV reader's value sampler
+
+
+def read_document(
+    data: bytes, fmt: str, *, source: str, sampler: Sampler | None = None, **options: Any
+) -> Document:
+    """:func:`polydeid.formats.registry.read_document`, a table's columns whose header says
+    nothing judged by ``sampler`` (by default the rule layer, :func:`rule_sampler`)."""
+    return registry.read_document(data, fmt, source=source, **_sampled(fmt, sampler, options))
+
+
+def read_text_document(
+    text: str, fmt: str, *, source: str, sampler: Sampler | None = None, **options: Any
+) -> Document:
+    """:func:`polydeid.formats.registry.read_text_document` with the sampler of
+    :func:`read_document`."""
+    return registry.read_text_document(text, fmt, source=source, **_sampled(fmt, sampler, options))
+
+
+def _sampled(fmt: str, sampler: Sampler | None, options: dict[str, Any]) -> dict[str, Any]:
+    if fmt in SAMPLED_FORMATS:
+        return {**options, "sampler": sampler or rule_sampler()}
+    return options
+
+
+@cache
+def _rule_pipeline() -> Pipeline:
+    return Pipeline(profile_detectors("rules"))
+
+
+def pipeline_sampler(
+    pipeline: Pipeline, *, lang: str = "en", countries: Sequence[str] = ()
+) -> Sampler:
+    """A sampler running ``pipeline`` on each value alone: the category of an identifier span
+    covering the whole value, else the clinical fact covering it, else None."""
+
+    def sample(value: str) -> Category | Fact | None:
+        stripped = value.strip()
+        lead = len(value) - len(value.lstrip())
+        segment = Segment(value, lang=lang, countries=tuple(countries))
+        candidates = pipeline.candidates(segment)
+        whole = (lead, lead + len(stripped))
+        for span in resolve(candidates, value, pipeline.resolve_policy):
+            if span.start <= whole[0] and span.end >= whole[1]:
+                return span.label
+        for span in facts_only(candidates):
+            if span.start <= whole[0] and span.end >= whole[1]:
+                return span.label
+        return None
+
+    return sample
+
+
+def rule_sampler(lang: str = "en", countries: Sequence[str] = ()) -> Sampler:
+    """A sampler using the rule layer (no model) for ``lang``."""
+    return pipeline_sampler(_rule_pipeline(), lang=lang, countries=countries)

@@ -1,6 +1,6 @@
 """Whole-word context phrases (ContextLexicon), shared by every rule."""
 
-from polydeid.detect.rules._base import ContextLexicon
+from polydeid.text.patterns import ContextLexicon
 
 
 def test_whole_words_only_never_substrings():

@@ -7,9 +7,9 @@ import pytest
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category
-from polydeid.detect.base import FakeDetector
 from polydeid.detect.pipeline import Pipeline
 from polydeid.detect.places import adjust_places
+from polydeid.testing import FakeDetector
 
 VILLAGE, PERSON, DATE = Category.LOCATION_VILLAGE, Category.PERSON, Category.DATE
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
-from polydeid.detect.base import FakeDetector
 from polydeid.detect.pipeline import Pipeline
 from polydeid.detect.propagate import MIN_READINGS, PHRASE_SCORE, SOURCE, propagate_names
+from polydeid.testing import FakeDetector
 
 PATIENT, OTHER = Category.PERSON, Category.PERSON_THIRD_PARTY
 

@@ -7,9 +7,9 @@ import pytest
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category
-from polydeid.detect.base import FakeDetector
 from polydeid.detect.pipeline import Pipeline
 from polydeid.detect.roles import apply_label_roles, grow_to_values, label_role
+from polydeid.testing import FakeDetector
 
 PATIENT, OTHER = Category.PERSON, Category.PERSON_THIRD_PARTY
 

@@ -27,7 +27,7 @@ def check_golden(deid: Deidentifier, fmt: str, name: str, **kwargs: object) -> b
     """
     source = GOLDEN / fmt / name
     expected = GOLDEN / fmt / "expected" / name
-    out = deid.redact_document(source.read_bytes(), format=fmt, source=str(source), **kwargs)
+    out = deid.redact_document(source.read_bytes(), format=fmt, source=str(source), **kwargs).output
     if os.environ.get("POLYDEID_UPDATE_GOLDEN") == "1":
         expected.parent.mkdir(parents=True, exist_ok=True)
         expected.write_bytes(out)

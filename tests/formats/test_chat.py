@@ -23,7 +23,7 @@ def test_numbered_tags_agree_across_turns():
         {"role": "user", "content": "Call me on 0772 481 905 or 0701 555 019"},
         {"role": "assistant", "content": "Noted 0701 555 019."},
     ]
-    out = d.redact_document(turns)
+    out = d.redact_document(turns).output
     assert out[0]["content"] == "Call me on [CONTACT_PHONE-1] or [CONTACT_PHONE-2]"
     assert out[1]["content"] == "Noted [CONTACT_PHONE-2]."
     assert [t["role"] for t in out] == ["user", "assistant"]
@@ -39,7 +39,7 @@ def test_participant_name_is_replaced_and_known_in_turns(deid):
             }
         ]
     }
-    out = deid.redact_document(convo, format="chat")
+    out = deid.redact_document(convo, format="chat").output
     message = out["messages"][0]
     assert message["name"] == "[PERSON]"
     assert "Wanjiku" not in message["content"]

@@ -14,18 +14,12 @@ from tests.formats.conftest import GOLDEN, check_golden
 
 from polydeid.core.errors import ConfigError, DecodingError, InputError, UnknownCategoryError
 from polydeid.core.taxonomy import Category, Fact
-from polydeid.formats.base import RoleKind
-from polydeid.formats.csv import (
-    CsvReader,
-    TsvReader,
-    column_role,
-    decode_table,
-    scan,
-    shape_label,
-    sniff_delimiter,
-)
-from polydeid.formats.engine import splice
-from polydeid.formats.registry import read_document, reader
+from polydeid.engine import read_document
+from polydeid.formats.base import splice
+from polydeid.formats.csv import CsvReader, TsvReader, column_role, decode_table, shape_label
+from polydeid.formats.registry import reader
+from polydeid.lexicon.fields import RoleKind
+from polydeid.lexicon.tables import scan, sniff_delimiter
 
 GOLDENS = [
     ("csv", "patients.csv", {}),
@@ -68,7 +62,8 @@ def test_bytes_outside_replacements_are_kept(deid, fmt, name, options):
     text, encoding = reader(fmt, **options).decode(data, source=name)
     spans = deid.detect_document(data, format=fmt, source=name, **options)
     assert spans
-    out, out_encoding = deid.redact_document_result(data, format=fmt, source=name, **options)
+    result = deid.redact_document(data, format=fmt, source=name, **options)
+    out, out_encoding = result.text, result.encoding
     assert out_encoding == encoding
     pattern, pos = [], 0
     for fs in sorted(spans, key=lambda fs: fs.raw()):
@@ -85,7 +80,7 @@ def test_bytes_outside_replacements_are_kept(deid, fmt, name, options):
 def test_output_parses_to_the_same_shape(deid, fmt, name, options):
     data = (GOLDEN / fmt / name).read_bytes()
     text, _ = reader(fmt, **options).decode(data, source=name)
-    out, _ = deid.redact_document_result(data, format=fmt, source=name, **options)
+    out = deid.redact_document(data, format=fmt, source=name, **options).text
     delimiter = {"patients.csv": ",", "german_semicolon.csv": ";", "visits.tsv": "\t"}.get(
         name, ","
     )
@@ -99,7 +94,7 @@ def test_output_parses_to_the_same_shape(deid, fmt, name, options):
 
 def test_clinical_columns_unchanged(deid):
     data = (GOLDEN / "csv" / "patients.csv").read_bytes()
-    out = deid.redact_document(data, format="csv", source="patients.csv").decode("utf-8")
+    out = deid.redact_document(data, format="csv", source="patients.csv").output.decode("utf-8")
     before, after = _rows(data.decode("utf-8")), _rows(out)
     header = before[0]
     for name in ("Diagnosis", "Dose", "Weight (kg)"):
@@ -197,7 +192,7 @@ def test_ragged_row_without_header():
 
 def test_ragged_allowed(deid):
     text = "Patient Name,Phone\nAmina Otieno,0712 345 678,amina@example.org\nJonas Wekesa\n"
-    out = deid.redact_document(text, format="csv", ragged="allow")
+    out = deid.redact_document(text, format="csv", ragged="allow").output
     assert out == "Patient Name,Phone\n[PERSON],[CONTACT_PHONE],[CONTACT_OTHER]\n[PERSON]\n"
 
 
@@ -208,14 +203,14 @@ def test_column_override(deid):
     text = "Patient Name,Village,Code,Notes\nAmina Otieno,Lwanda,QX-77,see 2024-02-01\n"
     out = deid.redact_document(
         text, format="csv", columns={"village": "skip", 3: "ID_OTHER", "Notes": "skip"}
-    )
+    ).output
     assert out == "Patient Name,Village,Code,Notes\n[PERSON],Lwanda,[ID_OTHER],see 2024-02-01\n"
     # a value column made text is scanned, its header as the label ("Patient Name: …"), so
     # the rule layer still reads the name; a name with a digit is no name to it
-    out = deid.redact_document(text, format="csv", columns={"Patient Name": "text"})
+    out = deid.redact_document(text, format="csv", columns={"Patient Name": "text"}).output
     assert out.splitlines()[1].startswith("[PERSON],[LOCATION_VILLAGE]")
     odd = text.replace("Amina Otieno", "Amina Otieno2")
-    out = deid.redact_document(odd, format="csv", columns={"Patient Name": "text"})
+    out = deid.redact_document(odd, format="csv", columns={"Patient Name": "text"}).output
     assert out.splitlines()[1].startswith("Amina Otieno2,[LOCATION_VILLAGE]")
 
 
@@ -235,7 +230,7 @@ def test_column_override_errors():
 def test_columns_by_number_without_header(deid):
     out = deid.redact_document(
         "Amina,12\nJonas,15\n", format="csv", header=False, columns={1: "PERSON"}
-    )
+    ).output
     assert out == "[PERSON],12\n[PERSON],15\n"
 
 
@@ -243,7 +238,7 @@ def test_sampler_option(deid):
     def words_are_names(value):
         return Category.PERSON if value.isalpha() else None
 
-    out = deid.redact_document("Who,Count\nAmina,1\n", format="csv", sampler=words_are_names)
+    out = deid.redact_document("Who,Count\nAmina,1\n", format="csv", sampler=words_are_names).output
     assert out == "Who,Count\n[PERSON],1\n"
 
 
@@ -284,7 +279,7 @@ def test_tsv_reader_is_tab_separated():
 
 def test_utf8_bom_is_kept(deid):
     data = codecs.BOM_UTF8 + b"DOB,Note\r\n1990-01-02,ok\r\n"
-    out = deid.redact_document(data, format="csv")
+    out = deid.redact_document(data, format="csv").output
     assert out == codecs.BOM_UTF8 + b"DOB,Note\r\n[DATE],ok\r\n"
 
 
@@ -292,14 +287,14 @@ def test_utf8_bom_is_kept(deid):
 def test_utf16_with_bom_round_trips(deid, encoding):
     data = "\ufeffPatient Name;Wohnort\r\nJürgen Müller;Großdorf\r\n".encode(encoding)
     assert decode_table(data, source="x")[1] == encoding
-    out = deid.redact_document(data, format="csv")
+    out = deid.redact_document(data, format="csv").output
     assert out == "\ufeffPatient Name;Wohnort\r\n[PERSON];[LOCATION_VILLAGE]\r\n".encode(encoding)
 
 
 def test_cp1252_fallback_and_output_encoding(deid):
     data = "Name, Vorname;Diagnose\nMüller, Jürgen;Hüftschmerz €\n".encode("cp1252")
     assert decode_table(data, source="x") == (data.decode("cp1252"), "cp1252")
-    out = deid.redact_document(data, format="csv")
+    out = deid.redact_document(data, format="csv").output
     assert out == "Name, Vorname;Diagnose\n[PERSON];Hüftschmerz €\n".encode("cp1252")
 
 
@@ -372,7 +367,7 @@ def _sampler(value):
     ids=["dates", "phones", "emails", "ids", "clinical", "free-text", "empty"],
 )
 def test_column_role_from_values(values, kind, category):
-    from polydeid.formats.csv import rule_sampler
+    from polydeid.engine import rule_sampler
 
     role = column_role(values, rule_sampler(), context="X")
     assert role.kind is kind and role.category is category
@@ -388,7 +383,7 @@ def test_shape_labels():
 
 def test_mostly_dates_column_is_a_date_column():
     values = ["2024-01-0" + str(i) for i in range(1, 9)] + ["pending", "see letter"]
-    from polydeid.formats.csv import rule_sampler
+    from polydeid.engine import rule_sampler
 
     role = column_role(values, rule_sampler())
     assert role.category is Category.DATE
@@ -448,7 +443,7 @@ def _tables(draw):
 @given(_tables())
 def test_identifiers_in_identifying_columns_are_all_replaced(deid, table):
     text, placed = table
-    out = deid.redact_document(text, format="csv")
+    out = deid.redact_document(text, format="csv").output
     for value in placed:
         assert value not in out
     before, after = _rows(text), _rows(out)
@@ -457,7 +452,7 @@ def test_identifiers_in_identifying_columns_are_all_replaced(deid, table):
 
 
 def test_tables_pasted_into_text_give_their_value_columns_cells() -> None:
-    from polydeid.formats.csv import pasted_column_categories
+    from polydeid.lexicon.tables import pasted_column_categories
 
     table = "Patient name;Phone;Notes\nAmina Wanjiru;0712 345 678;stable\nOkello James;;\n"
     text = "Ward round.\n\n" + table + "\nSeen by the nurse, the doctor, the family.\n"

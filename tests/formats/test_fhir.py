@@ -53,13 +53,13 @@ def test_codes_ids_and_system_urls_never_change(deid):
     src = json.loads(BUNDLE.read_text())
     for policy in ("tag", "surrogate"):
         d = Deidentifier(profile="rules", policy=policy, key=b"k" * 32)
-        out = json.loads(d.redact_document(BUNDLE.read_bytes(), format="fhir"))
+        out = json.loads(d.redact_document(BUNDLE.read_bytes(), format="fhir").output)
         assert _untouchable(out) == _untouchable(src)
 
 
 def test_dates_shift_by_one_offset_per_patient_across_resources():
     d = Deidentifier(profile="rules", policy="surrogate", key=b"s" * 32)
-    out = json.loads(d.redact_document(BUNDLE.read_bytes(), format="fhir"))
+    out = json.loads(d.redact_document(BUNDLE.read_bytes(), format="fhir").output)
     patient = out["entry"][0]["resource"]
     observation = out["entry"][1]["resource"]
     born = date.fromisoformat(patient["birthDate"])
@@ -73,7 +73,7 @@ def test_dates_shift_by_one_offset_per_patient_across_resources():
 
 
 def test_narrative_tags_are_not_touched(deid):
-    out = json.loads(deid.redact_document(BUNDLE.read_bytes(), format="fhir"))
+    out = json.loads(deid.redact_document(BUNDLE.read_bytes(), format="fhir").output)
     div = out["entry"][0]["resource"]["text"]["div"]
     assert div.startswith('<div xmlns="http://www.w3.org/1999/xhtml"><p>')
     assert div.endswith("</p></div>")
@@ -116,7 +116,7 @@ def test_parsed_resource_in_parsed_resource_out(deid):
         "birthDate": "1990-01-02",
         "telecom": [{"system": "email", "value": "x@example.org"}],
     }
-    out = deid.redact_document(resource)
+    out = deid.redact_document(resource).output
     assert out == {
         "resourceType": "Patient",
         "id": "p1",
@@ -162,7 +162,7 @@ def test_random_identifiers_in_fhir_never_leak(deid, slots, digits, words, bundl
         if bundle
         else resource
     )
-    out = deid.redact_document(json.dumps(doc, indent=1).encode(), format="fhir").decode()
+    out = deid.redact_document(json.dumps(doc, indent=1).encode(), format="fhir").output.decode()
     for secret in secrets:
         assert secret not in out
     assert _untouchable(json.loads(out)) == _untouchable(doc)
@@ -184,6 +184,6 @@ def test_a_provider_organization_is_a_facility(deid):
             }
         ],
     }
-    assert deid.redact_document(org)["name"] == "[LOCATION_FACILITY]"
+    assert deid.redact_document(org).output["name"] == "[LOCATION_FACILITY]"
     employer = {"resourceType": "Organization", "id": "o2", "name": "Acme Ltd"}
-    assert deid.redact_document(employer)["name"] == "[ORGANIZATION]"
+    assert deid.redact_document(employer).output["name"] == "[ORGANIZATION]"

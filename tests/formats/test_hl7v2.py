@@ -18,11 +18,12 @@ from polydeid.core.errors import ConfigError, DecodingError, InputError
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
-from polydeid.detect.registry import profile_detectors
-from polydeid.formats.base import Document, Field, RoleKind
-from polydeid.formats.engine import NULL_VALUES
-from polydeid.formats.hl7v2 import Delimiters, Hl7Reader, decode_escapes, hl7_table
+from polydeid.detect.profiles import profile_detectors
+from polydeid.formats.base import Document, Field
+from polydeid.formats.hl7v2 import Delimiters, Hl7Reader, decode_escapes
 from polydeid.formats.registry import detect_format, read_document
+from polydeid.lexicon.fields import NULL_VALUES, RoleKind
+from polydeid.lexicon.hl7 import hl7_table
 
 HL7 = GOLDEN / "hl7"
 
@@ -97,7 +98,7 @@ def preserved_outside(source: bytes, ranges: list[tuple[int, int]], out: bytes) 
 def test_every_byte_outside_replaced_components_is_kept(deid, name):
     data = (HL7 / name).read_bytes()
     spans = deid.detect_document(data, format="hl7", source=name)
-    out = deid.redact_document(data, format="hl7", source=name)
+    out = deid.redact_document(data, format="hl7", source=name).output
     ranges = [fs.raw() for fs in spans]
     assert ranges and preserved_outside(data, ranges, out)
     doc = read_document(data, "hl7", source=name)
@@ -255,7 +256,7 @@ def test_observation_value_types(value_type, expected):
 
 
 def test_codes_units_and_control_ids_are_untouched(deid):
-    out = deid.redact_document((HL7 / "oru_r01.hl7").read_bytes(), format="hl7").decode()
+    out = deid.redact_document((HL7 / "oru_r01.hl7").read_bytes(), format="hl7").output.decode()
     for kept in [
         "ORU^R01^ORU_R01|LAB0000981|P|2.5.1",
         "|LABSYS|KNH LAB|EMR|KNH|",
@@ -303,7 +304,7 @@ def test_segment_terminators_are_kept(deid, newline):
     text = BASE.format(newline) + "NTE|1||x" + newline
     doc = read(text)
     assert by_path(doc, "PID-5.1").line == 2 and by_path(doc, "NTE-1.1").line == 3
-    out = deid.redact_document(text, format="hl7")
+    out = deid.redact_document(text, format="hl7").output
     assert out == text.replace("4455", "[ID_RECORD]").replace(
         "DOE^JANE", "[PERSON]^[PERSON]"
     ).replace("20240101", "[DATE]")
@@ -320,7 +321,7 @@ def test_mllp_framing_bom_and_blank_lines_are_skipped(deid):
     doc = read(text)
     assert by_path(doc, "PID-3.1").value == "4455"
     data = text.encode("utf-8")
-    out = deid.redact_document(data, format="hl7")
+    out = deid.redact_document(data, format="hl7").output
     assert out == data.replace(b"4455", b"[ID_RECORD]").replace(
         b"DOE^JANE", b"[PERSON]^[PERSON]"
     ).replace(b"20240101", b"[DATE]")
@@ -390,7 +391,7 @@ def test_escaped_values_are_replaced_whole(deid):
     doc = read(text)
     assert by_path(doc, "PID-5.1").value == "O^BRIEN"
     assert by_path(doc, "PID-11.1").value == "Plot 4 & 5 Rd"
-    out = deid.redact_document(text, format="hl7")
+    out = deid.redact_document(text, format="hl7").output
     assert out.endswith("PID|1||||[PERSON]^[PERSON]||||||[LOCATION_ADDRESS]\r")
 
 
@@ -402,7 +403,9 @@ def test_replacement_with_delimiters_is_escaped_in_the_output(tmp_path):
         encoding="utf-8",
     )
     d = Deidentifier(profile="rules", policy=policy)
-    out = d.redact_document("MSH|^~\\&|A|B|C|D|||ADT^A08|1|P|2.5\rPID|1||4455\r", format="hl7")
+    out = d.redact_document(
+        "MSH|^~\\&|A|B|C|D|||ADT^A08|1|P|2.5\rPID|1||4455\r", format="hl7"
+    ).output
     assert out.endswith("PID|1||<ID_RECORD\\F\\x>\r")
 
 
@@ -460,7 +463,7 @@ def test_latin1_fallback_names_the_encoding(deid):
     reader = Hl7Reader()
     decoded, encoding = reader.decode(data, source="l1.hl7")
     assert decoded == text and encoding == "iso-8859-1"
-    out = deid.redact_document(data, format="hl7", source="l1.hl7")
+    out = deid.redact_document(data, format="hl7", source="l1.hl7").output
     assert out == data.replace("MÜLLER^RENÉ".encode("iso-8859-1"), b"[PERSON]^[PERSON]").replace(
         b"4455", b"[ID_RECORD]"
     ).replace(b"20240101", b"[DATE]")
@@ -526,7 +529,7 @@ def test_random_ids_and_phones_are_all_replaced(deid, mrn, phone, area, local):
     doc = read(text)
     assert by_path(doc, "PID-3.1").value == mrn
     assert by_path(doc, "NK1-5.7").value == local
-    assert deid.redact_document(text, format="hl7") == EXPECTED
+    assert deid.redact_document(text, format="hl7").output == EXPECTED
 
 
 def hl7_segment(name: str, fields: dict[int, str]) -> str:
@@ -596,7 +599,7 @@ def test_more_field_roles(path, expected):
 
 
 def test_timestamp_with_offset_is_replaced_whole(deid):
-    out = deid.redact_document(MORE, format="hl7")
+    out = deid.redact_document(MORE, format="hl7").output
     assert "|[DATE]|" in out and "+0300" not in out and "202402031415" not in out
 
 
@@ -606,7 +609,7 @@ def test_surrogate_policy_keeps_the_structure():
     d = Deidentifier(profile="rules", policy="surrogate", key=b"k" * 32)
     data = (HL7 / "adt_a01.hl7").read_bytes()
     before = read_document(data, "hl7", source="adt_a01.hl7")
-    out = d.redact_document(data, format="hl7", source="adt_a01.hl7")
+    out = d.redact_document(data, format="hl7", source="adt_a01.hl7").output
     after = read(out.decode("utf-8"))
     assert [f.path for f in after.fields] == [f.path for f in before.fields]
     for old, new in zip(before.fields, after.fields, strict=True):

@@ -21,9 +21,8 @@ from hypothesis import strategies as st
 from polydeid.api import Deidentifier
 from polydeid.core.errors import ConfigError, DecodingError, InputError
 from polydeid.core.taxonomy import Category
-from polydeid.formats.base import RoleKind
-from polydeid.formats.engine import NULL_VALUES, DocumentProcessor
-from polydeid.formats.registry import detect_format, read_document
+from polydeid.engine import read_document
+from polydeid.formats.registry import detect_format
 from polydeid.formats.xml import (
     CdaReader,
     XmlReader,
@@ -34,6 +33,7 @@ from polydeid.formats.xml import (
     escape_comment,
     escape_text,
 )
+from polydeid.lexicon.fields import NULL_VALUES, RoleKind
 
 from .conftest import GOLDEN, check_golden
 
@@ -63,7 +63,7 @@ def test_bytes_outside_replacements_unchanged(deid: Deidentifier, fmt: str, name
     data = (GOLDEN / fmt / name).read_bytes()
     doc = _read(data, fmt)
     doc.check()
-    result = DocumentProcessor(deid).redact(doc, lang="en")
+    result = deid.processor().redact(doc, lang="en")
     assert result.labels, "the golden input has identifiers"
     ranges = sorted(fs.raw() for fs in result.spans)
     pieces, pos = [], 0
@@ -83,7 +83,7 @@ def _attributes(root: ET.Element) -> Iterator[tuple[str, str, str]]:
 
 def test_cda_codes_roots_and_templates_never_change(deid: Deidentifier) -> None:
     data = (GOLDEN / "cda" / "ccd.xml").read_bytes()
-    out = deid.redact_document(data, format="cda")
+    out = deid.redact_document(data, format="cda").output
     before, after = DET.fromstring(data), DET.fromstring(out)
     kept = {"root", "code", "codeSystem", "codeSystemName", "unit", "classCode", "moodCode"}
     pairs = list(zip(_attributes(before), _attributes(after), strict=True))
@@ -169,7 +169,7 @@ def test_replacements_are_escaped_for_their_place(deid: Deidentifier) -> None:
     assert encoders["/r/patient/@id"]('say "x"') == "say &quot;x&quot;"
     assert encoders["/r/note/text()"]("]]>") == "]]]]><![CDATA[>"
     assert encoders["/r/comment/text()"]("<&>") == "&lt;&amp;&gt;"
-    out = deid.redact_document(data, format="xml")
+    out = deid.redact_document(data, format="xml").output
     assert out == (
         b"<r><patient name='[PERSON]' id=\"[ID_RECORD]\"/><note><![CDATA[MRN: [ID_RECORD]]]>"
         b"</note><comment>MRN: [ID_RECORD]</comment></r>"
@@ -181,7 +181,7 @@ def test_replacements_are_escaped_for_their_place(deid: Deidentifier) -> None:
 
 def test_utf8_bom_is_kept(deid: Deidentifier) -> None:
     data = "\ufeff<patient><name>Zawadi</name></patient>".encode()
-    out = deid.redact_document(data, format="xml")
+    out = deid.redact_document(data, format="xml").output
     assert out == "\ufeff<patient><name>[PERSON]</name></patient>".encode()
 
 
@@ -190,7 +190,7 @@ def test_declared_latin1_round_trips(deid: Deidentifier) -> None:
         '<?xml version="1.0" encoding="ISO-8859-1"?>\n'
         "<patient><name>José</name><c>café</c></patient>"
     )
-    out = deid.redact_document(text.encode("latin-1"), format="xml")
+    out = deid.redact_document(text.encode("latin-1"), format="xml").output
     assert out == text.replace("José", "[PERSON]").encode("latin-1")
     doc = _read(text.encode("latin-1"))
     name = next(f for f in doc.fields if f.path == "/patient/name/text()")
@@ -199,7 +199,7 @@ def test_declared_latin1_round_trips(deid: Deidentifier) -> None:
 
 def test_utf16_with_bom_round_trips(deid: Deidentifier) -> None:
     text = '\ufeff<?xml version="1.0" encoding="UTF-16"?><patient><name>Zawadi</name></patient>'
-    out = deid.redact_document(text.encode("utf-16-le"), format="xml")
+    out = deid.redact_document(text.encode("utf-16-le"), format="xml").output
     assert out == text.replace("Zawadi", "[PERSON]").encode("utf-16-le")
 
 
@@ -326,7 +326,7 @@ def test_known_names_reach_the_narrative(deid: Deidentifier) -> None:
     data = (
         b"<r><patient><name>Imani Njoroge</name></patient><note>Imani Njoroge is well.</note></r>"
     )
-    assert b"<note>[PERSON] is well.</note>" in deid.redact_document(data, format="xml")
+    assert b"<note>[PERSON] is well.</note>" in deid.redact_document(data, format="xml").output
 
 
 def test_cda_is_detected_by_namespace() -> None:
@@ -372,7 +372,7 @@ def test_header_identifiers_are_always_replaced(
     data = _CDA.format(
         ident=escape(ident, quote), phone=escape(phone, quote), date=date, scheme=scheme
     ).encode()
-    out = deid.redact_document(data, format="cda")
+    out = deid.redact_document(data, format="cda").output
     root = DET.fromstring(out)
     ns = {"h": "urn:hl7-org:v3"}
     role = root.find("h:recordTarget/h:patientRole", ns)
@@ -389,7 +389,7 @@ def test_comments_are_scanned_as_text(deid: Deidentifier) -> None:
     comments = [f for f in doc.fields if "comment()" in f.path]
     assert [f.path for f in comments] == ["/comment()", "/r/comment()"]
     assert all(f.role.kind is RoleKind.TEXT for f in comments)
-    out = deid.redact_document(data, format="xml")
+    out = deid.redact_document(data, format="xml").output
     assert out == b"<!-- export [DATE] -->\n<r><!-- MRN: [ID_RECORD] --><a>x</a><!----></r>"
 
 
@@ -408,7 +408,7 @@ def test_cda_typed_values(deid: Deidentifier) -> None:
 <participant><participantRole><telecom value="0712 345 678"/><telecom value="someone@x"/>
 </participantRole></participant></observation>
 </entry></section></component></ClinicalDocument>"""
-    out = deid.redact_document(data, format="cda").decode()
+    out = deid.redact_document(data, format="cda").output.decode()
     assert 'value="[DATE]"/></observation>' in out
     assert '<low value="[DATE]"/>' in out
     assert 'value="20230103" unit="mg"' in out and 'value="20230104" unit="mg"' in out

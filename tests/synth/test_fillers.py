@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from polydeid import Deidentifier
 from polydeid.core.errors import ConfigError
 from polydeid.core.taxonomy import Category
-from polydeid.detect.registry import profile_categories
+from polydeid.detect.profiles import profile_categories
 from polydeid.locales import languages
 from polydeid.synth.fillers import (
     SPLITS,
@@ -21,7 +21,7 @@ from polydeid.synth.fillers import (
     _split_pool,
     name_split_of,
 )
-from polydeid.transform.normalise import normalise
+from polydeid.text.normalise import normalise
 
 LANGS = languages()
 

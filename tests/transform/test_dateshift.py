@@ -10,7 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from polydeid.core.errors import ConfigError, KeyMaterialError
-from polydeid.detect.rules.dates import language_dates, parse_date, to_ordinal
+from polydeid.dates import parse_date, to_ordinal
+from polydeid.locales.dates import language_dates
 from polydeid.transform.dateshift import (
     months_for_days,
     patient_offset_days,

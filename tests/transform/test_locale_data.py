@@ -3,7 +3,8 @@
 import pytest
 
 from polydeid.locales import country_data, language_data, languages
-from polydeid.transform.pools import name_data, place_data, script_of
+from polydeid.locales.names import name_data, script_of
+from polydeid.locales.places import place_data
 
 REQUIRED_COUNTRIES = ("UG", "KE", "RW", "TZ", "DE", "ES", "FR", "VN", "US", "GB")
 

@@ -131,7 +131,7 @@ def test_overlapping_or_out_of_range_spans_fail_closed():
 
 
 def test_distinct_originals_get_distinct_surrogates():
-    from polydeid.transform.pools import name_data
+    from polydeid.locales.names import name_data
 
     policy = parse_policy("[default]\noperator = 'surrogate'\n")
     redactor = Redactor(policy, key=KEY)

@@ -7,8 +7,9 @@ from stdnum import luhn
 
 from polydeid.core.segments import Segment
 from polydeid.core.taxonomy import Category
-from polydeid.transform.normalise import contains_original, normalise
-from polydeid.transform.pools import name_data, place_data
+from polydeid.locales.names import name_data
+from polydeid.locales.places import place_data
+from polydeid.text.normalise import contains_original, normalise
 from polydeid.transform.surrogates import SurrogateGenerator
 
 SEED = b"\x01" * 32
@@ -57,7 +58,7 @@ def test_name_surrogates_keep_word_count_and_script(lang, countries, original):
     assert out is not None and not contains_original(out, original)
     assert len(out.split()) >= len(original.split())
     first_letter = next(ch for ch in out if ch.isalpha())
-    from polydeid.transform.pools import script_of
+    from polydeid.locales.names import script_of
 
     assert script_of(first_letter) == script_of(original)
 

@@ -262,8 +262,9 @@ def _run_records(unit: Unit) -> UnitCounts:
 
 
 def _run_document(unit: Unit) -> UnitCounts:
-    from polydeid.formats.engine import DocumentProcessor, sample_text
-    from polydeid.formats.registry import encode_document, read_document
+    from polydeid.engine import read_document
+    from polydeid.formats.base import sample_text
+    from polydeid.formats.registry import encode_document
     from polydeid.locales import canonical_language
 
     config: JobConfig = _STATE["config"]
@@ -279,7 +280,7 @@ def _run_document(unit: Unit) -> UnitCounts:
             lang = resolve_language(sample_text(doc), location=unit.source)
         else:
             lang = canonical_language(config.lang)
-        result = DocumentProcessor(deid).redact(
+        result = deid.processor().redact(
             doc, lang=lang, countries=config.countries, source=unit.source
         )
         out = encode_document(result.text, doc)

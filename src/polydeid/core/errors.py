@@ -9,13 +9,17 @@ Hierarchy (stable codes in brackets)::
     │   ├── UnknownSchemeError         [PD103]
     │   ├── UnknownLanguageError       [PD104]
     │   ├── UnknownOperatorError       [PD105]
-    │   └── KeyMaterialError           [PD106]  missing or malformed secret key
+    │   ├── KeyMaterialError           [PD106]  missing or malformed secret key
+    │   └── EncoderFileError           [PD107]  a packed encoder file is malformed
     ├── InputError                     [PD200]
     │   ├── DecodingError              [PD201]  invalid UTF-8
     │   └── RecordError                [PD202]  malformed record (e.g. a JSONL line)
     ├── DetectionError                 [PD300]
     │   ├── RuleTimeoutError           [PD301]  a rule's regex ran past its time limit
-    │   └── DetectorUnavailableError   [PD302]  a detector or model could not load
+    │   ├── DetectorUnavailableError   [PD302]  a detector or model could not load
+    │   ├── ChatEndpointError          [PD303]  an LLM chat endpoint failed
+    │   ├── ReplyFormatError           [PD304]  an LLM reply holds no readable extraction
+    │   └── ExportError                [PD305]  an exported model does not reproduce the tagger
     └── TransformError                 [PD400]
         └── DecryptionError            [PD401]  wrong key or tampered ciphertext
 
@@ -106,6 +110,15 @@ class KeyMaterialError(ConfigError):
     code = "PD106"
 
 
+class EncoderFileError(ConfigError):
+    """A packed encoder file (or a converted directory) is malformed, truncated or unsupported.
+
+    ``location`` names the file; the message names the byte offset and field that failed.
+    """
+
+    code = "PD107"
+
+
 class InputError(PolydeidError):
     code = "PD200"
 
@@ -128,6 +141,45 @@ class RuleTimeoutError(DetectionError):
 
 class DetectorUnavailableError(DetectionError):
     code = "PD302"
+
+
+class ChatEndpointError(DetectionError):
+    """A chat endpoint failed. ``kind`` is ``timeout``, ``connection``, ``http`` or ``reply``;
+    ``status`` is the HTTP status for ``http``; ``attempts`` how many requests were sent."""
+
+    code = "PD303"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        kind: str,
+        status: int | None = None,
+        attempts: int = 1,
+        location: str | None = None,
+    ) -> None:
+        self.kind = kind
+        self.status = status
+        self.attempts = attempts
+        super().__init__(message, location=location)
+
+    @property
+    def retryable(self) -> bool:
+        return self.kind in {"timeout", "connection"} or (
+            self.kind == "http" and self.status is not None and self.status >= 500
+        )
+
+
+class ReplyFormatError(DetectionError):
+    """The reply holds no readable JSON extraction (the message never quotes it)."""
+
+    code = "PD304"
+
+
+class ExportError(DetectionError):
+    """An export failed its check (the exported model does not reproduce the tagger)."""
+
+    code = "PD305"
 
 
 class TransformError(PolydeidError):

@@ -46,7 +46,7 @@ DEFAULT_PRIORITIES: Mapping[str, int] = {
     "hint.": 40,
     # A value a record's own identifying field holds (the patient's name in HL7 PID-5, a JSON
     # "patient_name", a CSV name column), found again in that record's free text
-    # (formats.engine): its field says what it is, so it outranks a model's reading of the
+    # (polydeid.engine): its field says what it is, so it outranks a model's reading of the
     # same words (the patient's surname called a village, the patient called a relative).
     "field.known": 15,
     # A name read from a name label's value ("Patient name: …", rules.names.v1) fills in where

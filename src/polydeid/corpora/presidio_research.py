@@ -31,7 +31,8 @@ from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Scheme
 from polydeid.corpora._files import corpus_files, load_json
 from polydeid.corpora.document import AnnotatedDocument, Corpus, ReadFailure
-from polydeid.locales import canonical_language, language_data
+from polydeid.locales import canonical_language
+from polydeid.locales.names import name_format
 
 _NEXT_WORD = re.compile(r"[ \t]+\w")
 
@@ -74,7 +75,7 @@ def _records(file: Path) -> list[Any]:
 @cache
 def honorifics() -> frozenset[str]:
     """English honorifics from the locale data, lower case, without a final dot."""
-    titles = language_data("en", "names").get("format", {}).get("titles", [])
+    titles = name_format("en").titles
     return frozenset(str(t).lower().rstrip(".") for t in titles)
 
 

@@ -49,6 +49,7 @@ from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
 from polydeid.detect.base import Detector
+from polydeid.detect.registry import builtin_profile
 from polydeid.locales import canonical_language, languages
 
 
@@ -113,11 +114,9 @@ KINDS: dict[str, Kind] = {
 
 
 def _rules(**options: Any) -> list[Detector]:
-    from polydeid.detect.registry import profile_detectors
-
     if options:
         raise ConfigError(f"the rules kind takes no options, got {sorted(options)}")
-    return profile_detectors("rules")
+    return builtin_profile("rules")
 
 
 def _tagger(**options: Any) -> list[Detector]:

@@ -2,24 +2,25 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from polydeid.core.errors import UnknownLanguageError
 from polydeid.core.resolve import DEFAULT_POLICY, ResolvePolicy, facts_only, resolve
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.detect.base import Detector
-from polydeid.detect.places import adjust_places
-from polydeid.detect.propagate import propagate_names
-from polydeid.detect.roles import apply_label_roles
+from polydeid.detect.passes import SEGMENT_PASSES, SegmentContext, SpanPass, check_known, select
 from polydeid.locales import canonical_language
 
 
 class Pipeline:
     """Detectors plus the resolution policy; ``detect`` returns resolved identifier spans.
 
-    ``segment_steps=False`` leaves out what polydeid does after resolution (names carried
-    through the segment, label roles and values): for measuring another system as it is.
+    After resolution the segment passes run in order (:data:`SEGMENT_PASSES`: places, names
+    carried through the segment, label values and roles); ``disabled_passes`` switches any of
+    them, or of a detector's own passes (the tagger's decoder), off by id, and
+    ``segment_steps=False`` leaves every segment pass out: for measuring another system as it
+    is.
 
     A segment whose language is unknown raises :class:`UnknownLanguageError` (fail closed):
     no text is passed on as "nothing found" because the language could not be handled.
@@ -31,12 +32,23 @@ class Pipeline:
         *,
         resolve_policy: ResolvePolicy = DEFAULT_POLICY,
         segment_steps: bool = True,
+        disabled_passes: Collection[str] = (),
     ) -> None:
         if not detectors:
             raise ValueError("a pipeline needs at least one detector")
-        self.detectors = tuple(detectors)
+        disabled = frozenset(disabled_passes)
+        check_known(
+            disabled,
+            [*SEGMENT_PASSES, *(p for d in detectors for p in getattr(d, "passes", ()))],
+        )
+        self.detectors = tuple(
+            d.without_passes(disabled) if hasattr(d, "without_passes") else d for d in detectors
+        )
         self.resolve_policy = resolve_policy
         self.segment_steps = segment_steps
+        self.passes: tuple[SpanPass, ...] = (
+            select(SEGMENT_PASSES, disabled) if segment_steps else ()
+        )
 
     def __repr__(self) -> str:
         return f"Pipeline({', '.join(d.id for d in self.detectors)})"
@@ -61,19 +73,21 @@ class Pipeline:
         return spans
 
     def detect(self, segment: Segment) -> tuple[Span, ...]:
-        """Resolved, non-overlapping identifier spans, sorted by start; a name found once is
-        found wherever else the segment writes it (:mod:`polydeid.detect.propagate`), a place
-        takes the administrative unit written before it (:mod:`polydeid.detect.places`), and
-        a name after a field label takes the label's role (:mod:`polydeid.detect.roles`)."""
+        """Resolved, non-overlapping identifier spans, sorted by start, after the segment
+        passes."""
         candidates = self.candidates(segment)
         spans = resolve(candidates, segment.text, self.resolve_policy)
-        if not self.segment_steps:
+        if not self.passes:
             return spans
-        lang = canonical_language(segment.lang)
-        facts = [s for s in candidates if s.is_fact]
-        spans = adjust_places(segment.text, spans, lang)
-        spans = propagate_names(segment.text, spans, facts, lang, self.resolve_policy)
-        return apply_label_roles(segment.text, spans, lang)
+        ctx = SegmentContext(
+            segment.text,
+            canonical_language(segment.lang),
+            tuple(s for s in candidates if s.is_fact),
+            self.resolve_policy,
+        )
+        for p in self.passes:
+            spans = p.run(ctx, spans)
+        return spans
 
     def facts(self, segment: Segment) -> tuple[Span, ...]:
         """The protected clinical-fact spans found in ``segment``."""

@@ -61,14 +61,30 @@ def _without_conjunction(text: str, span: Span, conjunctions: frozenset[str]) ->
 
 def adjust_places(text: str, spans: Sequence[Span], lang: str) -> tuple[Span, ...]:
     """``spans`` (resolved: sorted, not overlapping) with each place span less a conjunction it
-    ends with and grown over the administrative head written right before it (see the module
-    docstring)."""
-    pattern, conjunctions = _head_pattern(lang), _conjunctions(lang)
-    if (pattern is None and not conjunctions) or not any(s.label in PLACES for s in spans):
+    ends with (:func:`strip_conjunctions`) and grown over the administrative head written right
+    before it (:func:`grow_to_heads`)."""
+    return grow_to_heads(text, strip_conjunctions(text, spans, lang), lang)
+
+
+def strip_conjunctions(text: str, spans: Sequence[Span], lang: str) -> tuple[Span, ...]:
+    """``spans`` with each place span less a conjunction of ``lang`` it ends with."""
+    conjunctions = _conjunctions(lang)
+    if not conjunctions or not any(s.label in PLACES for s in spans):
         return tuple(spans)
-    out = [_without_conjunction(text, s, conjunctions) if s.label in PLACES else s for s in spans]
+    return tuple(
+        _without_conjunction(text, s, conjunctions) if s.label in PLACES else s for s in spans
+    )
+
+
+def grow_to_heads(text: str, spans: Sequence[Span], lang: str) -> tuple[Span, ...]:
+    """``spans`` (resolved) with each place span grown over the administrative head of
+    ``lang`` written right before it, absorbing the place spans that lie on that head."""
+    pattern = _head_pattern(lang)
+    if pattern is None or not any(s.label in PLACES for s in spans):
+        return tuple(spans)
+    out = list(spans)
     i = 0
-    while pattern is not None and i < len(out):
+    while i < len(out):
         span = out[i]
         match = (
             pattern.search(text, max(0, span.start - _REACH), span.start)

@@ -1,60 +1,28 @@
-"""A name found once in a segment is the name wherever else the segment writes it.
+"""A name found once in a segment is the name wherever else the segment writes it (the
+``names.carry`` pass).
 
-A model reads each mention of a name from its context, and a mention in a weaker context
-("Koyoo wacho ni …", "Marin est pâle", "Echo ya MATOVU") can be missed where another in a
-stronger one ("Jaod bura ma Muhoroni James Onyango Koyoo owacho") was found. After resolution,
-every word of a resolved name span (``PERSON``, ``PERSON_THIRD_PARTY``) is therefore looked
-for in the rest of the segment, and each whole-word occurrence that no span covers becomes a
-name span of the same label (source :data:`SOURCE`), joined to a name span it stands next to
-("James Onyango" + "Koyoo"). Fail closed: the cost is the occasional word a model wrongly
-took for a name being redacted again.
+A model reads each mention of a name from its context and can miss one in a weak context
+where it found another. After resolution, every uncovered whole-word occurrence of a word of a
+resolved name span (``PERSON``, ``PERSON_THIRD_PARTY``) becomes a name span of the same label
+(source :data:`SOURCE`), joined to a name span it stands next to. Fail closed: the cost is the
+occasional word a model wrongly took for a name being redacted again. Protected facts and
+other spans are never touched.
 
-Only words that look like names on their own are carried: three letters or more, starting
-with a capital (in scripts without case a word cannot be told from a name this way: see below
-for those), not a title of the segment's language or English ("Dr", "Mrs"), and not written in
-lower case anywhere in the segment ("Césarienne" at a sentence's start, "césarienne" later: a
-word, not a name). Matching is case-sensitive and on whole words; protected clinical facts
-("enfermedad de Parkinson") and every other span are never touched.
+* **Words** carried alone: three letters or more, capitalised, not a title of the segment's
+  language or English, and not written in lower case anywhere in the segment; in a script
+  without case, each word of a confident name written wholly in such a script
+  (:data:`MIN_CASELESS_LETTERS`).
+* **Phrases** carried whole, in any case: a name of two words or more that case cannot tell
+  from ordinary words (all lower case, or a script without case) scoring at least
+  :data:`PHRASE_SCORE`, with no title among its words; a one-word such name read at least
+  :data:`MIN_READINGS` times. Where name spans cover only part of an occurrence, the whole
+  name replaces them in the role read there.
+* **Scripts without spaces** (Chinese, Japanese, Thai): a name read whole with a score of at
+  least :data:`PHRASE_SCORE` completes name spans that cover only part of another occurrence
+  of it; an occurrence where no name was read gets nothing.
 
-A name of two words or more whose words case cannot tell from ordinary words — written all in
-lower case ("muhire mukasonga", "g. otiende", as typed notes and chat write names) or in a
-script without case ("ተስፋ ፍሬው") — is carried **whole**: each occurrence of the full name, in
-any case and on whole words, becomes one name span where no span covers it, and where name
-spans cover only part of it ("florence" found alone where "florence murekatete" is written)
-it replaces them, in the role they were read in; where another span or a protected fact
-covers part of it, each run of its uncovered words becomes a name span.
-A name with a capitalised word is left to the word rule: its lower-case words are more often a
-model's overreach ("Trần Bích Thụy ký", "signed") than part of the name. A phrase of several
-words is far less often an ordinary phrase than one word is a word, but the model must have
-been sure of it: only a name span scoring at least :data:`PHRASE_SCORE` is carried this way,
-and not when any of its words is a title ("Dr", "Musawo").
-
-In a script without case, each word of such a name, all of whose words are in such a script
-(:data:`MIN_CASELESS_LETTERS` letters or more: Ethiopic writes a syllable a letter, "ሊያ"), is
-carried on its own too, as a capitalised word is: a record writes its patient's given name
-alone again and again ("ታካሚ: ሊያ።", "ሊያ ያልተከፈለ ሂሳብ አለባቸው" after "ሊያ ፀጋዬ"), where no
-capital marks it and the model reads the bare word as an ordinary one. On the 60-a-language
-synthetic sample (ad hoc) Amharic patient-name recall as text rose from 0.920 to 0.982,
-Arabic from 0.974 to 0.987 and Hindi from 0.986 to 0.993, with no span more that no gold span
-touches. The cost, fail closed: a name word that is also a common word ("ሰላም", peace and a
-greeting) is redacted wherever the segment writes it. Lower-case Latin words are not carried
-on their own: there a word of a name is far more often an ordinary word ("grace", "hope").
-
-A name of one such word ("ትርሐስ", "odera") is carried the same way only when the model read it
-as a whole name span, scoring at least :data:`PHRASE_SCORE`, at least :data:`MIN_READINGS`
-times in the segment: one reading of one word may be a clinical word taken for a name (an
-Amharic note's "አስም", asthma, read once as a name at 0.67), while a patient's given name is
-written, and read, again and again ("የፈረቃ ርክክብ: ትርሐስ፣ …", a shift handover, missed where the
-same note's other mentions were found).
-
-A script that writes no spaces between words (Chinese, Japanese, Thai …) has no whole words to
-match: a name's neighbours are letters too ("产妇区海玲", the mother Ou Hailing). There a name
-the model read whole with a score of at least :data:`PHRASE_SCORE` ("母亲姓名：区海玲", mother's
-name) replaces, in the role read there, the name spans that cover only part of another
-occurrence of it ("海玲", the given name alone, in "产妇区海玲"); an occurrence where the model
-read no name gets nothing, since the same letters may belong to other words. On four
-60-a-language synthetic samples (seeds 29, 31, 37, 41; ad hoc) seven Chinese name spans were
-completed this way (two surnames, 区 and 公羊), and no other span changed.
+What each part adds on the development corpora: ``benchmarks/results/passes.md`` and the
+model card.
 """
 
 from __future__ import annotations
@@ -68,7 +36,7 @@ from polydeid.core.resolve import DEFAULT_POLICY, ResolvePolicy, resolve
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category
 from polydeid.detect.roles import NAME_ROLES, NAME_WORD
-from polydeid.locales import folded_titles
+from polydeid.locales.names import folded_titles
 from polydeid.text.scripts import UNSPACED
 
 SOURCE = "propagate.name"

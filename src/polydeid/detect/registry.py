@@ -1,13 +1,17 @@
-"""Built-in detectors and profiles, registered explicitly (no import-time magic)."""
+"""The registry of detectors by versioned name, and the built-in profiles (no import-time
+magic: :func:`register_builtins` registers them explicitly)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable
 from functools import cache
 
 from polydeid.core.errors import ConfigError
-from polydeid.core.taxonomy import Category
-from polydeid.detect.base import Detector, create, register
+from polydeid.detect.base import Detector
+
+DetectorFactory = Callable[[], Detector]
+
+_REGISTRY: dict[str, DetectorFactory] = {}
 
 _RULES = (
     "facts.clinical.v1",
@@ -72,35 +76,33 @@ def _tagger() -> Detector:
     return TaggerDetector()
 
 
-def partial_categories(detectors: Sequence[Detector]) -> frozenset[Category]:
-    """The categories ``detectors`` find only in some forms: those that every detector emitting
-    them lists in its ``partial_labels`` (the rule layer's addresses are labelled postal codes)."""
-    labels = {label for d in detectors for label in d.labels if isinstance(label, Category)}
-    return frozenset(
-        c
-        for c in labels
-        if all(c in getattr(d, "partial_labels", ()) for d in detectors if c in d.labels)
-    )
+def register(name: str, factory: DetectorFactory) -> None:
+    """Register a detector factory under a versioned name such as ``"rules.phones.v1"``."""
+    if name in _REGISTRY and _REGISTRY[name] is not factory:
+        raise ConfigError(f"detector name {name!r} registered twice")
+    _REGISTRY[name] = factory
 
 
-def profile_categories(profile: str, *, partial: bool = True) -> tuple[Category, ...]:
-    """The identifier categories the named profile's detectors can emit, in canonical order;
-    ``partial=False`` leaves out those it finds only in some forms
-    (:func:`partial_categories`)."""
-    detectors = profile_detectors(profile)
-    labels = {label for d in detectors for label in d.labels}
-    if not partial:
-        labels -= partial_categories(detectors)
-    return tuple(c for c in Category if c in labels)
+def create(name: str) -> Detector:
+    """Instantiate the registered detector ``name``; the error lists the known names."""
+    register_builtins()
+    try:
+        factory = _REGISTRY[name]
+    except KeyError:
+        raise ConfigError(
+            f"unknown detector {name!r}; known: {', '.join(sorted(_REGISTRY))}"
+        ) from None
+    return factory()
 
 
-def profile_detectors(profile: str) -> list[Detector]:
-    """Fresh detector instances of the named profile — or of a composition file
-    (``*.toml``, see :mod:`polydeid.detect.compose`); the error lists the known profiles."""
-    from polydeid.detect.compose import is_composition, load_composition
+def registered() -> tuple[str, ...]:
+    register_builtins()
+    return tuple(sorted(_REGISTRY))
 
-    if is_composition(profile):
-        return load_composition(profile)
+
+def builtin_profile(profile: str) -> list[Detector]:
+    """Fresh detector instances of the built-in profile ``profile``; the error lists the known
+    profiles."""
     try:
         names = PROFILES[profile]
     except KeyError:

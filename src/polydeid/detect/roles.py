@@ -10,15 +10,15 @@ takes it too, unless labels disagree about that text; a one-word name that is a 
 one longer name of the segment ("Irakoze" of "Irakoze Uwambaje") is a mention of that person
 and takes that name's role. An HL7 v2 message pasted into text (a note, a log, a ticket)
 says whose name a field holds as the HL7 reader does: a name in PID-5 is the patient's, in
-NK1-2 or PV1-7 a third party's (``formats/data/hl7v2.toml``,
-:func:`polydeid.formats.hl7v2.pasted_field_category`), and a CSV or TSV table pasted into
+NK1-2 or PV1-7 a third party's (``lexicon/data/hl7v2.toml``,
+:func:`polydeid.lexicon.hl7.pasted_field_category`), and a CSV or TSV table pasted into
 text says it as the CSV reader does, by its column's header ("Amazina y'umurwayi", the
 patient's names; "Umuntu wa hafi", the next of kin:
-:func:`polydeid.formats.csv.pasted_column_categories`).
+:func:`polydeid.lexicon.tables.pasted_column_categories`).
 
-The labels are patient and clinician labels (``[name_roles]`` of ``formats/data/fields.toml``:
+The labels are patient and clinician labels (``[name_roles]`` of ``lexicon/data/fields.toml``:
 English phrases plus every language pack's ``field_labels.toml`` patient-name and clinician
-labels, :func:`polydeid.formats.fields.name_role_for_words`); kinship labels ("Mother:") are
+labels, :func:`polydeid.lexicon.fields.name_role_for_words`); kinship labels ("Mother:") are
 not, since in a birth record the mother is the patient. The label is the text between the
 line's start (or a ``;``, ``|`` or tab) and the colon right before the name, and, as for a CSV
 header, the longest listed phrase that ends it decides ("Seen today. Patient:" is a patient
@@ -28,7 +28,7 @@ so a log line, a program or a JSON text pasted as text says whose name follows t
 ``WHERE patient_name = 'Okello'``), and so does an XML element's start tag right before the
 name (``<patient_name>Jules Mugenzi</patient_name>``). Without a colon, a patient or
 clinician noun separated from the name by spaces only gives the role the same way
-(``[noun_roles]``, :func:`polydeid.formats.fields.noun_role_for_words`): "em trai của BN
+(``[noun_roles]``, :func:`polydeid.lexicon.fields.noun_role_for_words`): "em trai của BN
 Giang" (the younger brother of the patient Giang), "the patient Okello", "bác sĩ Học"; the
 words read stop at the line's start or at punctuation, so "the patient's mother Anna" and
 "patient, Anna" give nothing. Only the role changes: no span
@@ -55,16 +55,16 @@ import regex
 
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category
-from polydeid.formats.csv import pasted_column_categories
-from polydeid.formats.fields import (
+from polydeid.lexicon.fields import (
     is_label,
     name_label_for_words,
     name_role_for_words,
     normalise_name,
     noun_role_for_words,
 )
-from polydeid.formats.hl7v2 import pasted_field_category
-from polydeid.locales import folded_titles, titles_in_names
+from polydeid.lexicon.hl7 import pasted_field_category
+from polydeid.lexicon.tables import pasted_column_categories
+from polydeid.locales.names import folded_titles, titles_in_names
 
 #: The categories a label may give, and the only ones it may change.
 NAME_ROLES = frozenset({Category.PERSON, Category.PERSON_THIRD_PARTY})
@@ -128,7 +128,7 @@ def name_value(text: str, start: int, lang: str | None = None) -> tuple[int, int
     ending at the end of the text, a break (:data:`_VALUE_BREAKS`), a full stop (followed by a
     space, a break or a closing quote: ``"din: Pentecostal."``), a single quote
     closing the one that opened the value (``'Okello James'``), or the next label on the line
-    ("Okello James Age: 45"; the label is a known one, :func:`polydeid.formats.fields.
+    ("Okello James Age: 45"; the label is a known one, :func:`polydeid.lexicon.fields.
     is_label`). A full stop after an initial or a title goes on ("J. Okello", "Dr. Ana"), or
     ends the value there where what follows is no name. A title first ("Dr", ``names.toml``
     titles of ``lang``) is left out unless the language writes titles into names. None when
@@ -326,8 +326,13 @@ def apply_label_roles(
     text: str, spans: Sequence[Span], lang: str | None = None
 ) -> tuple[Span, ...]:
     """``spans`` with the roles their field labels give, name spans grown to their labels'
-    whole values (see the module docstring)."""
-    spans = grow_to_values(text, spans, lang)
+    whole values (:func:`grow_to_values`, then :func:`assign_label_roles`)."""
+    return assign_label_roles(text, grow_to_values(text, spans, lang))
+
+
+def assign_label_roles(text: str, spans: Sequence[Span]) -> tuple[Span, ...]:
+    """``spans`` with the roles their field labels, pasted HL7 fields or pasted table columns
+    give (see the module docstring); a name mentioned elsewhere takes the same role."""
     tables = _PastedTables(text)
     cued: dict[int, Category] = {}
     for i, span in enumerate(spans):
@@ -341,7 +346,7 @@ def apply_label_roles(
     by_text: dict[str, set[Category]] = {}
     for i, role in cued.items():
         by_text.setdefault(text[spans[i].start : spans[i].end].casefold(), set()).add(role)
-    of_word = longer_names_by_word(
+    mention_of = longer_name_of(
         {text[s.start : s.end].casefold() for s in spans if s.label in NAME_ROLES}
     )
     out = []
@@ -349,8 +354,8 @@ def apply_label_roles(
         role = cued.get(i)
         if role is None and span.label in NAME_ROLES:
             written = text[span.start : span.end].casefold()
-            if written not in by_text and len(of_word.get(written, ())) == 1:
-                written = next(iter(of_word[written]))  # "Irakoze" of "Irakoze Uwambaje"
+            if written not in by_text and written in mention_of:
+                written = mention_of[written]  # "Irakoze" of "Irakoze Uwambaje"
             roles = by_text.get(written, set())
             role = next(iter(roles)) if len(roles) == 1 else None
         if role is not None and role is not span.label:
@@ -361,7 +366,7 @@ def apply_label_roles(
 
 class _PastedTables:
     """Whose name a table pasted into a segment's text says a span is, by its column's header
-    (:func:`polydeid.formats.csv.pasted_column_categories`). The tables are read once, at the
+    (:func:`polydeid.lexicon.tables.pasted_column_categories`). The tables are read once, at the
     first span that needs them, and a span's cell is found by bisection."""
 
     def __init__(self, text: str) -> None:
@@ -379,15 +384,15 @@ class _PastedTables:
         return None
 
 
-def longer_names_by_word(names: Iterable[str]) -> dict[str, set[str]]:
-    """Each word (casefolded) of the names of two words or more among ``names``: the names
-    it is a word of. A one-word name that is a word of exactly one of them is a mention of
-    that person ("Irakoze" of "Irakoze Uwambaje"); of two ("Perez" of "Anna Perez" and "Juan
-    Perez", relatives) it may be either."""
-    out: dict[str, set[str]] = {}
+def longer_name_of(names: Iterable[str]) -> dict[str, str]:
+    """The one rule of mentions: a word (casefolded) of exactly one of the names of two words
+    or more among ``names`` is a mention of that name ("Irakoze" of "Irakoze Uwambaje"); a
+    word of two of them ("Perez" of "Anna Perez" and "Juan Perez", relatives) may be either
+    and is left out. Word -> that name, as written in ``names``."""
+    owners: dict[str, set[str]] = {}
     for name in names:
         words = NAME_WORD.findall(name)
         if len(words) > 1:
             for word in words:
-                out.setdefault(word.casefold(), set()).add(name)
-    return out
+                owners.setdefault(word.casefold(), set()).add(name)
+    return {word: next(iter(held)) for word, held in owners.items() if len(held) == 1}

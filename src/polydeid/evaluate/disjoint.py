@@ -54,8 +54,8 @@ from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category
 from polydeid.corpora.document import AnnotatedDocument
 from polydeid.locales import canonical_language, language_data, languages
-from polydeid.transform.normalise import normalise
-from polydeid.transform.pools import SCRIPT_LANGUAGE, NameData, name_data, script_of
+from polydeid.locales.names import SCRIPT_LANGUAGE, NameData, name_data, script_of
+from polydeid.text.normalise import normalise
 
 logger = logging.getLogger(__name__)
 

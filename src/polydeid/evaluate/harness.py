@@ -18,7 +18,7 @@ from __future__ import annotations
 import platform
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from types import MappingProxyType
@@ -28,9 +28,10 @@ from polydeid.core.segments import Origin, Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import COARSE_GROUP, Category, scheme
 from polydeid.corpora.document import Corpus, ReadFailure
-from polydeid.detect.base import Detector, create
+from polydeid.detect.base import Detector
 from polydeid.detect.pipeline import Pipeline
-from polydeid.detect.registry import PROFILES, profile_detectors
+from polydeid.detect.profiles import profile_detectors
+from polydeid.detect.registry import PROFILES, create
 from polydeid.evaluate.bootstrap import BootstrapCIs, bootstrap_ci
 from polydeid.evaluate.metrics import Scores, score_corpus
 
@@ -56,24 +57,31 @@ def system_names() -> tuple[str, ...]:
     return (*sorted(PROFILES), *sorted(BASELINES))
 
 
-def build_system(name: str) -> tuple[str, Pipeline]:
-    """(description, pipeline) of the system called ``name``; the error lists known ones."""
+def build_system(name: str, *, disabled_passes: Collection[str] = ()) -> tuple[str, Pipeline]:
+    """(description, pipeline) of the system called ``name``; the error lists known ones.
+    ``disabled_passes``: polydeid's passes switched off by id (baselines run none of them)."""
+    off = frozenset(disabled_passes)
+    shown = f" without {', '.join(sorted(off))}" if off else ""
     if name in PROFILES:
-        return f"polydeid profile {name!r}: {', '.join(PROFILES[name])}", Pipeline(
-            profile_detectors(name)
+        return f"polydeid profile {name!r}: {', '.join(PROFILES[name])}{shown}", Pipeline(
+            profile_detectors(name), disabled_passes=off
         )
     if name.endswith(".toml"):
         from polydeid.detect.compose import load_composition
 
         detectors = load_composition(name)
-        return f"composition {name}: {', '.join(d.id for d in detectors)}", Pipeline(detectors)
+        return f"composition {name}: {', '.join(d.id for d in detectors)}{shown}", Pipeline(
+            detectors, disabled_passes=off
+        )
     if name in BASELINES:
         description, factory = BASELINES[name]
         # Another system is measured as it is: resolution only, none of polydeid's steps.
         return description, Pipeline(factory(), segment_steps=False)
     if "+" in name or "." in name:
         detectors = [create(part.strip()) for part in name.split("+") if part.strip()]
-        return f"composition: {', '.join(d.id for d in detectors)}", Pipeline(detectors)
+        return f"composition: {', '.join(d.id for d in detectors)}{shown}", Pipeline(
+            detectors, disabled_passes=off
+        )
     raise ConfigError(
         f"unknown system {name!r}; known: {', '.join(system_names())}, "
         "or detector names joined by '+'"
@@ -110,6 +118,10 @@ class SystemResult:
     cis: BootstrapCIs | None = None
     #: predicted spans per category the corpus's scheme cannot mark (not scored)
     unscored: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
+    #: the resolved spans by document id (not written to reports: they locate identifiers)
+    predictions: Mapping[str, tuple[Span, ...]] = field(
+        default_factory=lambda: MappingProxyType({}), repr=False
+    )
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -256,8 +268,10 @@ def evaluate(
     corpus_format: str = "",
     bootstrap: int = 1000,
     seed: int = 0,
+    disabled_passes: Collection[str] = (),
 ) -> EvaluationRun:
-    """Score every system in ``systems`` on ``corpus`` with the same scorer."""
+    """Score every system in ``systems`` on ``corpus`` with the same scorer (polydeid's
+    systems without the passes named in ``disabled_passes``)."""
     if not systems:
         raise ConfigError("name at least one system to evaluate")
     has_gold_facts = any(doc.facts for doc in corpus.documents)
@@ -265,7 +279,7 @@ def evaluate(
     scope = scored_categories(corpus.scheme)
     results = []
     for name in systems:
-        description, pipeline = build_system(name)
+        description, pipeline = build_system(name, disabled_passes=disabled_passes)
         start = time.perf_counter()
         predictions = predict(pipeline, corpus)
         seconds = time.perf_counter() - start
@@ -280,6 +294,7 @@ def evaluate(
                 curve=threshold_curve(corpus, predictions, scope),
                 cis=cis if corpus.documents else None,
                 unscored=MappingProxyType(unscored),
+                predictions=MappingProxyType(predictions),
             )
         )
     return EvaluationRun(

@@ -16,61 +16,18 @@ a reader decodes the input to text and returns a :class:`Document`, the list of
   context), ``value`` (the whole value is an identifier of one category, e.g. a FHIR
   ``birthDate`` or HL7 PID-5) or ``skip`` (never identifying: codes, system URLs, resource ids).
 
-:mod:`polydeid.formats.engine` then detects and replaces across all fields of a document at
+:mod:`polydeid.engine` then detects and replaces across all fields of a document at
 once and splices the results back; readers never touch detection.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Protocol
 
 from polydeid.core.errors import InputError
-from polydeid.core.taxonomy import Category
-
-
-class RoleKind(StrEnum):
-    TEXT = "text"
-    VALUE = "value"
-    SKIP = "skip"
-
-
-@dataclass(frozen=True, slots=True)
-class Role:
-    """How a field is judged. ``context`` is label text (a key, a header) put before the value
-    when it is scanned, so context-gated rules ("MRN: 12345678") work on bare values;
-    ``hints`` are passed to the detectors as segment hints (``field:phone``)."""
-
-    kind: RoleKind
-    category: Category | None = None
-    context: str = ""
-    hints: frozenset[str] = frozenset()
-
-    def __post_init__(self) -> None:
-        if (self.kind is RoleKind.VALUE) != (self.category is not None):
-            raise ValueError("a value role needs a category, and only a value role has one")
-
-    def __repr__(self) -> str:
-        cat = f" {self.category.name}" if self.category else ""
-        return f"Role({self.kind.value}{cat})"
-
-    def with_context(self, context: str) -> Role:
-        return Role(self.kind, self.category, context, self.hints)
-
-
-TEXT = Role(RoleKind.TEXT)
-SKIP = Role(RoleKind.SKIP)
-
-
-def value_role(category: Category, *, context: str = "") -> Role:
-    return Role(RoleKind.VALUE, category, context)
-
-
-def text_role(context: str = "", *, hints: frozenset[str] = frozenset()) -> Role:
-    return Role(RoleKind.TEXT, None, context, hints)
-
+from polydeid.lexicon.fields import Role, RoleKind
 
 Encoder = Callable[[str], str]
 
@@ -174,3 +131,30 @@ def column_of(text: str, pos: int) -> int:
 def located(message: str, *, source: str, text: str, pos: int) -> InputError:
     """An :class:`InputError` at ``source:line:column`` for character ``pos``."""
     return InputError(message, location=f"{source}:{line_of(text, pos)}:{column_of(text, pos)}")
+
+
+def splice(text: str, edits: Sequence[tuple[int, int, str]]) -> str:
+    """``text`` with each ``(start, end, new)`` range replaced (ranges must not overlap)."""
+    parts: list[str] = []
+    pos = 0
+    for start, end, new in sorted(edits):
+        if start < pos:
+            raise ValueError(f"overlapping edits at {start}")
+        parts.append(text[pos:start])
+        parts.append(new)
+        pos = end
+    parts.append(text[pos:])
+    return "".join(parts)
+
+
+def sample_text(doc: Document, limit: int = 4000) -> str:
+    """The document's text-field values joined (for language identification)."""
+    pieces: list[str] = []
+    size = 0
+    for f in doc.fields:
+        if f.role.kind is RoleKind.TEXT and f.value.strip():
+            pieces.append(f.value)
+            size += len(f.value) + 1
+            if size >= limit:
+                break
+    return "\n".join(pieces)[:limit]

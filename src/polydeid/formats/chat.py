@@ -11,9 +11,10 @@ numbered tags and surrogates stay consistent across the turns of a conversation.
 from __future__ import annotations
 
 from polydeid.core.taxonomy import Category
-from polydeid.formats.base import SKIP, Document, Role, text_role, value_role
+from polydeid.formats.base import Document
 from polydeid.formats.json import LazyFields, Scalar, default_role, keys_of, validate
 from polydeid.formats.text import decode_utf8
+from polydeid.lexicon.fields import SKIP, Role, text_role, value_role
 
 _CONTENT = text_role()
 _NAME = value_role(Category.PERSON, context="name")

@@ -12,7 +12,7 @@ How a text is read (``language=`` option, else the file name, else its content):
   become fields with their markers and quotes stripped, one field per line; backslash
   escapes in strings are decoded (``offsets`` map them back) and a replacement is escaped
   for the literal's quoting. In configuration languages (YAML, TOML, INI, properties, JSON)
-  a value is judged by its key through :func:`polydeid.formats.fields.role_for_name`.
+  a value is judged by its key through :func:`polydeid.lexicon.fields.role_for_name`.
 - **log** and **prose** (markdown, tickets, e-mails): line by line. Fenced blocks are lexed
   with their language; indented blocks that look like code are lexed with a guessed one;
   log lines keep their prefix and scan the message (a ``key=value`` pair in it whose key names
@@ -54,18 +54,17 @@ from polydeid.formats._code_lex import (
     pieces,
     tokenize,
 )
-from polydeid.formats.base import (
+from polydeid.formats.base import Document, Encoder, Field
+from polydeid.formats.text import decode_utf8
+from polydeid.lexicon.fields import (
     TEXT,
-    Document,
-    Encoder,
-    Field,
     Role,
     RoleKind,
+    normalise_name,
+    role_for_name,
     text_role,
     value_role,
 )
-from polydeid.formats.fields import normalise_name, role_for_name
-from polydeid.formats.text import decode_utf8
 
 #: The cached Pygments lexer lookup, under the name it had here (tests reach it).
 _lexer = lexer

@@ -36,12 +36,13 @@ at ``source:line`` unless ``ragged="allow"``. Empty cells are not fields, nor ar
 1. ``columns=`` (a dict: header name or 1-based column number → ``"text"``, ``"skip"`` or a
    category name such as ``"PERSON"``) — a header is matched exactly, then ignoring case; a
    key that names no column raises :class:`~polydeid.core.errors.ConfigError`.
-2. The header, through :func:`polydeid.formats.fields.role_for_name`, when it contains a
+2. The header, through :func:`polydeid.lexicon.fields.role_for_name`, when it contains a
    known phrase: a ``value`` role (``DOB``, ``Telefon``: every non-empty cell is replaced
    whole), ``skip`` (``Dose``) or ``text`` (``Notes``).
 3. Otherwise (an unknown header, or no header) the column's first 200 non-empty, non-null
    values are sampled. Each gets a label: the category of an identifier span covering the
-   whole value (found by ``sampler``: by default the rule layer for English), a clinical
+   whole value (found by ``sampler``; the document engine, :func:`polydeid.engine.read_document`,
+   passes the rule layer for English; without a sampler, shape alone decides), a clinical
    fact covering it (``500 mg``, ``5.6 mmol/L``), or by shape — a plain reading (``37.2``,
    ``72,5``, ``98 %``, ``120/80``: at most 4 integer digits, no leading zero) is a clinical
    quantity, a single token of letters, digits, ``-`` and ``/`` holding five digits or more is
@@ -51,9 +52,9 @@ at ``source:line`` unless ``ragged="allow"``. Empty cells are not fields, nor ar
    quantity, the column is skipped; otherwise it is free text.
 
 Text cells are scanned with the header as context. ``sampler=`` takes a callable
-``value -> Category | Fact | None``; :func:`rule_sampler` (another language) and
-:func:`deidentifier_sampler` (a :class:`~polydeid.api.Deidentifier`'s own detectors, e.g.
-its tagger for columns of bare names) build one.
+``value -> Category | Fact | None``; :func:`polydeid.engine.rule_sampler` (another language)
+and :meth:`polydeid.api.Deidentifier.column_sampler` (its own detectors, e.g. its tagger for
+columns of bare names) build one.
 
 **Writing replacements.** Inside a quoted cell a replacement has its ``"`` doubled. An
 unquoted cell cannot grow quotes (the engine rewrites only the replaced span, not the
@@ -68,43 +69,34 @@ import codecs
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from functools import cache
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from polydeid.core.errors import ConfigError, DecodingError, InputError
-from polydeid.core.segments import Segment
 from polydeid.core.taxonomy import Category, Fact
-from polydeid.formats.base import (
+from polydeid.formats.base import Document, Field
+from polydeid.lexicon.fields import (
+    NULL_VALUES,
     SKIP,
-    Document,
-    Field,
     Role,
     RoleKind,
+    normalise_name,
+    role_for_name,
+    role_for_words,
     text_role,
     value_role,
 )
-from polydeid.formats.fields import NULL_VALUES, normalise_name, role_for_name, role_for_words
-
-if TYPE_CHECKING:
-    from polydeid.api import Deidentifier
-    from polydeid.detect.pipeline import Pipeline
+from polydeid.lexicon.tables import QUOTE, Record, scan, sniff_delimiter
 
 #: A sampler labels one cell value: the identifier category or clinical fact covering all of
 #: it, or None.
 Sampler = Callable[[str], Category | Fact | None]
 
-#: Delimiters :class:`CsvReader` chooses among, in order of preference on a tie.
-SNIFF_DELIMITERS = (",", ";", "\t", "|")
-SNIFF_RECORDS = 50
-SNIFF_CHARS = 65_536
 #: Values sampled per column whose header says nothing.
 SAMPLE_VALUES = 200
 #: Share of sampled values identifier categories must label to make a value column.
 VALUE_SHARE = 0.8
 
-_QUOTE = '"'
 _BREAK = re.compile(r"\r\n|\r|\n")
 _CLINICAL_NUMBER = re.compile(
     r"(?:[<>≤≥]=?\s*)?[-+]?(?!0\d)\d{1,4}(?:[.,]\d{1,4})?(?:\s*%)?|\d{2,3}/\d{2,3}"
@@ -112,209 +104,6 @@ _CLINICAL_NUMBER = re.compile(
 _ID_TOKEN = re.compile(r"[A-Za-z0-9]+(?:[-/][A-Za-z0-9]+)*")
 _ID_MIN_DIGITS = 5
 _HEADER_SHOWN = 40
-
-
-# --------------------------------------------------------------------------------------------
-# Scanning
-
-
-@dataclass(frozen=True, slots=True)
-class Cell:
-    """One cell: the raw range of its content (inside the quotes when quoted)."""
-
-    start: int
-    end: int
-    value: str
-    quoted: bool
-    line: int
-    offsets: tuple[int, ...] | None = None
-
-    def __repr__(self) -> str:  # never show the value
-        return f"Cell({self.start}:{self.end} line={self.line} quoted={self.quoted})"
-
-
-@dataclass(frozen=True, slots=True)
-class Record:
-    """One record (spreadsheet row) and the line where it starts."""
-
-    row: int
-    line: int
-    cells: tuple[Cell, ...]
-
-    @property
-    def blank(self) -> bool:
-        return len(self.cells) == 1 and not self.cells[0].value.strip()
-
-
-def _breaks(text: str, start: int = 0, end: int | None = None) -> int:
-    """Line breaks (``\\r\\n``, ``\\n`` or a lone ``\\r``) in ``text[start:end]``."""
-    piece = text[start:end]
-    return piece.count("\n") + piece.count("\r") - piece.count("\r\n")
-
-
-def _location(text: str, pos: int, source: str) -> str:
-    line = _breaks(text, 0, pos) + 1
-    last = max(text.rfind("\n", 0, pos), text.rfind("\r", 0, pos))
-    return f"{source}:{line}:{pos - last}"
-
-
-def scan(text: str, delimiter: str, *, source: str) -> Iterator[Record]:
-    """The records of ``text`` (a leading BOM skipped), every cell with its raw range.
-
-    Raises a located :class:`InputError` for an unterminated quoted field or text after a
-    closing quote (records before it have been yielded).
-    """
-    if delimiter in (_QUOTE, "\r", "\n") or len(delimiter) != 1:
-        raise ConfigError("the delimiter must be one character other than a quote or line end")
-    unquoted = re.compile(f"[^{re.escape(delimiter)}\r\n]*")
-    n = len(text)
-    pos = 1 if text.startswith("\ufeff") else 0
-    line = 1
-    row = 0
-    while pos < n:
-        row += 1
-        record_line = line
-        cells: list[Cell] = []
-        while True:
-            if pos < n and text[pos] == _QUOTE:
-                cell, pos = _quoted(text, pos, line, delimiter, source)
-                line += _breaks(text, cell.start, cell.end)
-            else:
-                end = unquoted.match(text, pos).end()  # type: ignore[union-attr]
-                cell = Cell(pos, end, text[pos:end], False, line)
-                pos = end
-            cells.append(cell)
-            if pos >= n:
-                break
-            if text[pos] == delimiter:
-                pos += 1
-                continue
-            pos += 2 if text.startswith("\r\n", pos) else 1
-            line += 1
-            break
-        yield Record(row, record_line, tuple(cells))
-
-
-def _quoted(text: str, pos: int, line: int, delimiter: str, source: str) -> tuple[Cell, int]:
-    """The quoted cell opening at ``pos`` and the position after its closing quote."""
-    start = pos + 1
-    search = start
-    escaped = False
-    while True:
-        close = text.find(_QUOTE, search)
-        if close < 0:
-            raise InputError("quoted field is never closed", location=_location(text, pos, source))
-        if text.startswith('""', close):
-            escaped = True
-            search = close + 2
-            continue
-        break
-    after = close + 1
-    if after < len(text) and text[after] not in (delimiter, "\r", "\n"):
-        raise InputError(
-            "unexpected character after the closing quote of a field",
-            location=_location(text, after, source),
-        )
-    raw = text[start:close]
-    if not escaped:
-        return Cell(start, close, raw, True, line), after
-    value: list[str] = []
-    offsets: list[int] = []
-    i = 0
-    while i < len(raw):
-        value.append(raw[i])
-        offsets.append(start + i)
-        i += 2 if raw[i] == _QUOTE else 1
-    offsets.append(close)
-    return Cell(start, close, "".join(value), True, line, tuple(offsets)), after
-
-
-def sniff_delimiter(text: str, *, candidates: Sequence[str] = SNIFF_DELIMITERS) -> str:
-    """The delimiter of ``text`` among ``candidates`` (see the module docstring)."""
-    sample = text[:SNIFF_CHARS]
-    best: tuple[tuple[bool, float, float, int, int], str] | None = None
-    for rank, delimiter in enumerate(candidates):
-        truncated = len(text) > len(sample)
-        counts: list[int] = []
-        spaced_cells: list[int] = []
-        try:
-            for record in scan(sample, delimiter, source="<sniff>"):
-                if not record.blank:
-                    counts.append(len(record.cells))
-                    spaced_cells.append(
-                        sum(c.value[:1] == " " and not c.quoted for c in record.cells[1:])
-                    )
-                if len(counts) > SNIFF_RECORDS:
-                    break
-        except InputError:
-            truncated = True  # a quoted field cut by the sample's end
-        if truncated and len(counts) > 1:
-            counts.pop()  # the last record may be cut short
-            spaced_cells.pop()
-        if not counts:
-            continue
-        modal = max(Counter(counts).items(), key=lambda item: (item[1], item[0]))[0]
-        if modal < 2:
-            continue
-        spaced = sum(spaced_cells) / max(1, sum(c - 1 for c in counts))
-        score = (counts[0] == modal, counts.count(modal) / len(counts), -spaced, modal, -rank)
-        if best is None or score > best[0]:
-            best = (score, delimiter)
-    return best[1] if best else candidates[0]
-
-
-#: A table pasted into text: its header has at least this many columns (a sentence with a
-#: comma or two is no table), among these delimiters.
-_PASTED_MIN_COLUMNS = 3
-_PASTED_DELIMITERS = (",", ";", "\t")
-#: Where a paragraph ends: a blank line.
-_PARAGRAPH_END = re.compile(r"(?:\r\n|\r|\n)[ \t]*(?:\r\n|\r|\n)")
-_LINE = re.compile(r"[^\r\n]*")
-
-
-def pasted_column_categories(text: str) -> list[tuple[int, int, Category]]:
-    """The cells of value columns in the tables pasted into ``text`` (a CSV or TSV export in a
-    note, a ticket or a log), each ``(start, end, category)``: a paragraph whose first line is a
-    header of at least :data:`_PASTED_MIN_COLUMNS` cells without digits, one of them naming a
-    value category through :func:`polydeid.formats.fields.role_for_name` ("Amazina
-    y'umurwayi": PERSON, "Umuntu wa hafi": PERSON_THIRD_PARTY), and the rows after it with as
-    many cells, as the CSV reader judges a column by its header. Malformed quoting ends the
-    table where it stands."""
-    out: list[tuple[int, int, Category]] = []
-    starts = [0, *(m.end() for m in _PARAGRAPH_END.finditer(text))]
-    for k, start in enumerate(starts):
-        end = len(text) if k + 1 == len(starts) else starts[k + 1]
-        first_line = _LINE.match(text, start, end).group()  # type: ignore[union-attr]
-        if any(ch.isdigit() for ch in first_line):
-            continue
-        delimiters = [
-            d for d in _PASTED_DELIMITERS if first_line.count(d) >= _PASTED_MIN_COLUMNS - 1
-        ]
-        if not delimiters:
-            continue
-        block = text[start:end]
-        records = scan(block, sniff_delimiter(block, candidates=delimiters), source="<text>")
-        try:
-            header = next(records)
-            width = len(header.cells)
-            columns = {
-                j: role.category
-                for j, cell in enumerate(header.cells)
-                if (role := role_for_name(cell.value)).kind is RoleKind.VALUE
-                and role.category is not None
-            }
-            if width < _PASTED_MIN_COLUMNS or not columns:
-                continue
-            for record in records:
-                if len(record.cells) != width:
-                    break
-                for j, category in columns.items():
-                    cell = record.cells[j]
-                    if cell.value.strip():
-                        out.append((start + cell.start, start + cell.end, category))
-        except (InputError, StopIteration):
-            continue
-    return out
 
 
 # --------------------------------------------------------------------------------------------
@@ -350,47 +139,9 @@ def decode_table(data: bytes, *, source: str) -> tuple[str, str]:
 # Sampling
 
 
-@cache
-def _rule_pipeline() -> Pipeline:
-    from polydeid.detect.pipeline import Pipeline
-    from polydeid.detect.registry import profile_detectors
-
-    return Pipeline(profile_detectors("rules"))
-
-
-def pipeline_sampler(
-    pipeline: Pipeline, *, lang: str = "en", countries: Sequence[str] = ()
-) -> Sampler:
-    """A sampler running ``pipeline`` on each value alone."""
-    from polydeid.core.resolve import facts_only, resolve
-
-    def sample(value: str) -> Category | Fact | None:
-        stripped = value.strip()
-        lead = len(value) - len(value.lstrip())
-        segment = Segment(value, lang=lang, countries=tuple(countries))
-        candidates = pipeline.candidates(segment)
-        whole = (lead, lead + len(stripped))
-        for span in resolve(candidates, value, pipeline.resolve_policy):
-            if span.start <= whole[0] and span.end >= whole[1]:
-                return span.label
-        for span in facts_only(candidates):
-            if span.start <= whole[0] and span.end >= whole[1]:
-                return span.label
-        return None
-
-    return sample
-
-
-def rule_sampler(lang: str = "en", countries: Sequence[str] = ()) -> Sampler:
-    """A sampler using the rule layer (no model) for ``lang``."""
-    return pipeline_sampler(_rule_pipeline(), lang=lang, countries=countries)
-
-
-def deidentifier_sampler(
-    deid: Deidentifier, *, lang: str = "en", countries: Sequence[str] = ()
-) -> Sampler:
-    """A sampler using ``deid``'s detectors (with a tagger, columns of bare names are found)."""
-    return pipeline_sampler(deid.pipeline, lang=lang, countries=countries)
+def _no_sample(value: str) -> None:
+    """Without a sampler, a value is judged by its shape alone (:func:`shape_label`)."""
+    return None
 
 
 def shape_label(value: str) -> Category | Fact | None:
@@ -423,7 +174,7 @@ def column_role(values: Sequence[str], sampler: Sampler, *, context: str = "") -
 
 
 def _quoted_encoder(replacement: str) -> str:
-    return replacement.replace(_QUOTE, '""')
+    return replacement.replace(QUOTE, '""')
 
 
 def _plain_encoder(delimiter: str) -> Callable[[str], str]:
@@ -431,7 +182,7 @@ def _plain_encoder(delimiter: str) -> Callable[[str], str]:
     spaced = re.compile(rf"[ \t]*{re.escape(delimiter)}[ \t]*")
 
     def encode(replacement: str) -> str:
-        out = _BREAK.sub(" ", replacement).replace(_QUOTE, "'")
+        out = _BREAK.sub(" ", replacement).replace(QUOTE, "'")
         return out.replace(" ", fill) if delimiter == " " else spaced.sub(fill, out)
 
     return encode
@@ -501,7 +252,7 @@ class CsvReader:
         ragged: str = "error",
         sampler: Sampler | None = None,
     ) -> None:
-        if delimiter is not None and (len(delimiter) != 1 or delimiter in (_QUOTE, "\r", "\n")):
+        if delimiter is not None and (len(delimiter) != 1 or delimiter in (QUOTE, "\r", "\n")):
             raise ConfigError("the delimiter must be one character other than a quote or line end")
         if ragged not in ("error", "allow"):
             raise ConfigError(f"ragged must be 'error' or 'allow', not {ragged!r}")
@@ -576,7 +327,7 @@ class CsvReader:
         width: int,
     ) -> list[Role]:
         overrides = self._overrides(headers, width)
-        sampler = self.sampler or rule_sampler()
+        sampler = self.sampler or _no_sample
         roles: list[Role] = []
         for j in range(width):
             context = names[j] if j < len(names) else ""

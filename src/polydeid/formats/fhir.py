@@ -37,8 +37,7 @@ from typing import Any
 
 from polydeid.core.errors import InputError
 from polydeid.core.taxonomy import Category
-from polydeid.formats.base import Document, Field, Role, RoleKind, text_role, value_role
-from polydeid.formats.fields import role_for_name
+from polydeid.formats.base import Document, Field
 from polydeid.formats.json import (
     PathKey,
     Scalar,
@@ -50,6 +49,7 @@ from polydeid.formats.json import (
     validate,
 )
 from polydeid.formats.text import decode_utf8
+from polydeid.lexicon.fields import Role, RoleKind, role_for_name, text_role, value_role
 
 _DATE = re.compile(
     r"\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01])"

@@ -6,7 +6,7 @@ exactly the characters of one value and the rest of the file — whitespace, key
 number formatting — is written back as it was. Fields are produced lazily: a huge document is
 scanned again instead of being held as a tree.
 
-Roles come from the key path (:func:`polydeid.formats.fields.role_for_name` on the parent key
+Roles come from the key path (:func:`polydeid.lexicon.fields.role_for_name` on the parent key
 and the leaf key): a value under ``family``, ``phone``, ``birthDate`` or ``mrn`` is an
 identifier as a whole; a string under any other key is scanned as text with the key as
 context; a number is a field only under an identifying key (or, as text, when it has at
@@ -28,16 +28,9 @@ from functools import cache
 from typing import Any
 
 from polydeid.core.errors import InputError
-from polydeid.formats.base import (
-    SKIP,
-    Document,
-    Field,
-    Role,
-    RoleKind,
-    located,
-)
-from polydeid.formats.fields import role_for_name
+from polydeid.formats.base import Document, Field, located
 from polydeid.formats.text import decode_utf8
+from polydeid.lexicon.fields import SKIP, Role, RoleKind, role_for_name
 
 _WS = re.compile(r"[ \t\n\r]*")
 _STRING = re.compile(r'"(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"')

@@ -22,7 +22,7 @@ Reading is done in two passes over the decoded text:
 Roles:
 
 - :class:`XmlReader` (``xml``) judges a value by its element and attribute *local* names
-  through :func:`polydeid.formats.fields.role_for_name`, the parent element giving context
+  through :func:`polydeid.lexicon.fields.role_for_name`, the parent element giving context
   (``<patient><name>`` is the patient's name; ``<birthDate value="...">`` is a date: an
   attribute called ``value`` is named by its element). Namespace declarations, ``xsi:*`` and
   ``xml:*`` attributes are skipped; whitespace-only text is not a field.
@@ -53,20 +53,17 @@ from defusedxml.ElementTree import DefusedXMLParser, ParseError
 
 from polydeid.core.errors import ConfigError, DecodingError, InputError
 from polydeid.core.taxonomy import Category
-from polydeid.formats.base import (
+from polydeid.formats.base import Document, Field, column_of, line_of, located
+from polydeid.formats.text import decode_utf8
+from polydeid.lexicon.fields import (
     SKIP,
-    Document,
-    Field,
     Role,
     RoleKind,
-    column_of,
-    line_of,
-    located,
+    normalise_name,
+    role_for_name,
     text_role,
     value_role,
 )
-from polydeid.formats.fields import normalise_name, role_for_name
-from polydeid.formats.text import decode_utf8
 
 __all__ = ["CdaReader", "XmlReader"]
 

@@ -1,6 +1,6 @@
 """What a field name says about its value: ``role_for_name("patientFirstName")`` → PERSON.
 
-The vocabulary is data (``formats/data/fields.toml``) plus the localised form labels of every
+The vocabulary is data (``lexicon/data/fields.toml``) plus the localised form labels of every
 language pack (``locales/languages/*/field_labels.toml``), so CSV headers and JSON keys in
 any supported language are understood. Matching is on word suffixes of the normalised name:
 the longest listed phrase that ends the name wins, so ``postal_code`` is an address while
@@ -14,6 +14,8 @@ import re
 import tomllib
 import unicodedata
 from collections.abc import Collection, Iterator, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
 from functools import cache
 from importlib import resources
 from typing import Generic, TypeVar
@@ -21,8 +23,49 @@ from typing import Generic, TypeVar
 import regex
 
 from polydeid.core.taxonomy import Category
-from polydeid.formats.base import SKIP, Role, RoleKind, text_role, value_role
 from polydeid.locales import language_data, languages
+
+
+class RoleKind(StrEnum):
+    TEXT = "text"
+    VALUE = "value"
+    SKIP = "skip"
+
+
+@dataclass(frozen=True, slots=True)
+class Role:
+    """How a field is judged. ``context`` is label text (a key, a header) put before the value
+    when it is scanned, so context-gated rules ("MRN: 12345678") work on bare values;
+    ``hints`` are passed to the detectors as segment hints (``field:phone``)."""
+
+    kind: RoleKind
+    category: Category | None = None
+    context: str = ""
+    hints: frozenset[str] = frozenset()
+
+    def __post_init__(self) -> None:
+        if (self.kind is RoleKind.VALUE) != (self.category is not None):
+            raise ValueError("a value role needs a category, and only a value role has one")
+
+    def __repr__(self) -> str:
+        cat = f" {self.category.name}" if self.category else ""
+        return f"Role({self.kind.value}{cat})"
+
+    def with_context(self, context: str) -> Role:
+        return Role(self.kind, self.category, context, self.hints)
+
+
+TEXT = Role(RoleKind.TEXT)
+SKIP = Role(RoleKind.SKIP)
+
+
+def value_role(category: Category, *, context: str = "") -> Role:
+    return Role(RoleKind.VALUE, category, context)
+
+
+def text_role(context: str = "", *, hints: frozenset[str] = frozenset()) -> Role:
+    return Role(RoleKind.TEXT, None, context, hints)
+
 
 #: Values under an identifying field name that are placeholders, not identifiers.
 NULL_VALUES = frozenset(
@@ -47,7 +90,7 @@ def normalise_name(name: str) -> tuple[str, ...]:
 @cache
 def _raw() -> dict:
     return tomllib.loads(
-        resources.files("polydeid.formats").joinpath("data/fields.toml").read_text("utf-8")
+        resources.files("polydeid.lexicon").joinpath("data/fields.toml").read_text("utf-8")
     )
 
 

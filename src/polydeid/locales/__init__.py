@@ -14,6 +14,7 @@ ISO 639-3 otherwise (``luo``); ISO 639-3 and common names are accepted as aliase
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -21,6 +22,7 @@ from importlib.abc import Traversable
 from typing import Any
 
 from polydeid.core.errors import ConfigError, UnknownLanguageError
+from polydeid.core.segments import Segment
 
 _ROOT = resources.files("polydeid.locales")
 
@@ -98,38 +100,6 @@ def language_data(code: str, kind: str) -> dict[str, Any]:
 
 
 @cache
-def name_titles(lang: str) -> tuple[str, ...]:
-    """Titles of ``names.toml`` ``[format] titles`` (lower-case particles such as ``zu``,
-    ``dos`` belong to names and are left out)."""
-    titles = language_data(lang, "names").get("format", {}).get("titles", ())
-    return tuple(t for t in titles if not t[:1].islower())
-
-
-@cache
-def name_particles() -> frozenset[str]:
-    """Every language's ``names.toml`` ``[format] titles``, casefolded: the titles ("mrs",
-    "dr") and particles ("van", "de", "zu", "dos") written with names, which are no name on
-    their own."""
-    return frozenset(
-        t.casefold()
-        for lang in languages()
-        for t in language_data(lang, "names").get("format", {}).get("titles", ())
-    )
-
-
-@cache
-def folded_titles(*langs: str) -> frozenset[str]:
-    """The titles (:func:`name_titles`) of ``langs``, casefolded."""
-    return frozenset(t.casefold() for lang in langs for t in name_titles(lang))
-
-
-def titles_in_names(lang: str) -> bool:
-    """Whether a title written before a name belongs to the name span in ``lang``
-    (``names.toml`` ``[format] titles_in_names``; English, as ASQ-PHI annotates)."""
-    return bool(language_data(lang, "names").get("format", {}).get("titles_in_names", False))
-
-
-@cache
 def shared_data(kind: str) -> dict[str, Any]:
     """The language-independent ``<kind>.toml`` table at the locales root; empty when absent."""
     path = _ROOT / f"{kind}.toml"
@@ -152,3 +122,14 @@ def country_data(country: str, kind: str) -> dict[str, Any]:
 def default_countries(lang: str) -> tuple[str, ...]:
     """Countries whose conventions apply to text in ``lang`` by default."""
     return language_info(canonical_language(lang)).countries
+
+
+def segment_languages(segment: Segment, *, with_english: bool = True) -> Sequence[str]:
+    """The segment's language, plus English (clinical text mixes in English terms)."""
+    lang = canonical_language(segment.lang)
+    return (lang, "en") if with_english and lang != "en" else (lang,)
+
+
+def segment_countries(segment: Segment) -> Sequence[str]:
+    """The segment's countries, or its language's default countries."""
+    return segment.countries or default_countries(segment.lang)

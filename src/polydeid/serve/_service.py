@@ -24,7 +24,7 @@ from polydeid.core.errors import (
 from polydeid.core.segments import Origin, Segment
 from polydeid.core.taxonomy import Category
 from polydeid.detect.base import Detector
-from polydeid.detect.registry import partial_categories
+from polydeid.detect.profiles import partial_categories
 from polydeid.formats.registry import READERS, detect_format
 from polydeid.locales import canonical_language, language_info, languages
 from polydeid.serve._models import REQUEST_FORMATS
@@ -243,8 +243,8 @@ class Service:
         return out
 
     def _document(self, job: Job, deid: Deidentifier) -> dict[str, Any]:
-        from polydeid.formats.engine import DocumentProcessor, sample_text
-        from polydeid.formats.registry import read_document, read_text_document
+        from polydeid.engine import read_document, read_text_document
+        from polydeid.formats.base import sample_text
 
         data, fmt, parsed = job.document, job.fmt, False
         options: dict[str, Any] = {}
@@ -273,7 +273,7 @@ class Service:
             assert isinstance(data, bytes)
             doc = read_document(data, fmt, source="<document>", **options)
         lang = self.language(job.lang, sample_text(doc))
-        processor = DocumentProcessor(deid)
+        processor = deid.processor()
         out: dict[str, Any] = {"kind": "document", "lang": lang, "format": doc.format}
         if job.action == "detect":
             found = processor.detect(doc, lang=lang, countries=job.countries, source="<document>")

@@ -135,9 +135,6 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
 
 
 def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
+    from polydeid.core.version import __version__
 
-    try:
-        return version("polydeid")
-    except PackageNotFoundError:
-        return "unknown"
+    return __version__

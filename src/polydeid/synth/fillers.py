@@ -6,12 +6,12 @@
 Where each category comes from:
 
 * **Names** (PERSON, PERSON_THIRD_PARTY): ``names.toml`` pools via
-  :func:`polydeid.transform.pools.name_data`, in the language's order and joiner. Shapes are
+  :func:`polydeid.locales.names.name_data`, in the language's order and joiner. Shapes are
   the variants in :data:`NAME_VARIANTS`. ``name_split`` keeps only the given and family names
   whose hash falls in that third, so train, dev and test names are disjoint.
 * **Clans** (PERSON_CLAN): the pool's ``clans`` list; other languages raise.
 * **Places** (LOCATION_*, ORGANIZATION): the country's ``places.toml`` via
-  :func:`polydeid.transform.pools.place_data`.
+  :func:`polydeid.locales.places.place_data`.
 * **National IDs**: the country's ``[[format]]`` patterns in ``ids.toml``, sampled and kept
   only when the format's own validator (the rule layer's, checksums included) accepts them;
   countries without a format get a labelled value after a national-ID word.
@@ -54,9 +54,10 @@ from stdnum.cn import ric as cn_ric
 from polydeid.core.errors import ConfigError
 from polydeid.core.taxonomy import Category
 from polydeid.detect.rules.ids import IdFormat, id_formats
-from polydeid.locales import canonical_language, default_countries, language_data, name_titles
-from polydeid.transform.normalise import normalise
-from polydeid.transform.pools import NameData, NamePool, PlaceData, name_data, place_data
+from polydeid.locales import canonical_language, default_countries, language_data
+from polydeid.locales.names import NameData, NamePool, name_data, name_titles
+from polydeid.locales.places import PlaceData, place_data
+from polydeid.text.normalise import normalise
 
 SPLITS = ("train", "dev", "test")
 

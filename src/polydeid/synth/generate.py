@@ -49,17 +49,11 @@ from polydeid.core.errors import ConfigError
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
 from polydeid.corpora.document import AnnotatedDocument
-from polydeid.locales import (
-    canonical_language,
-    country_data,
-    language_data,
-    languages,
-    titles_in_names,
-)
+from polydeid.locales import canonical_language, country_data, language_data, languages
+from polydeid.locales.names import name_data, titles_in_names
 from polydeid.synth.fillers import NAME_PARTICLES, SPLITS, Filler, in_split, name_titles
 from polydeid.synth.formats import Field, Rendered, render
 from polydeid.synth.validate import confident_mismatch, mask_spans
-from polydeid.transform.pools import name_data
 
 Label = Category | Fact
 
@@ -729,7 +723,7 @@ _DISTRICT_LISTS: Final = (
 
 def _place(state: _State, slot: str) -> list[_Piece]:
     """A village (or district) of the document's country, from the most local lists it has."""
-    from polydeid.transform.pools import place_data
+    from polydeid.locales.places import place_data
 
     data = place_data(state.country)
     lists = data.lists if data is not None else {}
@@ -744,7 +738,7 @@ def _place(state: _State, slot: str) -> list[_Piece]:
 
 @cache
 def _place_words(country: str) -> frozenset[str]:
-    from polydeid.transform.pools import place_data
+    from polydeid.locales.places import place_data
 
     data = place_data(country)
     if data is None:

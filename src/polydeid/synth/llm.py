@@ -29,13 +29,14 @@ from dataclasses import dataclass, field
 from functools import cache
 from types import MappingProxyType
 
+from polydeid.core.errors import ChatEndpointError
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
 from polydeid.corpora.document import AnnotatedDocument
-from polydeid.detect.backends.chat_client import API_KEY_ENV, ChatEndpoint, ChatEndpointError
+from polydeid.detect.backends.chat_client import API_KEY_ENV, ChatEndpoint
 from polydeid.detect.pipeline import Pipeline
-from polydeid.detect.registry import profile_detectors
+from polydeid.detect.profiles import profile_detectors
 from polydeid.locales import language_info
 from polydeid.synth.formats import label_for
 from polydeid.synth.generate import SOURCE, DocumentPlan, plan_document

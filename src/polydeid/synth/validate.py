@@ -54,9 +54,10 @@ from polydeid.core.segments import Segment
 from polydeid.core.taxonomy import Category, Fact
 from polydeid.corpora._files import corpus_files
 from polydeid.corpora.document import Corpus
-from polydeid.detect.rules._base import ContextLexicon, compile_pattern
 from polydeid.detect.rules.clinical_facts import ClinicalFactRule
 from polydeid.locales import canonical_language, language_data
+from polydeid.locales.names import name_format
+from polydeid.text.patterns import ContextLexicon, compile_pattern
 
 SUFFIXES = frozenset({".jsonl", ".ndjson"})
 
@@ -647,9 +648,7 @@ def _words(lang: str) -> _Words:
         at.extend(contacts.get("obfuscation", {}).get("at", []))
         dot.extend(contacts.get("obfuscation", {}).get("dot", []))
         webmail.extend(contacts.get("email", {}).get("webmail_domains", []))
-        titles.update(
-            _norm_title(t) for t in language_data(code, "names").get("format", {}).get("titles", [])
-        )
+        titles.update(_norm_title(t) for t in name_format(code).titles)
     return _Words(
         calendar=ContextLexicon(calendar),
         numbers=ContextLexicon(numbers),

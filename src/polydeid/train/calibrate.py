@@ -24,10 +24,11 @@ from pathlib import Path
 
 from polydeid.core.taxonomy import Category
 from polydeid.corpora import AnnotatedDocument
+from polydeid.detect.tagger.decode import decode
 from polydeid.detect.tagger.detector import DEFAULT_THRESHOLD, ROUTER_FILE
 from polydeid.detect.tagger.model import TaggerModel
-from polydeid.detect.tagger.windows import decode, name_form
 from polydeid.locales import country_data, default_countries, language_data, languages
+from polydeid.locales.names import name_words
 from polydeid.train.tagger import DATA, Source, read_source
 
 log = logging.getLogger("polydeid.train")
@@ -115,7 +116,7 @@ def fit(
             chunk, tagger.predict([d.text for d in chunk]), strict=True
         ):
             scope = scopes.get(doc.id)
-            names = name_form(doc.lang)
+            names = name_words(doc.lang)
             spans = decode(
                 doc.text, aligned.grid, probs, {}, default_threshold=GRID[0], names=names
             )

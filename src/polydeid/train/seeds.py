@@ -25,8 +25,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from polydeid.corpora import AnnotatedDocument
+from polydeid.detect.tagger.decode import DECODER_VERSION
 from polydeid.detect.tagger.model import MODEL_DIR, TaggerMeta
-from polydeid.detect.tagger.windows import DECODER_VERSION
 from polydeid.train.calibrate import REAL_DEV
 from polydeid.train.tagger import DATA, evaluate, read_source
 

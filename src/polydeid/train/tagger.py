@@ -58,16 +58,10 @@ from typing import Any
 from polydeid.core.errors import ConfigError
 from polydeid.core.taxonomy import Category
 from polydeid.corpora import AnnotatedDocument, read_corpus
+from polydeid.detect.tagger.decode import decode
 from polydeid.detect.tagger.model import META_FILE, WEIGHTS_FILE, encode_document, sha256_file
-from polydeid.detect.tagger.windows import (
-    IGNORE,
-    TAGS,
-    decode,
-    name_form,
-    token_labels,
-    windows,
-    word_tags,
-)
+from polydeid.detect.tagger.windows import IGNORE, TAGS, token_labels, windows, word_tags
+from polydeid.locales.names import name_words
 
 log = logging.getLogger("polydeid.train")
 
@@ -250,7 +244,7 @@ def evaluate(
                 probs,
                 {},
                 source="tagger",
-                names=name_form(doc.lang),
+                names=name_words(doc.lang),
             )
     scores = score_corpus(docs, predictions, categories=scope)
     persons = [scores.strict[c] for c in ("PERSON", "PERSON_THIRD_PARTY")]

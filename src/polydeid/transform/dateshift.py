@@ -10,7 +10,7 @@ What "shift by ``days``" means for each kind of written date:
 
 * **full dates** (day, month, year) move by exactly ``days`` (Gregorian or Ethiopian calendar,
   through the day number), so intervals between the full dates of a document are preserved;
-  2-digit years are read around :data:`~polydeid.detect.rules.dates.TWO_DIGIT_PIVOT` and
+  2-digit years are read around :data:`~polydeid.dates.TWO_DIGIT_PIVOT` and
   written back as 2 digits.
 * **day and month without a year** ("12 de marzo", "19.3.") move by ``days`` inside a
   reference year: ``reference_year`` when given (the document's year, say), else the leap year
@@ -24,9 +24,9 @@ What "shift by ``days``" means for each kind of written date:
 
 Numeric dates such as ``03/04/2024`` are read in the order given (``order``), by default the
 one the first language tag implies (``en-US`` reads month first; see
-:func:`polydeid.detect.rules.dates.numeric_order`). Read every date of a document in the same
+:func:`polydeid.dates.numeric_order`). Read every date of a document in the same
 order so their intervals survive; the operator should pass the segment's
-:func:`~polydeid.detect.rules.dates.date_order`.
+:func:`~polydeid.dates.date_order`.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from collections.abc import Sequence
 from datetime import date, timedelta
 
 from polydeid.core.errors import ConfigError, KeyMaterialError
-from polydeid.detect.rules.dates import (
+from polydeid.dates import (
     LEAP_REFERENCE,
     DateOrder,
     ParsedDate,

@@ -49,8 +49,8 @@ from polydeid.core.errors import DecryptionError, PolicyError, UnknownOperatorEr
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category
+from polydeid.text.normalise import contains_original, normalise
 from polydeid.transform.crypto import PURPOSE_ENCRYPT, KeyRing, derive_key, keyed_digest
-from polydeid.transform.normalise import contains_original, normalise
 from polydeid.transform.surrogates import SurrogateGenerator
 from polydeid.transform.vault import Vault, identity_key, seal_original
 
@@ -329,8 +329,8 @@ class DateshiftOperator:
     needs_key: ClassVar[bool] = True
 
     def apply(self, span: Span, original: str, ctx: OperatorContext) -> str:
-        from polydeid.detect.rules._base import segment_languages
-        from polydeid.detect.rules.dates import date_order
+        from polydeid.dates import date_order
+        from polydeid.locales import segment_languages
         from polydeid.transform.dateshift import patient_offset_days, shift_date_text
 
         ctx.keys.require_user_key(self.name)

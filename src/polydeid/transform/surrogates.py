@@ -50,17 +50,16 @@ import regex
 from polydeid.core.segments import Segment
 from polydeid.core.taxonomy import Category
 from polydeid.locales import canonical_language, default_countries
-from polydeid.transform.normalise import contains_original, normalise
-from polydeid.transform.pools import (
+from polydeid.locales.names import (
     SCRIPT_LANGUAGE,
     NameData,
     NameLookup,
     NamePool,
-    PlaceData,
     name_data,
-    place_data,
     script_of,
 )
+from polydeid.locales.places import PlaceData, place_data
+from polydeid.text.normalise import contains_original, normalise
 
 SurrogateValidator = Callable[[str, Category, Segment], bool]
 
@@ -500,7 +499,7 @@ def _date_candidates(draw: Draw) -> Iterator[str]:
         from polydeid.transform.dateshift import shift_date_text
     except ImportError:
         return
-    from polydeid.detect.rules._base import segment_languages
+    from polydeid.locales import segment_languages
 
     langs = segment_languages(draw.segment)
     while True:

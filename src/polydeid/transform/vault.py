@@ -53,8 +53,8 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from polydeid.core.errors import ConfigError, DecryptionError, TransformError
 from polydeid.core.taxonomy import Category
+from polydeid.text.normalise import normalise
 from polydeid.transform.crypto import KeyRing, derive_key, keyed_digest
-from polydeid.transform.normalise import normalise
 
 #: Version of the persistent vaults' tables (kept in their meta table).
 SCHEMA_VERSION = 1

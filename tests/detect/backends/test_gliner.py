@@ -32,7 +32,8 @@ from polydeid.core.segments import Origin, Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category
 from polydeid.corpora.document import AnnotatedDocument
-from polydeid.detect.backends.gliner import INSTALL_HINT, GlinerDetector, tune
+from polydeid.detect.backends.gliner import INSTALL_HINT, GlinerDetector
+from polydeid.train.gliner import tune
 
 
 class FakeGLiNER:
@@ -287,7 +288,7 @@ def test_deidentifier_resolves_gliner_with_the_rule_layer(
     tmp_path: Path, fake_gliner: type[FakeGLiNER]
 ) -> None:
     from polydeid.api import Deidentifier
-    from polydeid.detect.registry import profile_detectors
+    from polydeid.detect.profiles import profile_detectors
 
     gliner = GlinerDetector(_model(tmp_path, ENTITIES), {"sw": SW}, {"sw": 0.5})
     deid = Deidentifier(detectors=[*profile_detectors("rules"), gliner])

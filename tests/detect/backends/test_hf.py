@@ -33,7 +33,7 @@ from polydeid.detect.backends.hf import (
     merge_windows,
 )
 from polydeid.detect.base import Detector
-from polydeid.detect.registry import profile_detectors
+from polydeid.detect.profiles import profile_detectors
 from polydeid.detect.tagger.windows import windows
 
 P, FAC, VIL, ADDR = (

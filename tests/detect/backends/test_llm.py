@@ -18,6 +18,7 @@ import pytest
 
 from polydeid.api import Deidentifier
 from polydeid.core.errors import (
+    ChatEndpointError,
     ConfigError,
     DetectionError,
     DetectorUnavailableError,
@@ -28,7 +29,6 @@ from polydeid.core.taxonomy import Category
 from polydeid.detect.backends.chat_client import (
     API_KEY_ENV,
     ChatEndpoint,
-    ChatEndpointError,
     RetryPolicy,
     chat_url,
     endpoint_host,
@@ -41,7 +41,7 @@ from polydeid.detect.backends.llm import (
     chunk_ranges,
 )
 from polydeid.detect.base import Detector
-from polydeid.detect.registry import profile_detectors
+from polydeid.detect.profiles import profile_detectors
 
 NAMES = ("Amina Njeri", "Otieno Ouma", "Wanjiru Kamau", "Baraka Mwangi")
 DATE = "12 March 2024"

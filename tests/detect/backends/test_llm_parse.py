@@ -5,13 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from polydeid.core.errors import DetectionError
-from polydeid.detect.backends.llm_parse import (
-    Extraction,
-    ReplyFormatError,
-    locate,
-    parse_reply,
-)
+from polydeid.core.errors import DetectionError, ReplyFormatError
+from polydeid.detect.backends.llm_parse import Extraction, locate, parse_reply
 
 LABELS = ("human_name", "date", "id_number", "phone_number")
 

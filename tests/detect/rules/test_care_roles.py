@@ -10,7 +10,8 @@ from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
 from polydeid.detect.pipeline import Pipeline
-from polydeid.detect.registry import PROFILES, profile_detectors
+from polydeid.detect.profiles import profile_detectors
+from polydeid.detect.registry import PROFILES
 from polydeid.detect.rules.care_roles import CareRoleRule
 from polydeid.locales import language_data, languages
 

@@ -20,8 +20,6 @@ from polydeid.core.resolve import resolve
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
-from polydeid.detect.base import FakeDetector
-from polydeid.detect.rules._base import compile_pattern
 from polydeid.detect.rules.ages import AgeRule
 from polydeid.detect.rules.clinical_facts import (
     RULE_KINDS,
@@ -33,6 +31,8 @@ from polydeid.detect.rules.clinical_facts import (
     word_alternation,
 )
 from polydeid.locales import language_data, languages
+from polydeid.testing import FakeDetector
+from polydeid.text.patterns import compile_pattern
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "clinical_facts"
 

@@ -12,17 +12,10 @@ from hypothesis import strategies as st
 
 from polydeid.core.segments import Segment
 from polydeid.core.taxonomy import Category
-from polydeid.detect.rules.dates import (
-    DateRule,
-    date_order,
-    find_dates,
-    from_ordinal,
-    language_dates,
-    numeric_order,
-    parse_date,
-    to_ordinal,
-)
+from polydeid.dates import date_order, from_ordinal, numeric_order, parse_date, to_ordinal
+from polydeid.detect.rules.dates import DateRule, find_dates
 from polydeid.locales import languages
+from polydeid.locales.dates import language_dates
 
 LANGS = (
     "en",

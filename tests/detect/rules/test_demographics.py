@@ -9,11 +9,11 @@ from polydeid.api import Deidentifier
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category
-from polydeid.detect.base import FakeDetector
 from polydeid.detect.pipeline import Pipeline
 from polydeid.detect.rules.demographics import SOURCE, LabelledDemographicRule
 from polydeid.detect.rules.names import LabelledNameRule
-from polydeid.formats.fields import demographic_label_for_words, normalise_name
+from polydeid.lexicon.fields import demographic_label_for_words, normalise_name
+from polydeid.testing import FakeDetector
 
 RULE = LabelledDemographicRule()
 JOB, TRIBE, FAITH, CLAN = (

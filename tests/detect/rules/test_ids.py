@@ -17,7 +17,7 @@ from stdnum import luhn
 from polydeid.core.errors import ConfigError, RuleTimeoutError
 from polydeid.core.segments import Origin, Segment
 from polydeid.core.taxonomy import Category
-from polydeid.detect.rules import _base, ids
+from polydeid.detect.rules import ids
 from polydeid.detect.rules.ids import (
     IdentifierRule,
     LabelLexicon,
@@ -27,6 +27,7 @@ from polydeid.detect.rules.ids import (
     make_validator,
 )
 from polydeid.locales import country_data, language_data, languages
+from polydeid.text import patterns
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CASES: list[dict[str, Any]] = tomllib.loads((FIXTURES / "ids_cases.toml").read_text("utf-8"))[
@@ -296,7 +297,7 @@ def test_malformed_format_is_a_config_error() -> None:
 
 
 def test_timeout_fails_closed_without_text(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_base, "PATTERN_TIMEOUT_S", 1e-9)
+    monkeypatch.setattr(patterns, "PATTERN_TIMEOUT_S", 1e-9)
     monkeypatch.setattr(ids, "PATTERN_TIMEOUT_S", 1e-9)
     secret = "CM92034102ABCD"
     text = ("ordinary words 12 34 " * 4000) + secret

@@ -8,10 +8,10 @@ from polydeid.api import Deidentifier
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category
-from polydeid.detect.base import FakeDetector
 from polydeid.detect.pipeline import Pipeline
 from polydeid.detect.roles import name_value
 from polydeid.detect.rules.names import SOURCE, LabelledNameRule
+from polydeid.testing import FakeDetector
 
 RULE = LabelledNameRule()
 PATIENT, OTHER = Category.PERSON, Category.PERSON_THIRD_PARTY

@@ -17,10 +17,9 @@ import pytest
 
 np = pytest.importorskip("numpy")
 
-from polydeid.core.errors import ConfigError  # noqa: E402
+from polydeid.core.errors import ConfigError, EncoderFileError  # noqa: E402
 from polydeid.detect.tagger import encoder as enc  # noqa: E402
 from polydeid.detect.tagger.encoder import (  # noqa: E402
-    EncoderFileError,
     Normaliser,
     convert,
     dequantise_q4_0,

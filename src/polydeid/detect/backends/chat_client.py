@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from http.client import HTTPException
 from urllib.parse import urlsplit
 
-from polydeid.core.errors import ConfigError, DetectionError
+from polydeid.core.errors import ChatEndpointError, ConfigError
 
 API_KEY_ENV = "POLYDEID_LLM_API_KEY"
 CHAT_PATH = "/chat/completions"
@@ -54,31 +54,6 @@ def endpoint_host(url: str) -> str:
     parts = urlsplit(url)
     host = parts.hostname or "unknown-host"
     return f"{host}:{parts.port}" if parts.port else host
-
-
-class ChatEndpointError(DetectionError):
-    """A chat endpoint failed. ``kind`` is ``timeout``, ``connection``, ``http`` or ``reply``;
-    ``status`` is the HTTP status for ``http``; ``attempts`` how many requests were sent."""
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        kind: str,
-        status: int | None = None,
-        attempts: int = 1,
-        location: str | None = None,
-    ) -> None:
-        self.kind = kind
-        self.status = status
-        self.attempts = attempts
-        super().__init__(message, location=location)
-
-    @property
-    def retryable(self) -> bool:
-        return self.kind in {"timeout", "connection"} or (
-            self.kind == "http" and self.status is not None and self.status >= 500
-        )
 
 
 @dataclass(frozen=True, slots=True)

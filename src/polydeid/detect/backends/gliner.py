@@ -1,13 +1,11 @@
-"""GLiNER zero-shot span detection as a polydeid detector, and prompt/threshold tuning.
+"""GLiNER zero-shot span detection as a polydeid detector (tuning: :mod:`polydeid.train.gliner`).
 
 GLiNER reads a text with a list of *prompt labels* ("person name", "hospital", …) and returns
 spans for them. :class:`GlinerDetector` maps prompt labels to canonical categories per
 language (``labels_by_language = {"sw": {"jina la mtu": "PERSON", …}, "*": {…}}``), applies
 per-language (optionally per-category) thresholds, cuts long texts into overlapping chunks of
 polydeid's word grid, and returns :class:`~polydeid.core.spans.Span` objects whose source is
-``backend.gliner.<name>@<revision>``. :func:`tune` picks a prompt set and a threshold on
-development documents: the best entity-strict recall among the settings whose strict
-precision reaches a floor.
+``backend.gliner.<name>@<revision>``.
 
 **The real ``gliner`` package is not exercised by polydeid's tests.** It cannot be installed
 next to the tagger (``gliner`` 0.2.29 pins ``transformers<5.17``; polydeid's tagger needs
@@ -41,7 +39,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import Any
 
 from polydeid.core.errors import (
     ConfigError,
@@ -78,7 +76,7 @@ def _gliner_class() -> Any:
     return GLiNER
 
 
-def _label_map(raw: Any, where: str) -> LabelMap:
+def parse_label_map(raw: Any, where: str) -> LabelMap:
     if not isinstance(raw, Mapping) or not raw:
         raise ConfigError(f"{where}: needs a non-empty table of prompt label → category")
     out: dict[str, Category] = {}
@@ -94,7 +92,7 @@ def _label_map(raw: Any, where: str) -> LabelMap:
     return MappingProxyType(out)
 
 
-def _threshold(value: Any, where: str) -> float:
+def checked_threshold(value: Any, where: str) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ConfigError(f"{where}: a threshold must be a number")
     if not 0.0 <= float(value) <= 1.0:
@@ -168,7 +166,7 @@ class GlinerDetector:
 
         self.labels_by_language: Mapping[str, LabelMap] = MappingProxyType(
             {
-                lang_key(lang): _label_map(labels, f"labels_by_language[{lang!r}]")
+                lang_key(lang): parse_label_map(labels, f"labels_by_language[{lang!r}]")
                 for lang, labels in labels_by_language.items()
             }
         )
@@ -177,10 +175,10 @@ class GlinerDetector:
             where = f"thresholds_by_language[{lang!r}]"
             if isinstance(value, Mapping):
                 thresholds[lang_key(lang)] = {
-                    Category.parse(c): _threshold(t, where) for c, t in value.items()
+                    Category.parse(c): checked_threshold(t, where) for c, t in value.items()
                 }
             else:
-                thresholds[lang_key(lang)] = _threshold(value, where)
+                thresholds[lang_key(lang)] = checked_threshold(value, where)
         unknown = set(thresholds) - set(self.labels_by_language) - {ANY_LANGUAGE}
         if unknown:
             raise ConfigError(
@@ -340,195 +338,3 @@ def _checked(
     if not (math.isfinite(value) and 0.0 <= value <= 1.0):
         raise bad("a score outside [0, 1]")
     return start, end, label, value
-
-
-# ------------------------------------------------------------------------------ tuning
-
-
-class TunePoint(NamedTuple):
-    """Entity-strict micro counts of one (prompt set, threshold) on the development data."""
-
-    prompt_set: int  # index into the candidates
-    threshold: float
-    correct_predicted: int
-    predicted: int
-    found_gold: int
-    gold: int
-    meets_floor: bool
-
-    @property
-    def precision(self) -> float | None:
-        return self.correct_predicted / self.predicted if self.predicted else None
-
-    @property
-    def recall(self) -> float | None:
-        return self.found_gold / self.gold if self.gold else None
-
-
-class TuneResult(NamedTuple):
-    """What :func:`tune` chose, and the score of every setting it tried."""
-
-    prompt_set: LabelMap
-    threshold: float
-    scores: tuple[TunePoint, ...]
-
-
-def tune(
-    detector: GlinerDetector,
-    dev_documents: Iterable[Any],
-    candidate_prompt_sets: Sequence[Mapping[str, Category | str]],
-    thresholds: Sequence[float],
-    *,
-    precision_floor: float = DEFAULT_PRECISION_FLOOR,
-) -> TuneResult:
-    """Choose a prompt set and a threshold on development documents only.
-
-    ``dev_documents`` are :class:`~polydeid.corpora.document.AnnotatedDocument` objects of a
-    development split (never the test split: what is chosen here is then reported on the
-    test split); tune each language on its own documents. Each candidate prompt set is a
-    ``{prompt label: category}`` table, tried with every threshold (the model runs once per
-    prompt set, at the lowest threshold; higher thresholds filter its spans by score, which is
-    what GLiNER's greedy flat decoding would return at them). Scoring is entity-strict
-    (same start, end and category; :func:`polydeid.evaluate.metrics.score_corpus`) over the
-    union of the candidates' categories, so every candidate is judged on the same gold spans.
-
-    The choice: the highest strict recall among settings whose strict precision is at least
-    ``precision_floor``; ties go to the higher precision, then the higher threshold, then the
-    earlier candidate. Raises :class:`ConfigError` when no setting reaches the floor (the
-    error gives the best precision reached; :class:`TunePoint` counts say the rest).
-    """
-    from polydeid.evaluate.metrics import score_corpus
-
-    documents = list(dev_documents)
-    if not documents:
-        raise ConfigError("tuning needs development documents")
-    if not candidate_prompt_sets:
-        raise ConfigError("tuning needs at least one candidate prompt set")
-    levels = sorted({_threshold(t, "thresholds") for t in thresholds})
-    if not levels:
-        raise ConfigError("tuning needs at least one threshold")
-    floor = _threshold(precision_floor, "precision_floor")
-    candidates = [
-        _label_map(c, f"candidate_prompt_sets[{i}]") for i, c in enumerate(candidate_prompt_sets)
-    ]
-    categories = sorted({c for labels in candidates for c in labels.values()})
-
-    points: list[TunePoint] = []
-    for index, labels in enumerate(candidates):
-        lowest = dict.fromkeys(labels.values(), levels[0])
-        found = {
-            doc.id: detector.predict(doc.text, labels, lowest, where=f"document {doc.id}")
-            for doc in documents
-        }
-        for level in levels:
-            kept = {k: [s for s in spans if s.score >= level] for k, spans in found.items()}
-            strict = score_corpus(documents, kept, categories=categories).strict.micro
-            precision = strict.precision
-            points.append(
-                TunePoint(
-                    index,
-                    level,
-                    strict.correct_predicted,
-                    strict.predicted,
-                    strict.found_gold,
-                    strict.gold,
-                    precision is not None and precision >= floor,
-                )
-            )
-    feasible = [p for p in points if p.meets_floor]
-    if not feasible:
-        reached = max((p.precision for p in points if p.precision is not None), default=None)
-        shown = "nothing predicted" if reached is None else f"best precision {reached:.3f}"
-        raise ConfigError(
-            f"no prompt set and threshold reaches strict precision {floor:g} on the "
-            f"{len(documents)} development documents ({shown})"
-        )
-    best = max(
-        feasible,
-        key=lambda p: (p.recall or 0.0, p.precision or 0.0, p.threshold, -p.prompt_set),
-    )
-    return TuneResult(candidates[best.prompt_set], best.threshold, tuple(points))
-
-
-# --- polydeid tune-gliner ------------------------------------------------------------------
-
-
-def register(sub: Any) -> None:
-    """``polydeid tune-gliner``: choose label prompts and a threshold on development data."""
-    p = sub.add_parser(
-        "tune-gliner",
-        help="choose GLiNER label prompts and a threshold for one language on development data",
-        description=(
-            "Run a local GLiNER model over an annotated development corpus with every "
-            "candidate prompt set and threshold; pick the highest entity-strict recall whose "
-            "precision meets the floor, and write the composition entries for it. Never give "
-            "it a test split."
-        ),
-    )
-    p.add_argument("--model", required=True, help="local GLiNER model directory")
-    p.add_argument("--gold", required=True, help="development corpus (file or directory)")
-    p.add_argument("--format", required=True, help="corpus format (brat, conll, jsonl, …)")
-    p.add_argument("--scheme", default=None, help="label scheme of the corpus")
-    p.add_argument("--lang", required=True, help="the language being tuned")
-    p.add_argument(
-        "--prompts",
-        required=True,
-        help="TOML file: [[candidates]] tables, each {prompt label = CATEGORY, …}",
-    )
-    p.add_argument("--thresholds", default="0.3,0.4,0.5,0.6,0.7", help="comma-separated")
-    p.add_argument("--precision-floor", type=float, default=DEFAULT_PRECISION_FLOOR)
-    p.add_argument("--out", default="-", help="where to write the chosen TOML (default: stdout)")
-    p.set_defaults(func=cmd_tune)
-
-
-def cmd_tune(args: Any) -> int:
-    import sys
-    import tomllib
-
-    from polydeid.corpora import read_corpus
-    from polydeid.locales import canonical_language
-
-    lang = canonical_language(args.lang)
-    try:
-        raw = tomllib.loads(Path(args.prompts).read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"cannot read the prompt file ({exc})", location=args.prompts) from None
-    candidates = raw.get("candidates")
-    if not isinstance(candidates, list) or not all(isinstance(c, dict) for c in candidates):
-        raise ConfigError("expected [[candidates]] tables", location=args.prompts)
-    try:
-        thresholds = [float(t) for t in args.thresholds.split(",") if t.strip()]
-    except ValueError:
-        raise ConfigError("--thresholds: expected numbers separated by commas") from None
-    corpus = read_corpus(args.gold, args.format, scheme=args.scheme, lang=lang)
-    documents = [d for d in corpus.documents if (d.lang or lang) == lang]
-    detector = GlinerDetector(args.model, {lang: dict(candidates[0])})
-    chosen, threshold, scores = tune(
-        detector, documents, candidates, thresholds, precision_floor=args.precision_floor
-    )
-    for point in scores:
-        p, r = point.precision, point.recall
-        shown = f"P {p:.3f} R {r:.3f}" if p is not None and r is not None else "no spans"
-        mark = (
-            "  <- chosen"
-            if (
-                point.threshold == threshold
-                and dict(chosen) == dict(_label_map(candidates[point.prompt_set], "candidate"))
-            )
-            else ""
-        )
-        print(
-            f"prompt set {point.prompt_set} threshold {point.threshold:.2f}: {shown}{mark}",
-            file=sys.stderr,
-        )
-    labels = ", ".join(f'"{k}" = "{v.value}"' for k, v in chosen.items())
-    text = (
-        f"# chosen by polydeid tune-gliner on {len(documents)} development document(s)\n"
-        f"[detectors.gliner.labels_by_language]\n{lang} = {{ {labels} }}\n"
-        f"[detectors.gliner.thresholds_by_language]\n{lang} = {threshold}\n"
-    )
-    if args.out == "-":
-        sys.stdout.write(text)
-    else:
-        Path(args.out).write_text(text, encoding="utf-8")
-    return 0

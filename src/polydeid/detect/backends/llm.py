@@ -56,6 +56,7 @@ from polydeid.core.errors import (
     DetectionError,
     DetectorUnavailableError,
     PolydeidError,
+    ReplyFormatError,
     UnknownLanguageError,
 )
 from polydeid.core.segments import Segment
@@ -65,7 +66,6 @@ from polydeid.detect.backends.chat_client import ChatEndpoint, RetryPolicy
 from polydeid.detect.backends.llm_parse import (
     Extraction,
     ParsedReply,
-    ReplyFormatError,
     label_key,
     locate,
     parse_reply,

@@ -40,7 +40,7 @@ from typing import Any
 
 import regex
 
-from polydeid.core.errors import DetectionError
+from polydeid.core.errors import ReplyFormatError
 from polydeid.text.scripts import UNSPACED
 
 #: Keys that name the label / the value in an extraction object, most specific first.
@@ -57,10 +57,6 @@ _THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
 _THINK_OPEN = re.compile(r"<think>", re.IGNORECASE)
 _MAX_STARTS = 200  # candidate JSON starts tried in one reply
 _WORD = regex.compile(r"[\p{L}\p{N}\p{M}_\u200c\u200d]")
-
-
-class ReplyFormatError(DetectionError):
-    """The reply holds no readable JSON extraction (the message never quotes it)."""
 
 
 @dataclass(frozen=True, slots=True)

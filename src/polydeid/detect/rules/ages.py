@@ -45,15 +45,7 @@ from polydeid.core.errors import ConfigError
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category
-from polydeid.detect.rules._base import (
-    ContextLexicon,
-    Match,
-    Pattern,
-    RuleDetector,
-    compile_pattern,
-    guarded_finditer,
-    segment_languages,
-)
+from polydeid.detect.rules._base import RuleDetector
 from polydeid.detect.rules.clinical_facts import (
     SP,
     duration_lead_pattern,
@@ -62,7 +54,8 @@ from polydeid.detect.rules.clinical_facts import (
     parse_number,
     word_alternation,
 )
-from polydeid.locales import language_data, languages
+from polydeid.locales import language_data, languages, segment_languages
+from polydeid.text.patterns import ContextLexicon, Match, Pattern, compile_pattern, guarded_finditer
 
 SOURCE_UNIT = "rule.age.unit.v1"
 SOURCE_LABEL = "rule.age.label.v1"

@@ -20,13 +20,9 @@ from functools import cache
 import regex
 
 from polydeid.core.taxonomy import Fact
-from polydeid.detect.rules._base import (
-    Pattern,
-    PhraseFactRule,
-    compile_pattern,
-    phrase_alternation,
-)
+from polydeid.detect.rules._base import PhraseFactRule
 from polydeid.locales import language_data
+from polydeid.text.patterns import Pattern, compile_pattern, phrase_alternation
 
 SOURCE = "facts.care_roles.v1"
 

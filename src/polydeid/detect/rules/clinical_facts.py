@@ -35,15 +35,9 @@ from polydeid.core.errors import ConfigError
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Fact
-from polydeid.detect.rules._base import (
-    Match,
-    Pattern,
-    RuleDetector,
-    compile_pattern,
-    guarded_finditer,
-    segment_languages,
-)
-from polydeid.locales import language_data, languages
+from polydeid.detect.rules._base import RuleDetector
+from polydeid.locales import language_data, languages, segment_languages
+from polydeid.text.patterns import Match, Pattern, compile_pattern, guarded_finditer
 from polydeid.text.scripts import UNSPACED, UNSPACED_CLASS
 
 #: Horizontal whitespace, including no-break spaces.

@@ -44,17 +44,16 @@ from polydeid.core.errors import RuleTimeoutError
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
-from polydeid.detect.rules._base import (
+from polydeid.detect.rules._base import RuleDetector
+from polydeid.locales import language_data, segment_languages
+from polydeid.text.patterns import (
     PATTERN_TIMEOUT_S,
     ContextLexicon,
     Match,
     Pattern,
-    RuleDetector,
     compile_pattern,
     guarded_finditer,
-    segment_languages,
 )
-from polydeid.locales import language_data
 from polydeid.text.scripts import UNSPACED
 
 SOURCE_EMAIL = "rule.contact.email.v1"

@@ -8,7 +8,7 @@ tribes and 24 % of occupations, and called a tribe a religion or a village (the 
 figures in ``benchmarks/results/quality.md``). Records carry them on form lines, so the label
 says what the value is. The labels are the field names and form labels whose values are of
 these categories (``[value.PROFESSION]``, ``[value.TRIBE]``, ``[value.RELIGION]`` and
-``[value.PERSON_CLAN]`` of ``formats/data/fields.toml``, plus every language pack's
+``[value.PERSON_CLAN]`` of ``lexicon/data/fields.toml``, plus every language pack's
 ``occupation``, ``tribe``, ``religion`` and ``clan`` form labels), read as a field name is
 read: the longest known phrase ending the label decides, so "Religion code:" is a code. A
 one-word label that is also a given name ("Faith:", "Job:") is taken for a chat's speaker,
@@ -35,9 +35,8 @@ import regex
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
-from polydeid.detect.rules._base import Pattern, compile_pattern, guarded_finditer
 from polydeid.detect.rules.labelled import LabelledValueRule
-from polydeid.formats.fields import (
+from polydeid.lexicon.fields import (
     DEMOGRAPHIC_CATEGORIES,
     demographic_label_for_words,
     demographic_label_phrases,
@@ -45,7 +44,8 @@ from polydeid.formats.fields import (
     noun_key,
 )
 from polydeid.locales import languages
-from polydeid.transform.pools import name_data
+from polydeid.locales.names import name_data
+from polydeid.text.patterns import Pattern, compile_pattern, guarded_finditer
 
 RULE_ID = "rules.demographics.v1"
 SOURCE = "rule.demographic.label.v1"

@@ -71,17 +71,16 @@ from polydeid.core.errors import ConfigError, RuleTimeoutError
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
-from polydeid.detect.rules._base import (
+from polydeid.detect.rules._base import RuleDetector
+from polydeid.locales import countries, country_data, language_data, segment_languages
+from polydeid.text.patterns import (
     PATTERN_TIMEOUT_S,
     ContextLexicon,
     Match,
     Pattern,
-    RuleDetector,
     compile_pattern,
     guarded_finditer,
-    segment_languages,
 )
-from polydeid.locales import countries, country_data, language_data
 from polydeid.text.scripts import UNSPACED
 
 RULE_ID = "rules.ids.v1"

@@ -29,9 +29,10 @@ from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category
 from polydeid.detect.roles import LABEL_END, START_TAG, VALUE_QUOTES, label_before, name_value
-from polydeid.detect.rules._base import RuleDetector, compile_pattern, guarded_finditer
-from polydeid.formats.fields import WORD_CHARS, is_no_name, normalise_name
+from polydeid.detect.rules._base import RuleDetector
+from polydeid.lexicon.fields import WORD_CHARS, is_no_name, normalise_name
 from polydeid.locales import canonical_language
+from polydeid.text.patterns import compile_pattern, guarded_finditer
 
 #: A label's end (a colon, or a key's equals sign) with the spaces and opening quote after it,
 #: or the end of a start tag ("<mother_name>").
@@ -45,7 +46,7 @@ def word_before(text: str, colon: int) -> str:
     """The word (letters, marks and digits) ending right before ``colon`` (or a key's equals
     sign; for a start tag's ``>``, the last word of its element's name), spaces and a quoted
     key's closing quote between skipped; split and folded as
-    :func:`polydeid.formats.fields.normalise_name` does. A quick filter: most colons ("status:
+    :func:`polydeid.lexicon.fields.normalise_name` does. A quick filter: most colons ("status:
     …" in a structured document's fields) follow no label a rule reads."""
     if text[colon] == ">":  # a start tag: its element's name, attributes between skipped
         opening = text.rfind("<", max(0, colon - 120), colon)

@@ -3,7 +3,7 @@
 
 A model reads names from their context and their shape; a form line says outright that a name
 follows, whether or not the name is familiar, capitalised or whole in the model's reading.
-The labels are those of ``[name_labels]`` in ``formats/data/fields.toml`` (English and other
+The labels are those of ``[name_labels]`` in ``lexicon/data/fields.toml`` (English and other
 phrases plus every language pack's ``patient_name``, ``mother_name`` and ``father_name`` form
 labels; the longest listed phrase ending the label decides, and ``not_names`` phrases such as
 "Drug name" block a shorter one). Role nouns alone ("Patient:", "Doctor:", "Mother:") are not
@@ -33,7 +33,7 @@ from functools import cache
 
 from polydeid.core.taxonomy import Category, Fact
 from polydeid.detect.rules.labelled import LabelledValueRule
-from polydeid.formats.fields import name_label_for_words, name_label_phrases
+from polydeid.lexicon.fields import name_label_for_words, name_label_phrases
 
 RULE_ID = "rules.names.v1"
 SOURCE = "rule.name.label.v1"
@@ -42,7 +42,7 @@ SCORE = 0.9
 
 @cache
 def _last_words() -> frozenset[str]:
-    """The last word of every name label, as :func:`polydeid.formats.fields.normalise_name`
+    """The last word of every name label, as :func:`polydeid.lexicon.fields.normalise_name`
     splits it."""
     return frozenset(words[-1] for words in name_label_phrases())
 

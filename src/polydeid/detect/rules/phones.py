@@ -41,17 +41,21 @@ from polydeid.core.errors import ConfigError, RuleTimeoutError
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
-from polydeid.detect.rules._base import (
-    PATTERN_TIMEOUT_S,
-    ContextLexicon,
-    Pattern,
-    RuleDetector,
-    compile_pattern,
-    guarded_finditer,
+from polydeid.detect.rules._base import RuleDetector
+from polydeid.locales import (
+    canonical_language,
+    language_data,
+    language_info,
     segment_countries,
     segment_languages,
 )
-from polydeid.locales import canonical_language, language_data, language_info
+from polydeid.text.patterns import (
+    PATTERN_TIMEOUT_S,
+    ContextLexicon,
+    Pattern,
+    compile_pattern,
+    guarded_finditer,
+)
 
 SOURCE_INTERNATIONAL = "rule.phone.intl.v1"
 SOURCE_NATIONAL = "rule.phone.national.v1"

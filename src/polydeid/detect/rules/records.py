@@ -36,7 +36,7 @@ from polydeid.core.errors import ConfigError
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
-from polydeid.detect.rules._base import Pattern, RuleDetector, compile_pattern, segment_languages
+from polydeid.detect.rules._base import RuleDetector
 from polydeid.detect.rules.ids import (
     INTERNATIONAL,
     LabelledToken,
@@ -46,7 +46,8 @@ from polydeid.detect.rules.ids import (
     labelled_tokens,
     value_shape,
 )
-from polydeid.locales import country_data
+from polydeid.locales import country_data, segment_languages
+from polydeid.text.patterns import Pattern, compile_pattern
 
 RULE_ID = "rules.records.v1"
 SOURCE_PREFIX = "rule.record.prefix.v1"

@@ -11,8 +11,9 @@ for it rather than return nothing (fail closed); pipelines only call detectors w
 
 from __future__ import annotations
 
+import copy
 import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -26,8 +27,11 @@ from polydeid.core.errors import (
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category
+from polydeid.detect.passes import SpanPass
+from polydeid.detect.tagger.decode import decode, decoder_passes
+from polydeid.detect.tagger.decoder_passes import DECODER_PASSES
 from polydeid.detect.tagger.model import MODEL_DIR, TaggerModel
-from polydeid.detect.tagger.windows import decode, name_form
+from polydeid.locales.names import name_words
 
 ROUTER_FILE = "router.toml"
 DEFAULT_THRESHOLD = 0.5
@@ -73,11 +77,21 @@ class TaggerDetector:
 
     id = "tagger.e5small.v1"
 
-    def __init__(self, folder: str | Path | None = None, *, precision: str | None = None) -> None:
+    def __init__(
+        self,
+        folder: str | Path | None = None,
+        *,
+        precision: str | None = None,
+        disabled_passes: Collection[str] = (),
+    ) -> None:
         """``precision``: the matrix products' (``auto``, ``float32``, ``bfloat16``; None:
-        ``POLYDEID_TAGGER_PRECISION``, then ``auto``)."""
+        ``POLYDEID_TAGGER_PRECISION``, then ``auto``); ``disabled_passes``: decoder passes
+        switched off by id (:data:`~polydeid.detect.tagger.decoder_passes.DECODER_PASSES`)."""
         from polydeid.detect.tagger.precision import resolve
 
+        self.passes: tuple[SpanPass, ...] = DECODER_PASSES
+        self._disabled = frozenset(disabled_passes)
+        self._decoding = decoder_passes(self._disabled)
         self.folder = Path(folder) if folder is not None else MODEL_DIR
         self.routes = read_router(self.folder)
         self.model = _shared_model(str(self.folder), resolve(precision))
@@ -88,6 +102,17 @@ class TaggerDetector:
 
     def __repr__(self) -> str:
         return f"TaggerDetector({self.id}, languages={len(self.languages)})"
+
+    def without_passes(self, disabled: Collection[str]) -> TaggerDetector:
+        """This detector (the same model) decoding without the passes named in ``disabled``;
+        itself where none of them is a decoder pass."""
+        off = self._disabled | {p.id for p in self.passes if p.id in disabled}
+        if off == self._disabled:
+            return self
+        other = copy.copy(self)
+        other._disabled = frozenset(off)
+        other._decoding = decoder_passes(off)
+        return other
 
     def detect(self, segment: Segment) -> Iterable[Span]:
         return self.detect_many([segment])[0]
@@ -108,7 +133,8 @@ class TaggerDetector:
                 route.thresholds,
                 default_threshold=DEFAULT_THRESHOLD,
                 source=self.id,
-                names=name_form(segment.lang),
+                names=name_words(segment.lang),
+                passes=self._decoding,
             )
             out.append([s for s in spans if s.label in route.categories])
         return out

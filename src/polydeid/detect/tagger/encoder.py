@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from polydeid.core.errors import ConfigError
+from polydeid.core.errors import ConfigError, EncoderFileError
 
 log = logging.getLogger(__name__)
 
@@ -71,13 +71,6 @@ _Q4_BLOCK = np.dtype([("d", "<f2"), ("qs", "u1", (16,))])  # 18 bytes
 _MAX_CODEPOINT = 0x10FFFF
 _LAYER_PARTS = ("q", "k", "v", "ao", "fi", "fo")  # Q4_0 matrices (+ f32 bias)
 _LAYER_NORMS = ("aln", "oln")  # f32 weight and bias
-
-
-class EncoderFileError(ConfigError):
-    """A packed encoder file (or a converted directory) is malformed, truncated or unsupported.
-
-    ``location`` names the file; the message names the byte offset and field that failed.
-    """
 
 
 # ------------------------------------------------------------------------------ the file

@@ -63,7 +63,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from polydeid.core.errors import ConfigError, DetectionError, PolydeidError
+from polydeid.core.errors import ConfigError, ExportError, PolydeidError
 
 HF_FILES = (
     "config.json",
@@ -95,10 +95,6 @@ SAMPLE_TEXTS = (
     "Пациентка Иванова Мария Петровна, 34 года, поступила в больницу № 7.",
     "\ufeffरोगी राम प्रसाद शर्मा, उम्र 52 वर्ष, जयपुर से।",
 )
-
-
-class ExportError(DetectionError):
-    """An export failed its check (the exported model does not reproduce the tagger)."""
 
 
 # ------------------------------------------------------------------------- the tokenizer
@@ -376,7 +372,7 @@ def _demote_headings(markdown: str) -> str:
 
 def model_card(folder: Path, dtype: str, router: Mapping[str, Any]) -> str:
     """The README.md of an export: how to use it, then the shipped model card."""
-    from polydeid import __version__
+    from polydeid.core.version import __version__
     from polydeid.detect.tagger.model import TaggerMeta
     from polydeid.detect.tagger.windows import CATEGORIES
 

@@ -17,18 +17,18 @@ from polydeid.core.errors import DetectionError, DetectorUnavailableError, Polyd
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category
+from polydeid.detect.tagger.decode import decode
 from polydeid.detect.tagger.precision import autocast, resolve
 from polydeid.detect.tagger.windows import (
     TAG_INDEX,
     TAGS,
     Aligned,
-    decode,
-    name_form,
     owner_windows,
     windows,
     word_rows,
 )
 from polydeid.locales import canonical_language
+from polydeid.locales.names import name_words
 from polydeid.text.wordgrid import words
 
 from ._checkpoint import (
@@ -325,6 +325,6 @@ class HfWordGridDetector:
                     route.thresholds,
                     default_threshold=route.threshold,
                     source=self.id,
-                    names=name_form(segments[i].lang),
+                    names=name_words(segments[i].lang),
                 )
         return out

@@ -1,24 +1,20 @@
-"""Name and place pools for surrogates, read from the locale data files.
+"""The names of a language (``names.toml``): pools for surrogates and synthetic notes, and
+lookups of a name word's role and gender.
 
 ``locales/languages/<code>/names.toml``::
 
     [meta]      sources, licence
     [format]    order = "given_first" | "family_first"; joiner = " " ("" for Chinese);
                 family_words = how many final words are surnames in a 3+ word name (2 for Spanish);
-                titles = honorifics kept as written ("Dr", "Bw", "Frau")
+                titles = titles and particles written with names ("Dr", "Bw", "Frau"; "van");
+                honorifics = titles of running text before a name ("Migosi", "Rais");
+                greetings = words a message opens with before the name it addresses ("Dear");
+                pronouns = the first-person pronoun a writer puts before their own name;
+                possessive_suffixes ("'s"); titles_in_names = whether a title written
+                before a name belongs to the name span (English, as ASQ-PHI annotates)
     [default]   given_male, given_female, family; optional family_male/family_female
                 (gendered surnames), middle_male/middle_female (Vietnamese), clans
     [countries.<CC>]  the same lists for names as written in that country (optional)
-
-``locales/countries/<CC>/places.toml``::
-
-    [meta]      sources, licence
-    [places]    named lists from the smallest division to the largest: villages, parishes,
-                subcounties, districts, cities, regions, … (a name in several lists counts as
-                the largest)
-    [streets]   names = street names; patterns = address patterns with {street} and {number}
-    [facilities] patterns with {place} (e.g. "{place} Health Centre III"); names = real ones
-    [organizations] patterns with {place}
 """
 
 from __future__ import annotations
@@ -29,8 +25,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from polydeid.locales import canonical_language, country_data, language_data, language_info
-from polydeid.transform.normalise import normalise
+from polydeid.locales import canonical_language, language_data, language_info, languages
+from polydeid.text.normalise import normalise
 
 _NAME_LISTS = (
     "given_male",
@@ -55,8 +51,107 @@ SCRIPT_LANGUAGE: Mapping[str, str] = {
 
 _UNICODE_SCRIPT = {"CJK": "Han", **{s.upper(): s for s in SCRIPT_LANGUAGE}}
 
-#: Preference order of place lists when the original is found in none of them.
-PLACE_PREFERENCE = ("villages", "localities", "parishes", "wards", "cities", "districts", "regions")
+
+@dataclass(frozen=True, slots=True)
+class NameFormat:
+    """How a language writes names: ``[format]`` of its ``names.toml`` (see the module
+    docstring; every field empty or default without one)."""
+
+    family_first: bool = False
+    family_words: int = 1
+    joiner: str = " "
+    titles: tuple[str, ...] = ()
+    honorifics: tuple[str, ...] = ()
+    greetings: tuple[str, ...] = ()
+    pronouns: tuple[str, ...] = ()
+    possessive_suffixes: tuple[str, ...] = ()
+    titles_in_names: bool = False
+
+
+@cache
+def name_format(lang: str) -> NameFormat:
+    """The :class:`NameFormat` of language ``lang`` (a canonical code)."""
+    fmt = language_data(lang, "names").get("format", {})
+    return NameFormat(
+        family_first=fmt.get("order", "given_first") == "family_first",
+        family_words=int(fmt.get("family_words", 1)),
+        joiner=fmt.get("joiner", " "),
+        titles=tuple(fmt.get("titles", ())),
+        honorifics=tuple(fmt.get("honorifics", ())),
+        greetings=tuple(fmt.get("greetings", ())),
+        pronouns=tuple(fmt.get("pronouns", ())),
+        possessive_suffixes=tuple(fmt.get("possessive_suffixes", ())),
+        titles_in_names=bool(fmt.get("titles_in_names", False)),
+    )
+
+
+@cache
+def name_titles(lang: str) -> tuple[str, ...]:
+    """The capitalised titles of ``lang`` (lower-case particles such as ``zu``, ``dos`` belong
+    to names and are left out)."""
+    return tuple(t for t in name_format(lang).titles if not t[:1].islower())
+
+
+@cache
+def name_particles() -> frozenset[str]:
+    """Every language's titles, casefolded: the titles ("mrs", "dr") and particles ("van",
+    "de", "zu", "dos") written with names, which are no name on their own."""
+    return frozenset(t.casefold() for lang in languages() for t in name_format(lang).titles)
+
+
+@cache
+def folded_titles(*langs: str) -> frozenset[str]:
+    """The titles (:func:`name_titles`) of ``langs``, casefolded."""
+    return frozenset(t.casefold() for lang in langs for t in name_titles(lang))
+
+
+def titles_in_names(lang: str) -> bool:
+    """Whether a title written before a name belongs to the name span in ``lang``."""
+    return name_format(lang).titles_in_names
+
+
+def is_title(word: str, *langs: str) -> bool:
+    """Whether ``word`` is a title of one of ``langs`` (casefolded; "Dr", "Mrs", "Bw")."""
+    return word.casefold() in folded_titles(*langs)
+
+
+@dataclass(frozen=True, slots=True)
+class NameWords:
+    """The words written around names in a language, casefolded, for reading name spans."""
+
+    #: capitalised titles (:func:`folded_titles`)
+    titles: frozenset[str] = frozenset()
+    #: titles of running text before a name ("migosi", "rais"): they mark a person
+    honorifics: frozenset[str] = frozenset()
+    #: words trimmed from the start of a name: honorifics, greetings ("habari", "dear") and
+    #: first-person pronouns (Dholuo "an")
+    openers: frozenset[str] = frozenset()
+    #: first-person pronouns a writer puts before their own name
+    pronouns: frozenset[str] = frozenset()
+    #: possessive endings of a name's last word ("'s")
+    possessive_suffixes: tuple[str, ...] = ()
+    #: whether a title written right before a name belongs to the name span
+    titles_in_names: bool = False
+    #: words a span of nothing else is no name of: the titles and the openers
+    bare: frozenset[str] = frozenset()
+
+
+@cache
+def name_words(lang: str) -> NameWords:
+    """The :class:`NameWords` of language ``lang`` (a canonical code), from its
+    :class:`NameFormat`; empty without a ``names.toml``."""
+    fmt = name_format(lang)
+    titles = folded_titles(lang)
+    openers = frozenset(t.casefold() for t in (*fmt.honorifics, *fmt.greetings, *fmt.pronouns))
+    return NameWords(
+        titles=titles,
+        honorifics=frozenset(t.casefold() for t in fmt.honorifics),
+        openers=openers,
+        pronouns=frozenset(t.casefold() for t in fmt.pronouns),
+        possessive_suffixes=fmt.possessive_suffixes,
+        titles_in_names=fmt.titles_in_names,
+        bare=titles | openers,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,41 +245,6 @@ class NameData:
         return (self.lookups[self.pool_key(countries)], self.lookups["*"])
 
 
-@dataclass(frozen=True, slots=True)
-class PlaceData:
-    """The place lists and patterns of one country."""
-
-    country: str
-    lists: Mapping[str, tuple[str, ...]]
-    streets: tuple[str, ...]
-    address_patterns: tuple[str, ...]
-    facility_patterns: tuple[str, ...]
-    facility_names: tuple[str, ...]
-    organization_patterns: tuple[str, ...]
-    lookup: Mapping[str, str]
-
-    @property
-    def places(self) -> tuple[str, ...]:
-        """Small named places to fill ``{place}`` in patterns."""
-        for kind in ("villages", "localities", "cities", "districts"):
-            if self.lists.get(kind):
-                return self.lists[kind]
-        return next((values for values in self.lists.values() if values), ())
-
-    def list_for(self, original: str) -> tuple[str, ...]:
-        """The list the original belongs to, else the most local list in the original's script."""
-        known = self.lookup.get(normalise(original))
-        script = script_of(original)
-        fallback: tuple[str, ...] = ()
-        for kind in (known,) if known else (*PLACE_PREFERENCE, *self.lists):
-            values = self.lists.get(kind, ())
-            same_script = tuple(v for v in values if script_of(v) == script)
-            if same_script:
-                return same_script
-            fallback = fallback or values
-        return fallback
-
-
 def script_of(text: str) -> str | None:
     """The script of the first letter of ``text`` (``"Latin"``, ``"Han"``, …), if known."""
     for ch in text:
@@ -201,7 +261,7 @@ def name_data(lang: str) -> NameData | None:
     raw = language_data(code, "names")
     if not raw:
         return None
-    fmt = raw.get("format", {})
+    fmt = name_format(code)
     default = _pool(raw.get("default", {}))
     by_country = {cc.upper(): _pool(t) for cc, t in raw.get("countries", {}).items()}
     lookups = {
@@ -212,43 +272,20 @@ def name_data(lang: str) -> NameData | None:
     return NameData(
         lang=code,
         script=language_info(code).script,
-        family_first=fmt.get("order", "given_first") == "family_first",
-        family_words=int(fmt.get("family_words", 1)),
-        joiner=fmt.get("joiner", " "),
-        titles=frozenset(normalise(t).rstrip(".") for t in fmt.get("titles", ())),
+        family_first=fmt.family_first,
+        family_words=fmt.family_words,
+        joiner=fmt.joiner,
+        titles=frozenset(normalise(t).rstrip(".") for t in fmt.titles),
         default=default,
         by_country=by_country,
         lookups=lookups,
     )
 
 
-@cache
-def place_data(country: str) -> PlaceData | None:
-    """Places of country ``country``, or None when it ships no ``places.toml``."""
-    raw = country_data(country.upper(), "places")
-    if not raw:
-        return None
-    lists = {k: _names(v) for k, v in raw.get("places", {}).items()}
-    lookup: dict[str, str] = {}
-    for kind in lists:  # later (larger) divisions win: "Abim" is a district before a village
-        for name in lists[kind]:
-            lookup[normalise(name)] = kind
-    streets, facilities, orgs = (raw.get(k, {}) for k in ("streets", "facilities", "organizations"))
-    return PlaceData(
-        country=country.upper(),
-        lists=lists,
-        streets=_names(streets.get("names", ())),
-        address_patterns=_names(streets.get("patterns", ())),
-        facility_patterns=_names(facilities.get("patterns", ())),
-        facility_names=_names(facilities.get("names", ())),
-        organization_patterns=_names(orgs.get("patterns", ())),
-        lookup=lookup,
-    )
-
-
 def _pool(table: Mapping[str, Any]) -> NamePool:
-    return NamePool(**{k: _names(table.get(k, ())) for k in _NAME_LISTS})
+    return NamePool(**{k: names_of(table.get(k, ())) for k in _NAME_LISTS})
 
 
-def _names(values: Any) -> tuple[str, ...]:
+def names_of(values: Any) -> tuple[str, ...]:
+    """The non-empty strings of ``values``, stripped, first occurrence kept."""
     return tuple(dict.fromkeys(str(v).strip() for v in values if str(v).strip()))
