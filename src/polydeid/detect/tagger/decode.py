@@ -24,8 +24,7 @@ from collections.abc import Collection, Mapping, Sequence
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import COARSE_GROUP, Category
 from polydeid.detect.passes import SpanPass, Stage, check_known, passes_version, select
-from polydeid.detect.tagger.decoder_passes import DECODER_PASSES, pool
-from polydeid.detect.tagger.reading import (
+from polydeid.detect.tagger._reading import (
     GROUPS,
     Cut,
     DecodeContext,
@@ -33,6 +32,7 @@ from polydeid.detect.tagger.reading import (
     Reading,
     word_tag,
 )
+from polydeid.detect.tagger.decoder_passes import DECODER_PASSES, pool
 from polydeid.detect.tagger.windows import OUTSIDE
 from polydeid.locales.names import NameWords
 

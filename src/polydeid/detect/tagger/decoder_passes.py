@@ -17,7 +17,7 @@ from polydeid.core.spans import Span
 from polydeid.core.taxonomy import COARSE_GROUP, Category
 from polydeid.detect.passes import SpanPass, Stage
 from polydeid.detect.roles import longer_name_of
-from polydeid.detect.tagger.reading import (
+from polydeid.detect.tagger._reading import (
     GROUPS,
     Cut,
     DecodeContext,

@@ -9,20 +9,17 @@ it does what autocast does with the reference model — matrix products and atte
 bfloat16; embeddings, residual sums, layer norms in float32 — and gives the same logits
 (tested); in ``float32`` everything is float32.
 
-Measured on the 2-core development machine (bfloat16, one window a call, ad hoc timing): 32
-ms against the reference model's 47 ms for 256 tokens, 16 against 24 ms for 64 — Python and
-per-module overhead that a short text pays in full. The weights are read once, when the
+It removes the Python and per-module overhead that a short text pays in full (timings:
+``benchmarks/results/tagger_speed.md``). The weights are read once, when the
 :class:`FastTagger` is built: it serves a loaded, fixed model, never one being trained.
 
 In bfloat16 the linear weights are also laid out once in oneDNN's blocked format
-(:func:`packed_products`) where this torch has oneDNN: a plain bfloat16 weight is laid out
-again on every product, which costs a short input (a few dozen tokens) about as much as the
-product itself. It is the same product with its sums taken in another order: on a test input
-about one logit in twenty differs from the plain product's, by one bfloat16 rounding step,
-and the default profile's spans were identical on 590 development documents (MEDDOCAN dev and
-the synthetic unseen-name notes; ad hoc comparison). The product is checked against
-``F.linear`` when the tagger is built, and not used if it disagrees or is missing.
-"""
+(:func:`packed_products`) where this torch has oneDNN: a plain bfloat16 weight is laid out again
+on every product, which costs a short input (a few dozen tokens) about as much as the product
+itself. It is the same product with its sums taken in another order (a logit may differ by one
+bfloat16 rounding step; the model card records the check on the development data). The product
+is checked against ``F.linear`` when the tagger is built, and not used if it disagrees or is
+missing."""
 
 from __future__ import annotations
 

@@ -1,12 +1,11 @@
 """Which floating-point precision the tagger's matrix products run in on this machine.
 
 bfloat16 speeds the tagger up where the processor multiplies bfloat16 natively (``avx512_bf16``
-or ``amx_bf16``; measured on the 2-core development machine: the model 1.7x, the whole
-pipeline 1.4-1.5x in ``benchmarks/results/tagger_speed.md``, with 4 of about 21,500 MEDDOCAN dev
-words changing their most likely tag). Elsewhere torch emulates it,
-slower than float32, so ``auto`` keeps float32 there. Layer norms, softmax and the loss stay in
-float32 (``torch.autocast``); the weights stay float32. Inference on a loaded model does the same
-through :mod:`polydeid.detect.tagger.fast`, which holds a bfloat16 copy of the linear weights.
+or ``amx_bf16``; speed-ups in ``benchmarks/results/tagger_speed.md``, tag changes in the model
+card). Elsewhere torch emulates it, slower than float32, so ``auto`` keeps float32 there. Layer
+norms, softmax and the loss stay in float32 (``torch.autocast``); the weights stay float32.
+Inference on a loaded model does the same through :mod:`polydeid.detect.tagger.fast`, which
+holds a bfloat16 copy of the linear weights.
 
 The choice: an explicit argument, else ``POLYDEID_TAGGER_PRECISION`` (``auto``, ``float32``,
 ``bfloat16``), else ``auto``.
