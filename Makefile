@@ -40,6 +40,7 @@ demo: setup
 lint: setup
 	$(BIN)/ruff check src tests benchmarks examples
 	$(BIN)/ruff format --check src tests benchmarks examples
+	$(BIN)/mypy
 
 test: setup lint
 	$(BIN)/pytest
@@ -48,4 +49,4 @@ bench: setup
 	$(BIN)/python benchmarks/rules_speed.py
 
 clean:
-	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache .ruff_cache .mypy_cache .hypothesis

@@ -20,8 +20,9 @@ from polydeid.transform.redactor import RedactionResult, Redactor
 from polydeid.transform.vault import Vault
 
 if TYPE_CHECKING:
-    from polydeid.engine import DocumentProcessor, FieldSpan, Sampler
+    from polydeid.engine import DocumentProcessor, FieldSpan
     from polydeid.formats.base import Document
+    from polydeid.formats.csv import Sampler
 
 #: What ``redact_document`` accepts: raw bytes or text of a file, or a parsed JSON value
 #: (dict or list, e.g. a FHIR resource, chat messages or CSV rows as a list of dicts).

@@ -48,7 +48,7 @@ class ChatReader:
         body = text.lstrip("\ufeff \t\r\n")
         lines = body.startswith("{") and _one_value_per_line(body)
         validate(text, source=source, lines=lines)
-        return Document(text, LazyFields(text, source, chat_role, lines=lines), "chat")  # type: ignore[arg-type]
+        return Document(text, LazyFields(text, source, chat_role, lines=lines), "chat")
 
 
 def _one_value_per_line(body: str) -> bool:

@@ -121,6 +121,8 @@ class _Rules:
     logger_item: re.Pattern[str]
     other_items: tuple[re.Pattern[str], ...]
     json_log_keys: frozenset[str]
+    #: Matches at every position (possibly empty), so its ``.match()`` is never None; typeshed
+    #: cannot know that, hence ``# type: ignore[union-attr]`` where one is read.
     separator: re.Pattern[str]
     layouts: tuple[_Layout, ...]
     python_start: re.Pattern[str]
@@ -611,9 +613,9 @@ class _Builder:
                 i += 1
                 continue
             if indented_code and previous_blank and (line[:1] == "\t" or line.startswith("    ")):
-                j = self._indented_block(spans, i)
-                if j is not None:
-                    i, previous_blank = j, False
+                block_end = self._indented_block(spans, i)
+                if block_end is not None:
+                    i, previous_blank = block_end, False
                     continue
             previous_blank = False
             if rules.python_start.match(line):
@@ -775,7 +777,8 @@ def _log_pairs(line: str) -> Iterator[tuple[str, Role, int, int]]:
             token = _QUERY_VALUE.match(line, value_start)
             value_end = token.end() if token else value_start
         words = len(line[value_start:value_end].split())
-        if COARSE_GROUP.get(role.category) not in _PAIR_GROUPS or not 0 < words <= _PAIR_WORDS:
+        group_name = None if role.category is None else COARSE_GROUP.get(role.category)
+        if group_name not in _PAIR_GROUPS or not 0 < words <= _PAIR_WORDS:
             continue
         yield m.group("key"), role, value_start, value_end
 

@@ -88,7 +88,8 @@ def reader(name: str, **options: Any) -> FormatReader:
     except KeyError:
         raise ConfigError(f"unknown format {name!r}; known: {', '.join(FORMATS)}") from None
     module, cls = target.split(":")
-    return getattr(importlib.import_module(module), cls)(**options)  # type: ignore[no-any-return]
+    instance: FormatReader = getattr(importlib.import_module(module), cls)(**options)
+    return instance
 
 
 def _refine_json(data: bytes) -> str:

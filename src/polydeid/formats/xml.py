@@ -146,7 +146,7 @@ class _NoTarget:
     """An ElementTree parser target with no callbacks: validation builds no tree."""
 
 
-class _Validator(DefusedXMLParser):  # type: ignore[misc]
+class _Validator(DefusedXMLParser):
     """defusedxml's parser, refusing with a position and without echoing the document.
 
     (Its own names carry a ``_pd_`` prefix: ElementTree's parser keeps private attributes such
@@ -624,17 +624,17 @@ class _Scan:
         pos = m.end()
         attributes: list[Attribute] = []
         while True:
-            a = _ATTRIBUTE.match(text, pos)
-            if a is None:
+            found = _ATTRIBUTE.match(text, pos)
+            if found is None:
                 break
-            group = 2 if a.group(2) is not None else 3
-            start, end = a.span(group)
+            group = 2 if found.group(2) is not None else 3
+            start, end = found.span(group)
             value, offsets = decode_references(text, start, end)
-            name = a.group(1)
+            name = found.group(1)
             prefix, _, local = name.rpartition(":")
             quote = '"' if group == 2 else "'"
             attributes.append(Attribute(name, prefix, local, start, end, quote, value, offsets))
-            pos = a.end()
+            pos = found.end()
         close = _TAG_END.match(text, pos)
         if close is None:
             raise self._broken(pos)

@@ -31,7 +31,7 @@ import binascii
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, cast, runtime_checkable
 
 import regex
 from cryptography.exceptions import InvalidTag
@@ -104,12 +104,36 @@ class OperatorContext:
 
 @runtime_checkable
 class Operator(Protocol):
-    """Replaces one identifier span; ``original`` is the span's text."""
+    """Replaces one identifier span; ``original`` is the span's text.
 
-    name: str
-    needs_key: bool
+    ``name`` and ``needs_key`` are only read (the built-in operators set them on the class).
+    """
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def needs_key(self) -> bool: ...
 
     def apply(self, span: Span, original: str, ctx: OperatorContext) -> str: ...
+
+
+class OperatorClass(Protocol):
+    """An operator class as the built-in registry uses it: called with its options, and
+    saying on the class whether it needs a key."""
+
+    needs_key: bool
+
+    def __call__(self, options: Any, /) -> Operator: ...
+
+
+def identifier_category(span: Span) -> Category:
+    """The category of an identifier span (what operators are applied to).
+
+    The redactor drops fact spans before any operator sees a span, so the label is a
+    :class:`Category`; ``Span.label`` is typed ``Category | Fact`` and cannot say so.
+    """
+    return cast(Category, span.label)
 
 
 # --- options ---------------------------------------------------------------------------------
@@ -190,7 +214,7 @@ def _tag(category: Category, template: str = "[{category}]") -> str:
 
 def safe_fallback(span: Span, original: str) -> str:
     """A tag for ``span``, or a neutral text when the tag would contain the original."""
-    for text in (_tag(span.label), "[REDACTED]", "[X]"):  # type: ignore[arg-type]
+    for text in (_tag(identifier_category(span)), "[REDACTED]", "[X]"):
         if not contains_original(text, original):
             return text
     return ""
@@ -203,7 +227,7 @@ class TagOperator:
     needs_key: ClassVar[bool] = False
 
     def apply(self, span: Span, original: str, ctx: OperatorContext) -> str:
-        return _tag(span.label, self.options.template)  # type: ignore[arg-type]
+        return _tag(identifier_category(span), self.options.template)
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,7 +237,7 @@ class NumberedTagOperator:
     needs_key: ClassVar[bool] = False
 
     def apply(self, span: Span, original: str, ctx: OperatorContext) -> str:
-        category: Category = span.label  # type: ignore[assignment]
+        category = identifier_category(span)
         n = ctx.state.number(category, ctx.identity(category, original))
         return self.options.template.format(category=category.value, n=n)
 
@@ -274,7 +298,7 @@ class EncryptOperator:
 
     def apply(self, span: Span, original: str, ctx: OperatorContext) -> str:
         ctx.keys.require_user_key(self.name)
-        return encrypt_token(original, span.label, ctx.keys.encrypt)  # type: ignore[arg-type]
+        return encrypt_token(original, identifier_category(span), ctx.keys.encrypt)
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,7 +308,7 @@ class SurrogateOperator:
     needs_key: ClassVar[bool] = False
 
     def apply(self, span: Span, original: str, ctx: OperatorContext) -> str:
-        category: Category = span.label  # type: ignore[assignment]
+        category = identifier_category(span)
         key = ctx.identity(category, original)
         stored = ctx.vault.get(key)
         if stored is not None and not contains_original(stored, original):
@@ -414,7 +438,7 @@ def register_operator(
 
 def register_builtins() -> None:
     """Register the built-in operators (idempotent)."""
-    builtins: Mapping[str, tuple[type[Options], Callable[[Any], Operator]]] = {
+    builtins: Mapping[str, tuple[type[Options], OperatorClass]] = {
         "tag": (TagOptions, TagOperator),
         "numbered_tag": (NumberedOptions, NumberedTagOperator),
         "mask": (MaskOptions, MaskOperator),
@@ -427,7 +451,7 @@ def register_builtins() -> None:
     }
     for name, (options, build) in builtins.items():
         if name not in _REGISTRY:
-            register_operator(name, options, build, needs_key=build.needs_key)  # type: ignore[attr-defined]
+            register_operator(name, options, build, needs_key=build.needs_key)
 
 
 def known_operators() -> tuple[str, ...]:

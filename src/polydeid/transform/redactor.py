@@ -29,6 +29,7 @@ from polydeid.transform.operators import (
     DocumentState,
     Operator,
     OperatorContext,
+    identifier_category,
 )
 from polydeid.transform.policy import Policy
 from polydeid.transform.surrogates import SurrogateGenerator, SurrogateValidator
@@ -137,7 +138,8 @@ class Redactor:
         replacements: list[Replacement] = []
         pos = out_len = 0
         for span in ordered:
-            operator = self._operators[span.label]  # type: ignore[index]
+            category = identifier_category(span)
+            operator = self._operators[category]
             new = operator.apply(span, text[span.start : span.end], ctx)
             before = text[pos : span.start]
             parts.append(before)
@@ -145,7 +147,7 @@ class Redactor:
             new_start = out_len + len(before)
             out_len = new_start + len(new)
             replacements.append(
-                Replacement(span.start, span.end, new_start, out_len, span.label, operator.name)  # type: ignore[arg-type]
+                Replacement(span.start, span.end, new_start, out_len, category, operator.name)
             )
             pos = span.end
         parts.append(text[pos:])
@@ -154,7 +156,7 @@ class Redactor:
     def _reserved(self, spans: Sequence[Span], text: str) -> frozenset[bytes]:
         """Identity keys of the originals that surrogates must not reproduce."""
         return frozenset(
-            identity_key(self.keys.vault, span.label, text[span.start : span.end])  # type: ignore[arg-type]
+            identity_key(self.keys.vault, identifier_category(span), text[span.start : span.end])
             for span in spans
             if span.label in self._unique_surrogate
         )

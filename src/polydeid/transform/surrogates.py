@@ -148,11 +148,12 @@ class SurrogateGenerator:
         accept: Callable[[str], bool] | None = None,
     ) -> str | None:
         """The first candidate that is valid, new and accepted by ``accept``; else None."""
-        check = self._needs_validation(original, category, segment)
+        # The validator, where the original passes it (else candidates are not checked).
+        validate = self.validate if self._needs_validation(original, category, segment) else None
         for candidate in self.candidates(original, category, segment, seed):
             if not candidate or contains_original(candidate, original):
                 continue
-            if check and not self.validate(candidate, category, segment):  # type: ignore[misc]
+            if validate is not None and not validate(candidate, category, segment):
                 continue
             if accept is None or accept(candidate):
                 return candidate

@@ -370,7 +370,7 @@ class SqliteVault(_PerThread, _Revealing):
         return {"path": str(self.path), "timeout": self.timeout}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["path"], timeout=state["timeout"])  # type: ignore[misc]
+        type(self).__init__(self, state["path"], timeout=state["timeout"])
 
     def __repr__(self) -> str:
         return f"SqliteVault({str(self.path)!r})"
@@ -545,8 +545,8 @@ class PostgresVault(_PerThread, _Revealing):
         return {"url": self.url, "retries": self.retries, "connect_timeout": self.connect_timeout}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(  # type: ignore[misc]
-            state["url"], retries=state["retries"], connect_timeout=state["connect_timeout"]
+        type(self).__init__(
+            self, state["url"], retries=state["retries"], connect_timeout=state["connect_timeout"]
         )
 
     def __repr__(self) -> str:
@@ -635,7 +635,7 @@ class PostgresVault(_PerThread, _Revealing):
         self, key: bytes, surrogate: str, *, value_key: bytes | None, sealed: bytes | None = None
     ) -> bool:
         _check_put(key, surrogate, value_key, sealed)
-        rowcount = self._run(
+        rowcount: int = self._run(
             lambda c: (
                 c.execute(
                     f"INSERT INTO {TABLE} (key, value_key, surrogate, sealed) "
