@@ -15,27 +15,29 @@ resolution. Writes ``benchmarks/results/passes.md``.
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from quality import DATA, DEV_CORPORA, RESULTS, synthetic_unseen
+from quality import DATA, DEV_CORPORA, RESULTS, read_dev_corpus, synthetic_unseen
 
 from polydeid.core.segments import Origin, Segment
 from polydeid.core.spans import Span
-from polydeid.corpora import Corpus, read_corpus
+from polydeid.corpora import Corpus
 from polydeid.detect.base import Detector
 from polydeid.detect.passes import SEGMENT_PASSES, SpanPass
 from polydeid.detect.pipeline import Pipeline
 from polydeid.detect.profiles import profile_detectors
 from polydeid.detect.tagger.decoder_passes import DECODER_PASSES
 from polydeid.detect.tagger.detector import TaggerDetector
+from polydeid.detect.tagger.precision import native_bf16
 from polydeid.detect.tagger.precision import resolve as tagger_precision
 from polydeid.evaluate.harness import score_in_scope, scored_categories, silver_facts
-from polydeid.train.tagger import in_holdout
 
 Key = tuple[str, int, int, str]
 
@@ -99,26 +101,25 @@ def run(pipeline: Pipeline, corpus: Corpus, facts: Any) -> Outcome:
 
 
 def corpora(only: str, per_language: int) -> list[Corpus]:
-    out = []
-    for spec in DEV_CORPORA:
-        if only and not any(k in spec.name for k in only.split(",")):
-            continue
-        options = {} if spec.sentences is None else {"sentences_per_document": spec.sentences}
-        corpus = read_corpus(
-            DATA / spec.path,
-            spec.format,
-            scheme=spec.scheme,
-            lang=spec.lang,
-            name=spec.name,
-            **options,
-        )
-        if spec.part == "dev":
-            kept = tuple(d for d in corpus.documents if in_holdout(d.id))
-            corpus = Corpus(corpus.name, kept, corpus.failures, corpus.scheme)
-        out.append(corpus)
+    out = [
+        read_dev_corpus(spec)
+        for spec in DEV_CORPORA
+        if not only or any(k in spec.name for k in only.split(","))
+    ]
     if not only or "synthetic" in only:
         out.append(synthetic_unseen(per_language))
     return out
+
+
+def cpu_model() -> str:
+    """The processor's model name (Linux), else what the platform module says."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text("utf-8").splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
 
 
 def _short(name: str) -> str:
@@ -160,8 +161,9 @@ def main() -> int:
     lines = [
         "# What each pass adds or removes",
         "",
-        f"Command: {command}. Profile `default`; {platform.processor() or platform.machine()}, "
-        f"tagger products in {tagger_precision()}; {time.perf_counter() - started:.0f} s.",
+        f"Command: {command}. Profile `default`; machine: {cpu_model()} ({platform.machine()}, "
+        f"{os.cpu_count()} cores, native bfloat16: {'yes' if native_bf16() else 'no'}), tagger "
+        f"products in {tagger_precision()}; {time.perf_counter() - started:.0f} s.",
         "",
         "Each cell: the strict micro F1 (categories must agree) of the full pipeline minus the "
         "F1 with only this pass switched off — positive: the pass pays — and, in brackets, the "

@@ -87,6 +87,24 @@ DEV_CORPORA = (
 )
 
 
+def read_dev_corpus(spec: DevCorpus) -> Corpus:
+    """The corpus of ``spec`` as scored: cut into documents, only the held-out part where the
+    tagger trains on the rest."""
+    options = {} if spec.sentences is None else {"sentences_per_document": spec.sentences}
+    corpus = read_corpus(
+        DATA / spec.path,
+        spec.format,
+        scheme=spec.scheme,
+        lang=spec.lang,
+        name=spec.name,
+        **options,
+    )
+    if spec.part == "dev":  # the tagger trains on the other 70 %
+        kept = tuple(d for d in corpus.documents if in_holdout(d.id))
+        corpus = Corpus(corpus.name, kept, corpus.failures, corpus.scheme)
+    return corpus
+
+
 def unseen_names_section(
     documents: tuple[AnnotatedDocument, ...],
     systems: list[str],
@@ -380,18 +398,7 @@ def main() -> int:
     for spec in DEV_CORPORA:
         if args.only and not any(k in spec.name for k in args.only.split(",")):
             continue
-        options = {} if spec.sentences is None else {"sentences_per_document": spec.sentences}
-        corpus = read_corpus(
-            DATA / spec.path,
-            spec.format,
-            scheme=spec.scheme,
-            lang=spec.lang,
-            name=spec.name,
-            **options,
-        )
-        if spec.part == "dev":  # the tagger trains on the other 70 %
-            kept = tuple(d for d in corpus.documents if in_holdout(d.id))
-            corpus = Corpus(corpus.name, kept, corpus.failures, corpus.scheme)
+        corpus = read_dev_corpus(spec)
         documents[spec.path] = corpus.documents
         run = evaluate(
             corpus,
