@@ -15,6 +15,7 @@ from polydeid.core.errors import ConfigError
 from polydeid.core.taxonomy import Category, Fact
 from polydeid.corpora.document import Corpus
 from polydeid.locales import language_data, language_info, languages
+from polydeid.locales import synth as synth_pack
 from polydeid.synth import generate as gen
 from polydeid.synth.export import export_jsonl
 from polydeid.synth.fillers import NAME_PARTICLES, name_titles
@@ -85,13 +86,15 @@ def test_field_labels_cover_every_key(lang: str) -> None:
 
 def test_template_errors_name_file_and_sentence(monkeypatch: pytest.MonkeyPatch) -> None:
     bad = {"sentence": [{"section": "plan", "text": "Give {drug} to {nobody}."}]}
-    monkeypatch.setattr(gen, "language_data", lambda code, kind: bad)
+    monkeypatch.setattr(synth_pack, "language_data", lambda code, kind: bad)
     gen.language_templates.cache_clear()
+    synth_pack.synth_data.cache_clear()
     try:
         with pytest.raises(ConfigError, match=r"synth.toml sentence 1: unknown slot\(s\) nobody"):
             gen.language_templates("en")
     finally:
         gen.language_templates.cache_clear()
+        synth_pack.synth_data.cache_clear()
 
 
 def test_unknown_language_and_bad_arguments_fail_closed() -> None:

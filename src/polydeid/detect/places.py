@@ -25,7 +25,7 @@ import regex
 
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category
-from polydeid.locales import language_data
+from polydeid.locales.place_words import place_words
 
 PLACES: frozenset[Category] = frozenset(
     {Category.LOCATION_ADDRESS, Category.LOCATION_VILLAGE, Category.LOCATION_FACILITY}
@@ -36,7 +36,7 @@ _REACH = 60
 
 @cache
 def _head_pattern(lang: str) -> regex.Pattern[str] | None:
-    heads = language_data(lang, "places").get("heads", {}).get("before", ())
+    heads = place_words(lang).heads_before
     if not heads:
         return None
     words = sorted((h.split() for h in heads), key=len, reverse=True)
@@ -46,8 +46,7 @@ def _head_pattern(lang: str) -> regex.Pattern[str] | None:
 
 @cache
 def _conjunctions(lang: str) -> frozenset[str]:
-    words = language_data(lang, "places").get("words", {}).get("conjunctions", ())
-    return frozenset(w.casefold() for w in words)
+    return frozenset(w.casefold() for w in place_words(lang).conjunctions)
 
 
 def _without_conjunction(text: str, span: Span, conjunctions: frozenset[str]) -> Span:

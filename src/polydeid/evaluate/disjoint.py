@@ -42,7 +42,7 @@ import logging
 import random
 from collections import defaultdict
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import cache
 from types import MappingProxyType
 from typing import Any
@@ -53,8 +53,9 @@ from polydeid.core.errors import ConfigError, InputError
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category
 from polydeid.corpora.document import AnnotatedDocument
-from polydeid.locales import canonical_language, language_data, languages
+from polydeid.locales import canonical_language, languages
 from polydeid.locales.names import SCRIPT_LANGUAGE, NameData, name_data, script_of
+from polydeid.locales.names_heldout import heldout_pool
 from polydeid.text.normalise import normalise
 
 logger = logging.getLogger(__name__)
@@ -126,16 +127,16 @@ class HeldOutNames:
 def heldout_names(lang: str) -> HeldOutNames | None:
     """The held-out pool of ``lang`` from ``names_heldout.toml``; None when it ships none."""
     code = canonical_language(lang)
-    raw = language_data(code, "names_heldout").get("default")
-    if not raw:
+    pool = heldout_pool(code)
+    if pool is None:
         return None
     return HeldOutNames(
         lang=code,
-        given_male=_names(raw.get("given_male", ())),
-        given_female=_names(raw.get("given_female", ())),
-        family=_names(raw.get("family", ())),
-        family_female=_names(raw.get("family_female", ())),
-        clans=_names(raw.get("clans", ())),
+        given_male=pool.given_male,
+        given_female=pool.given_female,
+        family=pool.family,
+        family_female=pool.family_female,
+        clans=pool.clans,
     )
 
 
@@ -154,26 +155,20 @@ def name_vocabulary(langs: Iterable[str] | None = None) -> frozenset[str]:
     """Case-folded words of every ``names.toml`` (what the generator and the tagger train on)."""
     words: set[str] = set()
     for code in langs or languages():
-        words.update(_vocabulary_of(language_data(canonical_language(code), "names")))
+        data = name_data(canonical_language(code))
+        if data is not None:
+            words.update(_vocabulary_of(data))
     return frozenset(words)
 
 
-def _vocabulary_of(table: Mapping[str, Any]) -> set[str]:
+def _vocabulary_of(data: NameData) -> set[str]:
+    """Every word and name of every pool (default and by country) of ``data``."""
     words: set[str] = set()
-    for key, value in table.items():
-        if key in ("meta", "format"):
-            continue
-        if isinstance(value, Mapping):
-            words.update(_vocabulary_of(value))
-        elif isinstance(value, list):
-            for name in value:
-                words.update(name_tokens(str(name)))
-                words.add(normalise(str(name)))
+    for pool in (data.default, *data.by_country.values()):
+        for name in (n for f in fields(pool) for n in getattr(pool, f.name)):
+            words.update(name_tokens(name))
+            words.add(normalise(name))
     return words
-
-
-def _names(values: Iterable[Any]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(str(v).strip() for v in values if str(v).strip()))
 
 
 # --- shape of one name --------------------------------------------------------------------------

@@ -23,7 +23,8 @@ from typing import Generic, TypeVar
 import regex
 
 from polydeid.core.taxonomy import Category
-from polydeid.locales import language_data, languages
+from polydeid.locales import languages
+from polydeid.locales.field_labels import field_labels
 
 
 class RoleKind(StrEnum):
@@ -98,8 +99,8 @@ def _form_labels(keys: Collection[str] | None = None) -> Iterator[tuple[str, str
     """(key, label) of every language's ``field_labels.toml`` whose key is in ``keys`` (every
     key when None)."""
     for lang in languages():
-        for key, label in language_data(lang, "field_labels").get("labels", {}).items():
-            if (keys is None or key in keys) and isinstance(label, str):
+        for key, label in field_labels(lang).labels.items():
+            if keys is None or key in keys:
                 yield key, label
 
 

@@ -55,6 +55,9 @@ from polydeid.core.errors import ConfigError
 from polydeid.core.taxonomy import Category
 from polydeid.detect.rules.ids import IdFormat, id_formats
 from polydeid.locales import canonical_language, default_countries, language_data
+from polydeid.locales.ages import UnitWords, age_words
+from polydeid.locales.contacts import contact_words
+from polydeid.locales.identifiers import identifier_words
 from polydeid.locales.names import NameData, NamePool, name_data, name_titles
 from polydeid.locales.places import PlaceData, place_data
 from polydeid.text.normalise import normalise
@@ -214,8 +217,8 @@ class Filler:
     def _variant(self, variant: str | None, options: Sequence[str]) -> str:
         return variant if variant is not None else options[self._rng.randrange(len(options))]
 
-    def _prefix(self, kind: str, table: str, key: str) -> str:
-        words = _words(self.lang, kind, table, key)
+    def _prefix(self, words: Sequence[str]) -> str:
+        """One of ``words`` (labels of ``identifiers.toml`` or ``contacts.toml``), or ""."""
         return words[self._rng.randrange(len(words))] if words else ""
 
     def _digits(self, n: int) -> str:
@@ -399,7 +402,7 @@ def _address(f: Filler, variant: str | None) -> tuple[str, str]:
 def _national(f: Filler, variant: str | None) -> tuple[str, str]:
     formats = _national_formats(f.countries)
     shape = f._variant(variant, ("format",) if formats else ("labelled",))
-    prefix = f._prefix("identifiers", "national_id", "words")
+    prefix = f._prefix(identifier_words(f.lang).national_id)
     if shape == "labelled":
         if not prefix:
             raise ConfigError(f"language {f.lang} has no national-ID words for a labelled value")
@@ -545,7 +548,7 @@ def _sample_class(rng: random.Random, items: Any) -> str:
 
 def _record(f: Filler, variant: str | None) -> tuple[str, str]:
     shape = f._variant(variant, ("labelled", "labelled", "structure"))
-    prefix = f._prefix("identifiers", "record", "words")
+    prefix = f._prefix(identifier_words(f.lang).record)
     if shape == "structure":
         letters = _letters(f, f._rng.randint(2, 4))
         year = str(f._rng.randint(2000, 2025))
@@ -572,7 +575,7 @@ def _other_id(f: Filler, variant: str | None) -> tuple[str, str]:
         return _iban(f), ""
     if shape == "card":
         return _card(f), ""
-    prefix = f._prefix("identifiers", "passport", "words")
+    prefix = f._prefix(identifier_words(f.lang).passport)
     if not prefix:
         raise ConfigError(f"language {f.lang} has no passport words for a labelled value")
     return f._rng.choice(string.ascii_uppercase) + f._digits(7), prefix
@@ -632,7 +635,7 @@ def _phone(f: Filler, variant: str | None) -> tuple[str, str]:
             break
     else:
         raise ConfigError(f"could not draw a valid phone number for {region}")
-    prefix = f._prefix("contacts", "phone", "words")
+    prefix = f._prefix(contact_words(f.lang).phone)
     if shape == "spaced":
         e164 = phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164)
         cc_len = len(str(number.country_code)) + 1
@@ -655,12 +658,12 @@ def _contact_other(f: Filler, variant: str | None) -> tuple[str, str]:
     domain = f._rng.choice(_EXAMPLE_DOMAINS)
     if shape == "url":
         return f"https://www.{domain}/{local.replace('.', '-')}", ""
-    prefix = f._prefix("contacts", "email", "words")
+    prefix = f._prefix(contact_words(f.lang).email)
     if shape == "email":
         return f"{local}@{domain}", prefix
-    obf = language_data(f.lang, "contacts").get("obfuscation", {})
-    at = f._choice(tuple(obf.get("at", ("at",))), "obfuscation words")
-    dot = f._choice(tuple(obf.get("dot", ("dot",))), "obfuscation words")
+    words = contact_words(f.lang)
+    at = f._choice(words.at or ("at",), "obfuscation words")
+    dot = f._choice(words.dot or ("dot",), "obfuscation words")
     host, tld = domain.rsplit(".", 1)
     return f"{local} {at} {host} {dot} {tld}", prefix
 
@@ -737,8 +740,9 @@ def _month_names(raw: Mapping[str, Any]) -> tuple[str, ...]:
 
 
 def _age(f: Filler, variant: str | None) -> tuple[str, str]:
-    units = language_data(f.lang, "ages").get("units", {}).get("year", {})
-    options = [v for v, key in _AGE_SHAPES if units.get(key)]
+    year = age_words(f.lang).units.get("year", UnitWords())
+    units = {"before": year.before, "after": year.after, "age_only": year.age_only}
+    options = [v for v, key in _AGE_SHAPES if units[key]]
     if not options:
         raise ConfigError(f"language {f.lang} has no year unit words in ages.toml")
     shape = f._variant(variant, options)
@@ -760,9 +764,9 @@ def _age_labels(lang: str) -> tuple[str, ...]:
 
     ``ja higni`` would take the unit word of ``higni 46`` into the label, and so would ``ja``.
     """
-    raw = language_data(lang, "ages")
-    units = {w.lower() for u in raw.get("units", {}).values() for ws in u.values() for w in ws}
-    labels = tuple(raw.get("context", {}).get("labels", ()))
+    data = age_words(lang)
+    units = {w.lower() for u in data.units.values() for w in (*u.after, *u.age_only, *u.before)}
+    labels = data.labels
     return tuple(
         w
         for w in labels
@@ -782,11 +786,6 @@ def _date_words(lang: str) -> tuple[str, ...]:
 
 def _pick(f: Filler, words: Sequence[str]) -> str:
     return words[f._rng.randrange(len(words))] if words else ""
-
-
-@cache
-def _words(lang: str, kind: str, table: str, key: str) -> tuple[str, ...]:
-    return tuple(language_data(lang, kind).get(table, {}).get(key, ()))
 
 
 _MAKERS: Mapping[Category, Callable[[Filler, str | None], tuple[str, str]]] = {

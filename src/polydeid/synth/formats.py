@@ -33,7 +33,7 @@ from typing import Final
 
 from polydeid.core.errors import ConfigError, InputError
 from polydeid.core.spans import Span
-from polydeid.locales import language_data
+from polydeid.locales.field_labels import field_labels
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,9 +143,9 @@ _SOAP_TITLES: Final = (("S", "S:"), ("O", "O:"), ("A", "A:"), ("P", "P:"))
 
 def label_for(key: str, lang: str) -> str:
     """The human label of field key (or document type) ``key`` in language ``lang``."""
-    table = language_data(lang, "field_labels").get("labels", {})
+    table = field_labels(lang).labels
     if key in table:
-        return str(table[key])
+        return table[key]
     if key in DEFAULT_LABELS:
         return DEFAULT_LABELS[key]
     words = key.replace("_", " ").replace("-", " ").strip()

@@ -49,8 +49,13 @@ from polydeid.core.errors import ConfigError
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
 from polydeid.corpora.document import AnnotatedDocument
-from polydeid.locales import canonical_language, country_data, language_data, languages
+from polydeid.locales import canonical_language, language_data, languages
+from polydeid.locales.ages import UnitWords, age_words
+from polydeid.locales.contacts import contact_words
+from polydeid.locales.facts import VitalSign, fact_words
 from polydeid.locales.names import name_data, titles_in_names
+from polydeid.locales.people import country_people
+from polydeid.locales.synth import synth_data
 from polydeid.synth.fillers import NAME_PARTICLES, SPLITS, Filler, in_split, name_titles
 from polydeid.synth.formats import Field, Rendered, render
 from polydeid.synth.validate import confident_mismatch, mask_spans
@@ -232,11 +237,11 @@ class LanguageData:
 
     lang: str
     sections: Mapping[str, tuple[Template, ...]]
-    vocab: Mapping[str, Any]
+    vocab: Mapping[str, tuple[str, ...] | str]
 
     def words(self, key: str) -> tuple[str, ...]:
         value = self.vocab.get(key, ())
-        return tuple(value) if isinstance(value, list) else ()
+        return value if isinstance(value, tuple) else ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -303,20 +308,20 @@ def document_types() -> Mapping[str, DocType]:
 def language_templates(lang: str) -> LanguageData:
     """Templates and vocabulary of ``lang``; :class:`ConfigError` when it has no ``synth.toml``."""
     code = canonical_language(lang)
-    raw = language_data(code, "synth")
-    if not raw:
+    data = synth_data(code)
+    if data is None:
         raise ConfigError(f"language {code} ships no synth.toml: no synthetic documents for it")
     by_section: dict[str, list[Template]] = {s: [] for s in SECTIONS}
-    for i, entry in enumerate(raw.get("sentence", [])):
-        section, text = entry.get("section"), entry.get("text")
+    for i, sentence in enumerate(data.sentences):
+        section, text = sentence.section, sentence.text
         where = f"languages/{code}/synth.toml sentence {i + 1}"
-        if section not in SECTIONS or not isinstance(text, str) or not text.strip():
+        if section not in SECTIONS:
             raise ConfigError(f"{where}: needs a known section and a text")
         slots = tuple(_SLOT.findall(text))
         unknown = sorted(set(slots) - set(SLOTS))
         if unknown:
             raise ConfigError(f"{where}: unknown slot(s) {', '.join(unknown)}")
-        types = frozenset(entry.get("types", ()))
+        types = frozenset(sentence.types)
         bad_types = types - set(document_types())
         if bad_types:
             raise ConfigError(f"{where}: unknown document type(s) {', '.join(sorted(bad_types))}")
@@ -326,22 +331,20 @@ def language_templates(lang: str) -> LanguageData:
     return LanguageData(
         code,
         MappingProxyType({k: tuple(v) for k, v in by_section.items()}),
-        MappingProxyType(dict(raw.get("vocab", {}))),
+        data.vocab,
     )
 
 
 @cache
 def synth_languages() -> tuple[str, ...]:
     """Languages whose pack ships ``synth.toml``."""
-    return tuple(code for code in languages() if language_data(code, "synth"))
+    return tuple(code for code in languages() if synth_data(code) is not None)
 
 
 @cache
 def _tribes(country: str) -> tuple[str, ...]:
-    raw = country_data(country, "people")
-    if not raw.get("meta", {}).get("recorded", True):
-        return ()
-    return tuple(raw.get("people", {}).get("tribes", ()))
+    people = country_people(country)
+    return people.tribes if people.recorded else ()
 
 
 # --------------------------------------------------------------------------------------------
@@ -554,7 +557,7 @@ def _phone(state: _State, role: str) -> list[_Piece]:
         edges.add("international_phone")
     if variant == "spaced":
         edges.add("spaced_phone")
-    ext_words = language_data(state.lang, "contacts").get("extension", {}).get("words", ())
+    ext_words = contact_words(state.lang).extension
     if "phone_extension" in forced and role == "patient" and ext_words:
         text = f"{text} {state.rng.choice(ext_words)} {state.rng.randint(100, 999)}"
         edges.add("phone_extension")
@@ -625,8 +628,12 @@ def _partial_date(state: _State) -> str:
 def _age_words(lang: str) -> tuple[str, ...]:
     """The language's ages in words that hold a number word its ``ages.toml`` knows (others
     could not be told from prose by the validator, nor read by the rule layer)."""
-    figures = language_data(lang, "ages").get("numbers", {})
-    known = {w.lower() for group in ("words", "tens", "hundreds") for w in figures.get(group, {})}
+    figures = age_words(lang).numbers
+    known = (
+        {w.lower() for group in (figures.words, figures.tens, figures.hundreds) for w in group}
+        if figures is not None
+        else set()
+    )
     if not known:
         return ()
     pattern = re.compile(
@@ -780,9 +787,8 @@ def _lab(state: _State) -> str:
 
 
 def _vital_labels(lang: str, kind: str) -> tuple[str, ...]:
-    own = language_data(lang, "facts").get("vital", {}).get(kind, {}).get("labels", ())
-    english = language_data("en", "facts").get("vital", {}).get(kind, {}).get("labels", ())
-    return tuple(own) or tuple(english)
+    own, english = (fact_words(code).vitals.get(kind, VitalSign()) for code in (lang, "en"))
+    return own.labels or english.labels
 
 
 def _vital(state: _State) -> str:
@@ -806,21 +812,21 @@ def _vital(state: _State) -> str:
 
 
 def _duration(state: _State) -> str:
-    units = language_data(state.lang, "ages").get("units", {})
+    units = age_words(state.lang).units
     kind = state.rng.choice(("day", "day", "week", "month"))
-    spec = units.get(kind) or units.get("day") or {}
+    spec = units.get(kind) or units.get("day") or UnitWords()
     number = state.rng.randint(2, 14)
     joiner = "" if state.lang == "zh" else " "
-    before, after = spec.get("before", ()), spec.get("after", ())
+    before, after = spec.before, spec.after
     if before and (not after or state.rng.random() < 0.7):
         return f"{before[0]}{joiner}{number}"
     if after:
         return f"{number}{joiner}{after[0]}"
-    facts = language_data(state.lang, "facts").get("duration", {})
-    if facts.get("units_before"):
-        return f"{state.rng.choice(facts['units_before'])}{joiner}{number}"
-    if facts.get("units"):
-        return f"{number}{joiner}{state.rng.choice(facts['units'])}"
+    facts = fact_words(state.lang)
+    if facts.duration_units_before:
+        return f"{state.rng.choice(facts.duration_units_before)}{joiner}{number}"
+    if facts.duration_units:
+        return f"{number}{joiner}{state.rng.choice(facts.duration_units)}"
     raise _Unfillable("duration")
 
 
@@ -1332,8 +1338,9 @@ def _render(
 @cache
 def _countries(lang: str) -> tuple[str, ...]:
     from polydeid.locales import default_countries
+    from polydeid.locales.places import place_data
 
-    found = tuple(c for c in default_countries(lang) if country_data(c, "places"))
+    found = tuple(c for c in default_countries(lang) if place_data(c) is not None)
     if not found:
         raise ConfigError(f"language {lang}: none of its countries has places.toml")
     return found

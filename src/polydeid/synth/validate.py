@@ -56,6 +56,8 @@ from polydeid.corpora._files import corpus_files
 from polydeid.corpora.document import Corpus
 from polydeid.detect.rules.clinical_facts import ClinicalFactRule
 from polydeid.locales import canonical_language, language_data
+from polydeid.locales.ages import age_words
+from polydeid.locales.contacts import contact_words
 from polydeid.locales.names import name_format
 from polydeid.text.patterns import ContextLexicon, compile_pattern
 
@@ -639,15 +641,16 @@ def _words(lang: str) -> _Words:
             calendar.extend(table.get("names", []))
         calendar.extend(dates.get("month_variants", {}))
         calendar.extend(dates.get("weekday_variants", {}))
-        figures = language_data(code, "ages").get("numbers", {})
-        for group in ("words", "tens", "hundreds"):
-            numbers.extend(figures.get(group, {}))
-            if "" in figures.get("joiners", []):
-                compounds.extend(w.lower() for w in figures.get(group, {}) if len(w) >= 3)
-        contacts = language_data(code, "contacts")
-        at.extend(contacts.get("obfuscation", {}).get("at", []))
-        dot.extend(contacts.get("obfuscation", {}).get("dot", []))
-        webmail.extend(contacts.get("email", {}).get("webmail_domains", []))
+        figures = age_words(code).numbers
+        if figures is not None:
+            for group in (figures.words, figures.tens, figures.hundreds):
+                numbers.extend(group)
+                if "" in figures.joiners:
+                    compounds.extend(w.lower() for w in group if len(w) >= 3)
+        contacts = contact_words(code)
+        at.extend(contacts.at)
+        dot.extend(contacts.dot)
+        webmail.extend(contacts.webmail_domains)
         titles.update(_norm_title(t) for t in name_format(code).titles)
     return _Words(
         calendar=ContextLexicon(calendar),

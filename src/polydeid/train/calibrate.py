@@ -27,8 +27,10 @@ from polydeid.corpora import AnnotatedDocument
 from polydeid.detect.tagger.decode import decode
 from polydeid.detect.tagger.detector import DEFAULT_THRESHOLD, ROUTER_FILE
 from polydeid.detect.tagger.model import TaggerModel
-from polydeid.locales import country_data, default_countries, language_data, languages
-from polydeid.locales.names import name_words
+from polydeid.locales import default_countries, languages
+from polydeid.locales.names import name_data, name_words
+from polydeid.locales.people import country_people
+from polydeid.locales.synth import synth_data
 from polydeid.train.tagger import DATA, Source, read_source
 
 log = logging.getLogger("polydeid.train")
@@ -56,16 +58,12 @@ REAL_DEV = (
 
 def in_scope(lang: str) -> list[Category]:
     """Categories the tagger reports for ``lang``: all, less tribes and clans it never has."""
-    people = [country_data(cc, "people") for cc in default_countries(lang)]
-    tribes = any(
-        p.get("people", {}).get("tribes") and p.get("meta", {}).get("recorded", True)
-        for p in people
-    )
-    names = language_data(lang, "names")
-    tables = [names.get("default", {}), *names.get("countries", {}).values()]
-    clans = any(t.get("clans") for t in tables) or bool(
-        language_data(lang, "synth").get("vocab", {}).get("clans")
-    )
+    people = [country_people(cc) for cc in default_countries(lang)]
+    tribes = any(p.tribes and p.recorded for p in people)
+    names = name_data(lang)
+    pools = [names.default, *names.by_country.values()] if names is not None else []
+    synth = synth_data(lang)
+    clans = any(pool.clans for pool in pools) or bool(synth and synth.vocab.get("clans"))
     out = []
     for category in Category:
         if category is Category.TRIBE and not tribes:

@@ -54,7 +54,8 @@ from polydeid.detect.rules.clinical_facts import (
     parse_number,
     word_alternation,
 )
-from polydeid.locales import language_data, languages, segment_languages
+from polydeid.locales import segment_languages
+from polydeid.locales.ages import NumberWordTables, age_languages, age_words, read_numbers
 from polydeid.text.patterns import ContextLexicon, Match, Pattern, compile_pattern, guarded_finditer
 
 SOURCE_UNIT = "rule.age.unit.v1"
@@ -156,40 +157,23 @@ def _joiner(joiner: str) -> str:
     return f"{SP}+".join(parts) if joiner.strip() else f"{SP}+"
 
 
-def _int_table(raw: object, where: str, key: str) -> dict[str, int]:
-    if not isinstance(raw, dict) or not all(isinstance(v, int) for v in raw.values()):
-        raise ConfigError(
-            f"ages data: [numbers] {key!r} must map words to integers", location=where
-        )
-    return {normalise_word(k): v for k, v in raw.items()}
-
-
 def _number_words(lang: str, raw: Mapping[str, object], where: str) -> NumberWords:
-    order = raw.get("order", "tens_first")
-    if order not in ("tens_first", "ones_first"):
-        raise ConfigError(
-            "ages data: [numbers] order must be tens_first or ones_first", location=where
-        )
-    joiners = raw.get("joiners", [" "])
-    if not isinstance(joiners, list):
-        raise ConfigError("ages data: [numbers] joiners must be a list", location=where)
+    """The number words of a ``[numbers]`` table as written (checked by
+    :func:`polydeid.locales.ages.read_numbers`)."""
+    return _numbers_of(lang, read_numbers(raw, where))
+
+
+def _numbers_of(lang: str, tables: NumberWordTables) -> NumberWords:
     words = NumberWords(
         lang=lang,
-        tens_first=order == "tens_first",
-        joiners=tuple(str(j) for j in joiners),
-        words=_int_table(raw.get("words", {}), where, "words"),
-        tens=_int_table(raw.get("tens", {}), where, "tens"),
-        hundreds=_int_table(raw.get("hundreds", {}), where, "hundreds"),
-        units=tuple(_strings(raw, "units", where)),
+        tens_first=tables.order == "tens_first",
+        joiners=tables.joiners,
+        words={normalise_word(k): v for k, v in tables.words.items()},
+        tens={normalise_word(k): v for k, v in tables.tens.items()},
+        hundreds={normalise_word(k): v for k, v in tables.hundreds.items()},
+        units=tables.units,
     )
     return replace(words, parser=compile_pattern(words.pattern(groups=True)))
-
-
-def _strings(table: Mapping[str, object], key: str, where: str) -> list[str]:
-    value = table.get(key, [])
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"ages data: {key!r} must be a list of strings", location=where)
-    return value
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,26 +203,38 @@ def age_vocabulary(langs: tuple[str, ...]) -> AgeVocabulary:
     lists: dict[str, list[str]] = {}
     numbers: list[NumberWords] = []
     for lang in langs:
-        data = language_data(lang, "ages")
-        where = f"languages/{lang}/ages.toml"
-        for unit, table in data.get("units", {}).items():
+        data = age_words(lang)
+        for unit, table in data.units.items():
             if unit not in UNITS_PER_YEAR:
-                raise ConfigError(f"ages data: unknown unit {unit!r}", location=where)
-            for key, age_only in (("after", False), ("age_only", True), ("before", False)):
-                side = "unit_before" if key == "before" else "unit_after"
-                for word in _strings(table, key, where):
+                raise ConfigError(
+                    f"ages data: unknown unit {unit!r}", location=f"languages/{lang}/ages.toml"
+                )
+            for words, age_only, before in (
+                (table.after, False, False),
+                (table.age_only, True, False),
+                (table.before, False, True),
+            ):
+                side = "unit_before" if before else "unit_after"
+                for word in words:
                     units.setdefault(normalise_word(word), UnitWord(unit, age_only))
-                    if key == "before":
+                    if before:
                         units_before.setdefault(normalise_word(word), UnitWord(unit))
                     lists.setdefault(side, []).append(word)
-        for key in ("labels", "at_event", "after", "nearby"):
-            lists.setdefault(f"context_{key}", []).extend(
-                _strings(data.get("context", {}), key, where)
-            )
-        for key in ("before", "after", "labels"):
-            lists.setdefault(f"not_{key}", []).extend(_strings(data.get("not_age", {}), key, where))
-        if "numbers" in data:
-            numbers.append(_number_words(lang, data["numbers"], where))
+        for key, words in (
+            ("labels", data.labels),
+            ("at_event", data.at_event),
+            ("after", data.after),
+            ("nearby", data.nearby),
+        ):
+            lists.setdefault(f"context_{key}", []).extend(words)
+        for key, words in (
+            ("before", data.not_before),
+            ("after", data.not_after),
+            ("labels", data.not_labels),
+        ):
+            lists.setdefault(f"not_{key}", []).extend(words)
+        if data.numbers is not None:
+            numbers.append(_numbers_of(lang, data.numbers))
     return AgeVocabulary(
         after_words=tuple(lists.get("unit_after", [])),
         before_words=tuple(lists.get("unit_before", [])),
@@ -384,7 +380,7 @@ class AgeRule(RuleDetector):
         if not 0.0 <= min_score <= 1.0:
             raise ConfigError(f"min_score {min_score} outside [0, 1]")
         self.min_score = min_score
-        self.languages = frozenset(c for c in languages() if language_data(c, "ages"))
+        self.languages = age_languages()
 
     def find(self, segment: Segment) -> Iterable[Span]:
         langs = tuple(segment_languages(segment))

@@ -21,7 +21,7 @@ import regex
 
 from polydeid.core.taxonomy import Fact
 from polydeid.detect.rules._base import PhraseFactRule
-from polydeid.locales import language_data
+from polydeid.locales.facts import fact_words
 from polydeid.text.patterns import Pattern, compile_pattern, phrase_alternation
 
 SOURCE = "facts.care_roles.v1"
@@ -32,9 +32,9 @@ def _pattern(langs: tuple[str, ...]) -> Pattern | None:
     determiners: list[str] = []
     roles: list[str] = []
     for lang in langs:
-        table = language_data(lang, "facts").get("care_role", {})
-        determiners.extend(table.get("determiners", ()))
-        roles.extend(table.get("roles", ()))
+        words = fact_words(lang)
+        determiners.extend(words.care_determiners)
+        roles.extend(words.care_roles)
     if not (determiners and roles):
         return None
     before = phrase_alternation(determiners, fold_case=True)

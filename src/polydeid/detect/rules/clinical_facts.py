@@ -36,7 +36,8 @@ from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Fact
 from polydeid.detect.rules._base import RuleDetector
-from polydeid.locales import language_data, languages, segment_languages
+from polydeid.locales import languages, segment_languages
+from polydeid.locales.facts import fact_words
 from polydeid.text.patterns import Match, Pattern, compile_pattern, guarded_finditer
 from polydeid.text.scripts import UNSPACED, UNSPACED_CLASS
 
@@ -205,16 +206,9 @@ class FactVocabulary:
     links: tuple[str, ...]
 
 
-_UNIT_KINDS: Mapping[str, Fact] = {
-    "lab": Fact.LAB_VALUE,
-    "dose": Fact.DOSE,
-    "frequency": Fact.DOSE,
-    "vital": Fact.VITAL,
-    "quantity": Fact.QUANTITY,
-}
-
-
 def _strings(table: Mapping[str, object], key: str, where: str) -> list[str]:
+    """The list of strings ``key`` of a raw table (the data files are read and checked by
+    :mod:`polydeid.locales.facts`; this is the same check, for tables built in code)."""
     value = table.get(key, [])
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ConfigError(f"facts data: {key!r} must be a list of strings", location=where)
@@ -225,14 +219,14 @@ def _vital_specs(langs: Sequence[str]) -> dict[str, VitalSpec]:
     """Vital ranges by name: from English, overridden by a language that gives its own."""
     specs: dict[str, VitalSpec] = {}
     for lang in ("en", *langs):
-        for name, table in language_data(lang, "facts").get("vital", {}).items():
-            if "min" in table or "max" in table:
+        for name, sign in fact_words(lang).vitals.items():
+            if sign.range is not None:
                 specs[name] = VitalSpec(
                     name=name,
-                    low=float(table["min"]),
-                    high=float(table["max"]),
-                    ratio=bool(table.get("ratio", False)),
-                    denominators=tuple(float(d) for d in table.get("denominators", ())),
+                    low=sign.range[0],
+                    high=sign.range[1],
+                    ratio=sign.ratio,
+                    denominators=sign.denominators,
                 )
     return specs
 
@@ -246,45 +240,55 @@ def fact_vocabulary(langs: tuple[str, ...]) -> FactVocabulary:
     lists: dict[str, list[str]] = {}
     specs = _vital_specs(langs)
 
-    def extend(name: str, values: list[str]) -> None:
+    def extend(name: str, values: Sequence[str]) -> None:
         lists.setdefault(name, []).extend(values)
 
     for lang in langs:
-        data = language_data(lang, "facts")
+        data = fact_words(lang)
         where = f"languages/{lang}/facts.toml"
-        for group, kind in _UNIT_KINDS.items():
-            for unit in _strings(data.get("units", {}), group, where):
+        for words, kind in (
+            (data.lab_units, Fact.LAB_VALUE),
+            (data.dose_units, Fact.DOSE),
+            (data.frequency_units, Fact.DOSE),
+            (data.vital_units, Fact.VITAL),
+            (data.quantity_units, Fact.QUANTITY),
+        ):
+            for unit in words:
                 units.setdefault(normalise_word(unit), kind)
                 extend("unit_words", [unit])
-        extend("per", _strings(data.get("units", {}), "per", where))
-        for unit in _strings(data.get("units", {}), "after_label", where):
+        extend("per", data.per_units)
+        for unit in data.label_units:
             units.setdefault(normalise_word(unit), Fact.VITAL)
             extend("label_unit_words", [unit])
-        for group, kind in (("quantity", Fact.QUANTITY), ("frequency", Fact.DOSE)):
-            for word in _strings(data.get("before", {}), group, where):
+        for words, kind in (
+            (data.quantity_before, Fact.QUANTITY),
+            (data.frequency_before, Fact.DOSE),
+        ):
+            for word in words:
                 before.setdefault(normalise_word(word), kind)
                 extend("before_words", [word])
-        dose = data.get("dose", {})
-        extend("routes", _strings(dose, "routes", where))
-        extend("frequencies", _strings(dose, "frequencies", where))
-        duration = data.get("duration", {})
-        for key in ("markers", "fillers", "units", "units_before", "after_markers"):
-            extend(f"duration.{key}", _strings(duration, key, where))
-        for name, table in data.get("vital", {}).items():
+        extend("routes", data.routes)
+        extend("frequencies", data.frequencies)
+        extend("duration.markers", data.duration_markers)
+        extend("duration.fillers", data.duration_fillers)
+        extend("duration.units", data.duration_units)
+        extend("duration.units_before", data.duration_units_before)
+        extend("duration.after_markers", data.duration_after_markers)
+        for name, sign in data.vitals.items():
             if name not in specs:
                 raise ConfigError(f"facts data: vital {name!r} has no range", location=where)
-            for label in _strings(table, "labels", where):
+            for label in sign.labels:
                 extend("label_words", [label])
                 labels.setdefault(normalise_word(label), []).append(
                     LabelSense(Fact.VITAL, specs[name])
                 )
-        for label in _strings(data.get("lab", {}), "names", where):
+        for label in data.lab_names:
             extend("label_words", [label])
             labels.setdefault(normalise_word(label), []).append(LabelSense(Fact.LAB_VALUE))
-        for label in _strings(data.get("quantity", {}), "labels", where):
+        for label in data.quantity_labels:
             extend("label_words", [label])
             labels.setdefault(normalise_word(label), []).append(LabelSense(Fact.QUANTITY))
-        extend("links", _strings(data.get("link", {}), "words", where))
+        extend("links", data.links)
     return FactVocabulary(
         unit_words=tuple(lists.get("unit_words", [])),
         units=units,

@@ -32,7 +32,7 @@ e-mail address in its query string).
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 from urllib.parse import urlsplit
@@ -45,7 +45,8 @@ from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
 from polydeid.detect.rules._base import RuleDetector
-from polydeid.locales import language_data, segment_languages
+from polydeid.locales import segment_languages
+from polydeid.locales.contacts import ContactWords, contact_words
 from polydeid.text.patterns import (
     PATTERN_TIMEOUT_S,
     ContextLexicon,
@@ -113,11 +114,9 @@ class _ContactLocale:
     tlds: frozenset[str]
 
 
-def _table(langs: Sequence[str], table: str, key: str) -> list[str]:
-    words: list[str] = []
-    for lang in langs:
-        words.extend(language_data(lang, "contacts").get(table, {}).get(key, ()))
-    return words
+def _table(langs: Sequence[str], table: Callable[[ContactWords], tuple[str, ...]]) -> list[str]:
+    """The words of ``table`` (``contacts.toml``) of each of ``langs``, in turn."""
+    return [w for lang in langs for w in table(contact_words(lang))]
 
 
 def _alternation(words: Sequence[str]) -> str:
@@ -130,8 +129,8 @@ def _alternation(words: Sequence[str]) -> str:
 @cache
 def _tlds() -> frozenset[str]:
     """Generic TLDs from the data files plus every ISO 3166 region code as a ccTLD."""
-    domains = language_data("en", "contacts").get("domains", {})
-    names = [*domains.get("generic_tlds", ()), *domains.get("extra_cctlds", ())]
+    english = contact_words("en")
+    names = [*english.generic_tlds, *english.extra_cctlds]
     names.extend(region.lower() for region in phonenumbers.SUPPORTED_REGIONS)
     return frozenset(n.lower() for n in names)
 
@@ -139,8 +138,7 @@ def _tlds() -> frozenset[str]:
 @cache
 def _standard_hosts() -> frozenset[str]:
     """Hosts of standards' namespaces and code systems (``[urls] standard_hosts``)."""
-    hosts = language_data("en", "contacts").get("urls", {}).get("standard_hosts", ())
-    return frozenset(h.lower() for h in hosts)
+    return frozenset(h.lower() for h in contact_words("en").standard_hosts)
 
 
 def _is_standard(url: str) -> bool:
@@ -159,9 +157,9 @@ def _is_standard(url: str) -> bool:
 @cache
 def _locale(langs: tuple[str, ...]) -> _ContactLocale:
     """Compile the obfuscation patterns and load context words for ``langs``."""
-    at_list = sorted({w.strip() for w in _table(langs, "obfuscation", "at")} - {""})
+    at_list = sorted({w.strip() for w in _table(langs, lambda w: w.at)} - {""})
     at_words = _alternation(at_list)
-    dot_words = _alternation(_table(langs, "obfuscation", "dot"))
+    dot_words = _alternation(_table(langs, lambda w: w.dot))
     dot_sep = (
         rf"(?:\.|[ \t]*[\[({{<][ \t]*(?:{dot_words}|\.)[ \t]*[\])}}>][ \t]*"
         rf"|[ \t]+{dot_words}[ \t]+)"
@@ -173,12 +171,12 @@ def _locale(langs: tuple[str, ...]) -> _ContactLocale:
         bracket_at=compile_pattern(rf"[\[({{<][ \t]*(?:{at_words}|@)[ \t]*[\])}}>]"),
         local_part=compile_pattern(rf"(?r){local_word}(?:{dot_sep}{local_word}){{0,4}}"),
         domain=compile_pattern(rf"(?P<lab>{_LABEL})(?:(?P<sep>{dot_sep})(?P<lab>{_LABEL})){{1,5}}"),
-        email_context=ContextLexicon(_table(langs, "email", "words")),
-        social_context=ContextLexicon(_table(langs, "social", "words")),
-        ip_context=ContextLexicon(_table(langs, "ip", "words")),
-        version_context=ContextLexicon(_table(langs, "ip", "version_words")),
-        webmail=frozenset(d.lower() for d in _table(langs, "email", "webmail_domains")),
-        stopwords=frozenset(w.lower() for w in _table(langs, "obfuscation", "stopwords")),
+        email_context=ContextLexicon(_table(langs, lambda w: w.email)),
+        social_context=ContextLexicon(_table(langs, lambda w: w.social)),
+        ip_context=ContextLexicon(_table(langs, lambda w: w.ip)),
+        version_context=ContextLexicon(_table(langs, lambda w: w.ip_version)),
+        webmail=frozenset(d.lower() for d in _table(langs, lambda w: w.webmail_domains)),
+        stopwords=frozenset(w.lower() for w in _table(langs, lambda w: w.stopwords)),
         tlds=_tlds(),
     )
 

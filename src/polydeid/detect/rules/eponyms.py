@@ -25,7 +25,8 @@ import regex
 
 from polydeid.core.taxonomy import Fact
 from polydeid.detect.rules._base import PhraseFactRule
-from polydeid.locales import language_data, shared_data
+from polydeid.locales.eponyms import eponyms
+from polydeid.locales.facts import fact_words
 from polydeid.text.patterns import Pattern, compile_pattern, phrase_alternation
 
 SOURCE = "facts.eponyms.v1"
@@ -34,7 +35,7 @@ SOURCE = "facts.eponyms.v1"
 @cache
 def eponym_names() -> tuple[str, ...]:
     """The eponyms (``locales/eponyms.toml``), with their all-capitals forms."""
-    names = shared_data("eponyms").get("eponyms", {}).get("names", [])
+    names = eponyms().names
     return tuple(dict.fromkeys([*names, *(n.upper() for n in names)]))
 
 
@@ -43,9 +44,9 @@ def _pattern(langs: tuple[str, ...]) -> Pattern | None:
     after: list[str] = []
     before: list[str] = []
     for lang in langs:
-        table = language_data(lang, "facts").get("eponym", {})
-        after.extend(table.get("after", ()))
-        before.extend(table.get("before", ()))
+        words = fact_words(lang)
+        after.extend(words.eponym_after)
+        before.extend(words.eponym_before)
     if not (after or before):
         return None
     name = f"(?:{phrase_alternation(eponym_names(), fold_case=False)})"

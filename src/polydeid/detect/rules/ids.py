@@ -72,7 +72,9 @@ from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
 from polydeid.detect.rules._base import RuleDetector
-from polydeid.locales import countries, country_data, language_data, segment_languages
+from polydeid.locales import countries, segment_languages
+from polydeid.locales.identifiers import LABEL_TABLES, identifier_words
+from polydeid.locales.ids import INTERNATIONAL, IdFormatSpec, country_ids, read_format
 from polydeid.text.patterns import (
     PATTERN_TIMEOUT_S,
     ContextLexicon,
@@ -85,11 +87,8 @@ from polydeid.text.scripts import UNSPACED
 
 RULE_ID = "rules.ids.v1"
 
-#: Country folder holding the international formats, labelled kinds and record settings.
-INTERNATIONAL = "XX"
-
 #: Tables of ``identifiers.toml`` that label a value.
-LABEL_KINDS = ("national_id", "record", "passport", "insurance", "licence", "postal_code")
+LABEL_KINDS = LABEL_TABLES
 
 # --------------------------------------------------------------------------- text helpers
 
@@ -284,11 +283,7 @@ class LabelLexicon(ContextLexicon):
 
 def label_words(languages: Sequence[str], kind: str) -> tuple[str, ...]:
     """The ``[kind]`` words of ``identifiers.toml`` for each of ``languages``."""
-    return tuple(
-        w
-        for lang in languages
-        for w in language_data(lang, "identifiers").get(kind, {}).get("words", ())
-    )
+    return tuple(w for lang in languages for w in identifier_words(lang).words(kind))
 
 
 @cache
@@ -534,13 +529,11 @@ class ValueShape:
         return sum("0" <= c <= "9" for c in text) >= self.min_digits
 
 
-def value_shape(table: Mapping[str, Any], where: str) -> ValueShape:
-    """Read ``value`` and ``min_digits`` from a data table."""
+def value_shape(value: str, min_digits: int, where: str) -> ValueShape:
+    """The shape of a value: its pattern (``value`` of a data table) and ``min_digits``."""
     try:
-        return ValueShape(
-            compile_pattern(table["value"], regex.IGNORECASE), int(table["min_digits"])
-        )
-    except (KeyError, TypeError, ValueError, regex.error) as exc:
+        return ValueShape(compile_pattern(value, regex.IGNORECASE), min_digits)
+    except regex.error as exc:
         raise ConfigError(f"bad value shape: {type(exc).__name__}", location=where) from None
 
 
@@ -717,30 +710,30 @@ class IdFormat:
 
 
 def _read_format(country: str, table: Mapping[str, Any]) -> IdFormat:
+    """The format of a ``[[format]]`` table as written (checked by
+    :func:`polydeid.locales.ids.read_format`)."""
     where = f"countries/{country}/ids.toml format {table.get('name', '?')}"
+    return _compile_format(read_format(country, table, where))
+
+
+def _compile_format(spec: IdFormatSpec) -> IdFormat:
+    where = f"countries/{spec.country}/ids.toml format {spec.name}"
     try:
-        pattern = str(table["pattern"])
-        anchored = compile_pattern(f"(?:{pattern}){_END}")
+        anchored = compile_pattern(f"(?:{spec.pattern}){_END}")
         if anchored.groups:
             raise ConfigError("a format pattern must not have capturing groups", location=where)
-        context = table.get("context", "none")
-        starts = table["starts"]
-        if context not in ("none", "required") or starts not in ("digit", "letter"):
-            raise ConfigError(
-                "context must be none|required and starts digit|letter", location=where
-            )
         return IdFormat(
-            name=str(table["name"]),
-            country=country,
-            label=Category.parse(table["label"]),
-            starts=starts,
-            pattern=pattern,
+            name=spec.name,
+            country=spec.country,
+            label=spec.label,
+            starts=spec.starts,
+            pattern=spec.pattern,
             anchored=anchored,
-            valid=make_validator(str(table["validator"]), table),
-            checksum=bool(table.get("checksum", False)),
-            needs_context=context == "required",
-            labels=tuple(table.get("labels", ())),
-            score=float(table.get("score", 0.9)),
+            valid=make_validator(spec.validator, spec.params),
+            checksum=spec.checksum,
+            needs_context=spec.needs_context,
+            labels=spec.labels,
+            score=spec.score,
         )
     except ConfigError as exc:
         raise exc.at(where) from None
@@ -753,11 +746,7 @@ def _read_format(country: str, table: Mapping[str, Any]) -> IdFormat:
 @cache
 def id_formats() -> tuple[IdFormat, ...]:
     """Every ``[[format]]`` of every country's ``ids.toml`` (countries in name order)."""
-    return tuple(
-        _read_format(cc, table)
-        for cc in countries()
-        for table in country_data(cc, "ids").get("format", ())
-    )
+    return tuple(_compile_format(spec) for cc in countries() for spec in country_ids(cc).formats)
 
 
 @dataclass(frozen=True, slots=True)
@@ -781,23 +770,20 @@ class LabelledKind:
 @cache
 def labelled_kinds() -> tuple[LabelledKind, ...]:
     """The labelled identifier kinds, in data order."""
-    kinds = []
-    for table in country_data(INTERNATIONAL, "ids").get("labelled", ()):
-        where = f"countries/{INTERNATIONAL}/ids.toml labelled {table.get('name', '?')}"
-        if table.get("kind") not in LABEL_KINDS:
-            raise ConfigError(
-                f"labelled kind must be one of {', '.join(LABEL_KINDS)}", location=where
-            )
-        kinds.append(
-            LabelledKind(
-                name=str(table["name"]),
-                kind=table["kind"],
-                label=Category.parse(table["label"]),
-                shape=value_shape(table, where),
-                score=float(table.get("score", 0.9)),
-            )
+    return tuple(
+        LabelledKind(
+            name=spec.name,
+            kind=spec.kind,
+            label=spec.label,
+            shape=value_shape(
+                spec.value,
+                spec.min_digits,
+                f"countries/{INTERNATIONAL}/ids.toml labelled {spec.name}",
+            ),
+            score=spec.score,
         )
-    return tuple(kinds)
+        for spec in country_ids(INTERNATIONAL).labelled
+    )
 
 
 # --------------------------------------------------------------------------- scanning

@@ -44,11 +44,11 @@ from polydeid.core.taxonomy import Category, Fact
 from polydeid.detect.rules._base import RuleDetector
 from polydeid.locales import (
     canonical_language,
-    language_data,
     language_info,
     segment_countries,
     segment_languages,
 )
+from polydeid.locales.contacts import ContactWords, contact_words
 from polydeid.text.patterns import (
     PATTERN_TIMEOUT_S,
     ContextLexicon,
@@ -324,18 +324,18 @@ class _RegionShape:
         return nsn
 
 
-def _words(langs: Sequence[str], table: str) -> list[str]:
-    words: list[str] = []
-    for lang in langs:
-        words.extend(language_data(lang, "contacts").get(table, {}).get("words", ()))
-    return words
+def _words(langs: Sequence[str], table: Callable[[ContactWords], tuple[str, ...]]) -> list[str]:
+    """The words of ``table`` (``contacts.toml``) of each of ``langs``, in turn."""
+    return [w for lang in langs for w in table(contact_words(lang))]
 
 
 @cache
 def _locale(langs: tuple[str, ...]) -> _PhoneLocale:
     """Phone/fax context and extension words of ``langs`` (read from ``contacts.toml``)."""
-    context = ContextLexicon(_words(langs, "phone") + _words(langs, "fax"))
-    ext_words = sorted({w.strip() for w in _words(langs, "extension")} - {""}, key=len)[::-1]
+    context = ContextLexicon(_words(langs, lambda w: w.phone) + _words(langs, lambda w: w.fax))
+    ext_words = sorted({w.strip() for w in _words(langs, lambda w: w.extension)} - {""}, key=len)[
+        ::-1
+    ]
     alts = "|".join(r"[ \t]+".join(regex.escape(p) for p in w.split()) for w in ext_words)
     extension = compile_pattern(
         rf"[ \t]*[,;]?[ \t]*(?i:{alts or 'ext'})(?!\p{{L}})[ \t]*[.:#]?[ \t]*[-\u2013]?[ \t]*"

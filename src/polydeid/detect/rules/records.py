@@ -38,7 +38,6 @@ from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
 from polydeid.detect.rules._base import RuleDetector
 from polydeid.detect.rules.ids import (
-    INTERNATIONAL,
     LabelledToken,
     ValueShape,
     ascii_view,
@@ -46,7 +45,8 @@ from polydeid.detect.rules.ids import (
     labelled_tokens,
     value_shape,
 )
-from polydeid.locales import country_data, segment_languages
+from polydeid.locales import segment_languages
+from polydeid.locales.ids import INTERNATIONAL, RecordSpec, country_ids, read_records
 from polydeid.text.patterns import Pattern, compile_pattern
 
 RULE_ID = "rules.records.v1"
@@ -84,19 +84,30 @@ class RecordSettings:
         return not (looks_like_month_year and 1900 <= int(serial) <= 2099)
 
 
+_WHERE = f"countries/{INTERNATIONAL}/ids.toml [records]"
+
+
 def _read_settings(table: Mapping[str, Any]) -> RecordSettings:
-    where = f"countries/{INTERNATIONAL}/ids.toml [records]"
+    """The settings of a ``[records]`` table as written (checked by
+    :func:`polydeid.locales.ids.read_records`)."""
+    return _settings(read_records(table, _WHERE))
+
+
+def _settings(spec: RecordSpec | None) -> RecordSettings:
+    where = _WHERE
+    if spec is None:
+        raise ConfigError("malformed record settings: no [records] table", location=where)
     try:
         return RecordSettings(
-            shape=value_shape(table, where),
-            prefix_score=float(table["prefix_score"]),
-            structure=compile_pattern(str(table["structure"])),
-            structure_score=float(table["structure_score"]),
-            min_year=int(table["min_year"]),
-            max_year=int(table["max_year"]),
-            not_prefixes=frozenset(str(p) for p in table.get("not_prefixes", ())),
+            shape=value_shape(spec.value, spec.min_digits, where),
+            prefix_score=spec.prefix_score,
+            structure=compile_pattern(spec.structure),
+            structure_score=spec.structure_score,
+            min_year=spec.min_year,
+            max_year=spec.max_year,
+            not_prefixes=spec.not_prefixes,
         )
-    except (KeyError, TypeError, ValueError, regex.error) as exc:
+    except regex.error as exc:
         raise ConfigError(
             f"malformed record settings: {type(exc).__name__}: {exc}", location=where
         ) from None
@@ -105,7 +116,7 @@ def _read_settings(table: Mapping[str, Any]) -> RecordSettings:
 @cache
 def record_settings() -> RecordSettings:
     """The record-number settings (cached)."""
-    return _read_settings(country_data(INTERNATIONAL, "ids").get("records", {}))
+    return _settings(country_ids(INTERNATIONAL).records)
 
 
 class RecordNumberRule(RuleDetector):
