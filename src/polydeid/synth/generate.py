@@ -637,7 +637,9 @@ def _age_words(lang: str) -> tuple[str, ...]:
     if not known:
         return ()
     pattern = re.compile(
-        r"(?<!\w)(?:" + "|".join(map(re.escape, sorted(known, key=len, reverse=True))) + r")(?!\w)"
+        r"(?<!\w)(?:"
+        + "|".join(map(re.escape, sorted(known, key=lambda w: (-len(w), w))))
+        + r")(?!\w)"
     )
     return tuple(
         w for w in language_templates(lang).words("age_words") if pattern.search(w.lower())

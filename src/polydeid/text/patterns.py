@@ -36,7 +36,7 @@ def compile_pattern(pattern: str, flags: int = 0) -> Pattern:
 def phrase_alternation(words: Iterable[str], *, fold_case: bool) -> str:
     """A regex alternation of ``words``, longest first; spaces match runs of spaces."""
     parts = []
-    for word in sorted(set(words), key=len, reverse=True):
+    for word in sorted(set(words), key=lambda w: (-len(w), w)):
         parts.append(r"[ \t\u00a0]+".join(regex.escape(w) for w in word.split()))
     alternation = "|".join(parts)
     return f"(?i:{alternation})" if fold_case else alternation
@@ -64,7 +64,7 @@ class ContextLexicon:
 
     def __init__(self, phrases: Iterable[str]) -> None:
         unique = {p.strip().lower() for p in phrases if p.strip()}
-        self.phrases = tuple(sorted(unique, key=len, reverse=True))
+        self.phrases = tuple(sorted(unique, key=lambda p: (-len(p), p)))
         if self.phrases:
             alts = "|".join(self._phrase_pattern(p) for p in self.phrases)
             self._pattern: Pattern | None = compile_pattern(f"(?:{alts})", regex.IGNORECASE)

@@ -194,7 +194,7 @@ class LabelLexicon(ContextLexicon):
 
     def __init__(self, kinds: Mapping[str, Iterable[str]], *, fillers: Iterable[str] = ()) -> None:
         by_kind = {
-            k: sorted({p.strip().lower() for p in v if p.strip()}, key=len, reverse=True)
+            k: sorted({p.strip().lower() for p in v if p.strip()}, key=lambda p: (-len(p), p))
             for k, v in kinds.items()
         }
         by_kind = {k: v for k, v in by_kind.items() if v}
@@ -211,7 +211,7 @@ class LabelLexicon(ContextLexicon):
         self._fillers = frozenset(w for w in words if not UNSPACED.search(w))
         self._may_end: dict[str, bool] = {}
         self._unspaced_fillers = tuple(
-            sorted((w for w in words if UNSPACED.search(w)), key=len, reverse=True)
+            sorted((w for w in words if UNSPACED.search(w)), key=lambda w: (-len(w), w))
         )
 
     def _compile_group(self, group: Mapping[int, list[str]]) -> Pattern:
