@@ -157,7 +157,7 @@ def main() -> int:
             without = run(Pipeline(detectors, disabled_passes={p.id}), corpus, facts)
             rows[p.id].append(_cell(full, without))
         print(f"{corpus.name}: done ({time.perf_counter() - started:.0f} s)", flush=True)
-    command = "`.venv/bin/python benchmarks/passes.py " + " ".join(sys.argv[1:]) + "`"
+    command = "`" + " ".join([".venv/bin/python benchmarks/passes.py", *sys.argv[1:]]) + "`"
     lines = [
         "# What each pass adds or removes",
         "",
