@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup demo test lint bench clean
+.PHONY: setup demo test test-fast lint bench clean
 
 SYSTEM := $(VENV)/.system-packages
 # Debian packages the tests need: Chromium (the web page's browser test) and a PostgreSQL
@@ -44,6 +44,11 @@ lint: setup
 
 test: setup lint
 	$(BIN)/pytest
+
+# The quick loop (under two minutes on 2 cores): every test outside the slow tiers, the
+# markers in pyproject.toml; `make test` runs them all.
+test-fast: setup
+	$(BIN)/pytest -m "not (corpora or torch or browser or postgres or spark or slow)"
 
 bench: setup
 	$(BIN)/python benchmarks/rules_speed.py

@@ -9,6 +9,7 @@ from polydeid.testing import FakeDetector
 KEY = bytes(range(32))
 
 
+@pytest.mark.torch
 def test_detect_and_redact_tag():
     deid = Deidentifier()
     text = "Simu 0772 123456, alikuja 5 Machi 2024"
@@ -23,6 +24,7 @@ def test_custom_detectors_plug_in():
     assert deid.redact("Nakato came, Mukasa left", lang="lg") == "[PERSON-1] came, Mukasa left"
 
 
+@pytest.mark.torch
 def test_surrogates_consistent_across_instances_with_a_key():
     text = "Tel +256 772 123456; e-mail john dot smith at gmail dot com"
     first = Deidentifier(policy="surrogate", key=KEY).redact(text, lang="en", document_id="a")
@@ -32,6 +34,7 @@ def test_surrogates_consistent_across_instances_with_a_key():
     assert re.search(r"[\w.]+@example\.\w+", first)  # an obfuscated e-mail gets a real address
 
 
+@pytest.mark.torch
 def test_dateshift_keeps_intervals_for_a_patient():
     deid = Deidentifier(policy="surrogate", key=KEY)
     text = "Admitted 02/03/2024, discharged 12/03/2024."
@@ -43,12 +46,14 @@ def test_dateshift_keeps_intervals_for_a_patient():
     assert out != text
 
 
+@pytest.mark.torch
 def test_unknown_language_fails_closed():
     with pytest.raises(Exception) as info:
         Deidentifier().redact("x", lang="tlh")
     assert "PD104" in str(info.value)
 
 
+@pytest.mark.torch
 def test_redact_segment_reports_replacements_without_text():
     deid = Deidentifier(policy="mask")
     result = deid.redact_segment(Segment("MRN: 4455667", lang="en"))

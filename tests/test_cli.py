@@ -20,6 +20,7 @@ def run(argv, stdin: bytes | None = None, monkeypatch=None):
     return main(argv)
 
 
+@pytest.mark.torch
 def test_detect_jsonl_file(tmp_path, capsys):
     src = tmp_path / "in.jsonl"
     src.write_text(json.dumps({"id": "a1", "lang": "sw", "text": NOTE_SW}) + "\n", "utf-8")
@@ -35,6 +36,7 @@ def test_detect_jsonl_file(tmp_path, capsys):
     assert CANARY not in capsys.readouterr().err
 
 
+@pytest.mark.torch
 def test_redact_stdin_to_stdout(monkeypatch, capsysbinary):
     line = json.dumps({"id": 7, "lang": "sw", "text": NOTE_SW}).encode() + b"\n"
     assert run(["redact", "-", "--policy", "tag"], stdin=line, monkeypatch=monkeypatch) == 0
@@ -45,6 +47,7 @@ def test_redact_stdin_to_stdout(monkeypatch, capsysbinary):
     assert "712" not in record["text"] and CANARY.encode() not in captured.err
 
 
+@pytest.mark.torch
 def test_plain_text_file_roundtrip(tmp_path):
     src = tmp_path / "note.txt"
     src.write_text(NOTE_SW, "utf-8")
@@ -54,6 +57,7 @@ def test_plain_text_file_roundtrip(tmp_path):
     assert text.startswith("Mgonjwa alipiga simu [CONTACT_PHONE] tarehe [DATE]")
 
 
+@pytest.mark.torch
 def test_bad_records_reported_and_others_processed(tmp_path, capsys):
     src = tmp_path / "mixed.jsonl"
     src.write_bytes(
@@ -82,6 +86,7 @@ def test_bad_records_reported_and_others_processed(tmp_path, capsys):
     assert "3 failed" in err
 
 
+@pytest.mark.torch
 def test_invalid_utf8_text_file_names_file_and_line(tmp_path, capsys):
     src = tmp_path / "broken.txt"
     src.write_bytes(b"first line\nsecond \xc3( line\n")
@@ -92,6 +97,7 @@ def test_invalid_utf8_text_file_names_file_and_line(tmp_path, capsys):
     assert out.read_text("utf-8") == "previous content"  # nothing partial replaced it
 
 
+@pytest.mark.torch
 def test_unknown_language_is_a_usage_error(tmp_path, capsys):
     src = tmp_path / "n.txt"
     src.write_text("x", "utf-8")
@@ -99,6 +105,7 @@ def test_unknown_language_is_a_usage_error(tmp_path, capsys):
     assert "PD104" in capsys.readouterr().err
 
 
+@pytest.mark.torch
 def test_malformed_policy_names_the_file(tmp_path, capsys):
     policy = tmp_path / "bad.toml"
     policy.write_text("[default\noperator = 'tag'", "utf-8")
@@ -108,6 +115,7 @@ def test_malformed_policy_names_the_file(tmp_path, capsys):
     assert "bad.toml" in capsys.readouterr().err
 
 
+@pytest.mark.torch
 def test_directory_in_directory_out(tmp_path):
     indir, outdir = tmp_path / "in", tmp_path / "out"
     (indir / "sub").mkdir(parents=True)
@@ -122,11 +130,13 @@ def test_directory_in_directory_out(tmp_path):
     assert "[DATE]" in (tmp_path / "red" / "a.txt").read_text("utf-8")
 
 
+@pytest.mark.torch
 def test_directory_needs_output(tmp_path, capsys):
     (tmp_path / "a.txt").write_text("x", "utf-8")
     assert main(["detect", str(tmp_path)]) == 2
 
 
+@pytest.mark.torch
 def test_keygen_hash_and_encrypt_roundtrip(tmp_path):
     key = tmp_path / "k.key"
     assert main(["keygen", str(key)]) == 0
@@ -172,6 +182,7 @@ def test_listing_commands(capsys):
     assert "surrogate" in capsys.readouterr().out
 
 
+@pytest.mark.torch
 def test_console_script_entry_point():
     exe = Path(sys.executable).parent / "polydeid"
     if not exe.exists():

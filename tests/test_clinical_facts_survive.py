@@ -54,6 +54,7 @@ def test_fact_text_is_byte_identical_after_redaction(deid: Deidentifier) -> None
                 assert row["text"][fact["start"] : fact["end"]] in out
 
 
+@pytest.mark.torch
 def test_facts_survive_the_full_pipeline_with_the_tagger() -> None:
     """The tagger's spans are resolved against protected facts like the rules' are."""
     pytest.importorskip("torch")

@@ -38,6 +38,7 @@ def logs(caplog: pytest.LogCaptureFixture) -> pytest.LogCaptureFixture:
     return caplog
 
 
+@pytest.mark.torch
 @pytest.mark.parametrize("policy", ["tag", "numbered", "mask", "surrogate", "hash", "encrypt"])
 def test_api_redaction_leaks_nothing(policy: str, logs: pytest.LogCaptureFixture) -> None:
     with warnings.catch_warnings(record=True) as caught:
@@ -54,6 +55,7 @@ def test_api_redaction_leaks_nothing(policy: str, logs: pytest.LogCaptureFixture
     assert_clean(*(r.getMessage() for r in logs.records), *(str(w.message) for w in caught))
 
 
+@pytest.mark.torch
 def test_cli_success_and_failure_output_is_clean(tmp_path, capsys, logs) -> None:
     good = json.dumps({"id": "r1", "lang": "sw", "text": TEXT})
     malformed = '{"id": "r2", "text": "' + TEXT + '"'  # truncated JSON holding the canaries
@@ -72,6 +74,7 @@ def test_cli_success_and_failure_output_is_clean(tmp_path, capsys, logs) -> None
     assert_clean(captured.err, *(r.getMessage() for r in logs.records))
 
 
+@pytest.mark.torch
 def test_exceptions_carry_no_text() -> None:
     deid = Deidentifier(policy="tag")
     with pytest.raises(PolydeidError) as info:

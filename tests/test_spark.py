@@ -19,9 +19,10 @@ from polydeid.core.errors import ConfigError
 from polydeid.synth.generate import generate
 from polydeid.transform.crypto import generate_key
 
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:PySpark does not yet fully support pandas:FutureWarning"
-)
+pytestmark = [
+    pytest.mark.spark,
+    pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning"),
+]
 
 LANGS = ("en", "sw", "fr", "de", "es", "ar", "zh", "lg")
 PER_LANGUAGE = 25  # 200 records

@@ -15,6 +15,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from polydeid.cli import main
 
 MANIFEST = ".polydeid-manifest.sqlite"
@@ -130,6 +132,7 @@ def kill_mid_run(src: Path, out: Path, log: Path) -> int:
     return done_units(out)
 
 
+@pytest.mark.slow
 def test_sigkill_then_resume_processes_exactly_the_missing_units(tmp_path, capsys):
     src, out, clean = tmp_path / "in", tmp_path / "out", tmp_path / "clean"
     ids = make_inputs(src)

@@ -190,6 +190,7 @@ def test_quarantine_holds_where_and_why_never_what(tmp_path, capsys):
     assert_clean((out / "quarantine.jsonl").read_text("utf-8"), err)
 
 
+@pytest.mark.slow
 def test_workers_1_and_2_give_identical_outputs(tmp_path):
     src = tmp_path / "in"
     make_inputs(src, records=40)
@@ -252,6 +253,7 @@ def test_configuration_errors_exit_2(tmp_path, capsys):
     assert_clean(capsys.readouterr().err)
 
 
+@pytest.mark.slow
 def test_a_worker_that_cannot_build_its_deidentifier_stops_the_run(tmp_path, capsys):
     src, out = tmp_path / "in", tmp_path / "out"
     src.mkdir()
@@ -287,6 +289,7 @@ def test_a_single_record_file_as_input(tmp_path):
         assert summary["files"] == 1 and summary["written"] == 12
 
 
+@pytest.mark.slow
 def test_workers_share_a_vault_for_consistent_surrogates(tmp_path):
     src, out = tmp_path / "in", tmp_path / "out"
     src.mkdir()

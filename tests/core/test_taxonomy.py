@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from importlib import resources
 from pathlib import Path
 
@@ -303,15 +302,6 @@ def test_unknown_scheme_raises_listing_known_schemes() -> None:
 
 # --- labels found in the shared corpora ---------------------------------------------------
 
-DATA = Path(os.environ.get("POLYDEID_SHARED_DATA", Path(__file__).parents[3] / "shared" / "data"))
-
-
-def _need(*parts: str) -> Path:
-    path = DATA.joinpath(*parts)
-    if not path.exists():
-        pytest.skip(f"shared corpus not present: {path} (set POLYDEID_SHARED_DATA)")
-    return path
-
 
 def _bio_labels(lines: Iterator[str], column: int) -> set[str]:
     """Bare labels of the BIO tags in ``column`` of whitespace-separated lines."""
@@ -337,8 +327,8 @@ def _assert_all_map(name: str, labels: set[str]) -> dict[str, Category | None]:
     return {label: loaded.map(label) for label in sorted(labels)}
 
 
-def test_meddocan_labels_map_and_are_all_phi() -> None:
-    root = _need("meddocan")
+def test_meddocan_labels_map_and_are_all_phi(shared_data: Callable[..., Path]) -> None:
+    root = shared_data("meddocan")
     labels = {
         line.split("\t")[1].split(" ")[0]
         for line in _lines(sorted(root.glob("*/*.ann")))
@@ -349,30 +339,30 @@ def test_meddocan_labels_map_and_are_all_phi() -> None:
     assert [label for label, cat in mapped.items() if cat is None] == ["OTROS_SUJETO_ASISTENCIA"]
 
 
-def test_germeval_labels_map() -> None:
-    path = _need("germeval2014", "NER-de-dev.tsv")
+def test_germeval_labels_map(shared_data: Callable[..., Path]) -> None:
+    path = shared_data("germeval2014", "NER-de-dev.tsv")
     lines = [line.replace("\t", " ") for line in _lines([path]) if not line.startswith("#")]
     labels = _bio_labels(iter(lines), 2) | _bio_labels(iter(lines), 3)
     mapped = _assert_all_map("germeval2014", labels)
     assert set(mapped) == set(scheme("germeval2014").mapping)
 
 
-def test_echr_labels_map() -> None:
-    root = _need("echr")
+def test_echr_labels_map(shared_data: Callable[..., Path]) -> None:
+    root = shared_data("echr")
     labels = _bio_labels(_lines(sorted(root.glob("*.tsv"))), -1)
     mapped = _assert_all_map("echr_tab", labels)
     assert set(mapped) == set(scheme("echr_tab").mapping)
 
 
 @pytest.mark.parametrize("language", ["lug", "swa", "kin", "luo"])
-def test_masakhaner_labels_map(language: str) -> None:
-    path = _need("masakhaner", language, "dev.txt")
+def test_masakhaner_labels_map(language: str, shared_data: Callable[..., Path]) -> None:
+    path = shared_data("masakhaner", language, "dev.txt")
     mapped = _assert_all_map("conll", _bio_labels(_lines([path]), -1))
     assert set(mapped) == {"PER", "LOC", "ORG", "DATE"}
 
 
-def test_asq_phi_labels_map() -> None:
-    path = _need("asq_phi", "queries-dev.txt")
+def test_asq_phi_labels_map(shared_data: Callable[..., Path]) -> None:
+    path = shared_data("asq_phi", "queries-dev.txt")
     labels = {
         json.loads(line)["identifier_type"] for line in _lines([path]) if line.startswith("{")
     }
@@ -381,8 +371,8 @@ def test_asq_phi_labels_map() -> None:
     assert None not in mapped.values()
 
 
-def test_presidio_research_labels_map() -> None:
-    root = _need("presidio_research")
+def test_presidio_research_labels_map(shared_data: Callable[..., Path]) -> None:
+    root = shared_data("presidio_research")
     labels: set[str] = set()
     for path in sorted(root.glob("*.json")):
         records = json.loads(path.read_text(encoding="utf-8"))

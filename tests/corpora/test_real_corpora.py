@@ -1,19 +1,9 @@
-"""Counts on the development corpora in ../shared/data (skipped where the folder is absent)."""
-
-from pathlib import Path
+"""Counts on the development corpora in ../shared/data (the ``shared_data`` fixture: skipped
+where the folder is absent outside CI, failed in CI)."""
 
 import pytest
 
 from polydeid.corpora.registry import corpus_counts, read_corpus
-
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
-
-
-def need(relative: str) -> Path:
-    path = DATA / relative
-    if not path.exists():
-        pytest.skip(f"corpus not available at ../shared/data/{relative}")
-    return path
 
 
 @pytest.mark.parametrize(
@@ -21,8 +11,8 @@ def need(relative: str) -> Path:
     [("train", 500, 11_333, 9), ("dev", 250, 5_801, 6)],
     ids=["train", "dev"],
 )
-def test_meddocan(split, documents, annotations, otros):
-    corpus = read_corpus(need(f"meddocan/{split}"), "brat", scheme="meddocan", lang="es")
+def test_meddocan(split, documents, annotations, otros, shared_data):
+    corpus = read_corpus(shared_data(f"meddocan/{split}"), "brat", scheme="meddocan", lang="es")
     counts = corpus_counts(corpus)
     assert counts["failures"] == 0 and counts["documents"] == documents
     assert counts["annotations"] == annotations
@@ -44,15 +34,15 @@ MASAKHANER = [("lug", "lg", 200, 288), ("swa", "sw", 300, 674), ("kin", "rw", 30
 
 @pytest.mark.parametrize(("folder", "lang", "sentences", "spans"), MASAKHANER,
                          ids=[m[0] for m in MASAKHANER])  # fmt: skip
-def test_masakhaner_dev(folder, lang, sentences, spans):
-    corpus = read_corpus(need(f"masakhaner/{folder}/dev.txt"), "conll", lang=lang)
+def test_masakhaner_dev(folder, lang, sentences, spans, shared_data):
+    corpus = read_corpus(shared_data(f"masakhaner/{folder}/dev.txt"), "conll", lang=lang)
     (doc,) = corpus.documents
     assert not corpus.failures and doc.lang == lang
     assert doc.meta["sentences"] == sentences and len(doc.spans) == spans
 
 
-def test_germeval_dev():
-    corpus = read_corpus(need("germeval2014/NER-de-dev.tsv"), "germeval2014")
+def test_germeval_dev(shared_data):
+    corpus = read_corpus(shared_data("germeval2014/NER-de-dev.tsv"), "germeval2014")
     (doc,) = corpus.documents
     assert not corpus.failures and doc.meta["sentences"] == 2_200
     # outer: 2,133 mapped of 2,674 entities; inner: 164 mapped, none repeating an outer span
@@ -65,16 +55,16 @@ ECHR = [("ES-all-train", 3_881, 3_903, 271), ("ES-all-dev", 482, 496, 20),
 
 @pytest.mark.parametrize(("name", "sentences", "spans", "dropped"), ECHR,
                          ids=[e[0] for e in ECHR])  # fmt: skip
-def test_echr(name, sentences, spans, dropped):
+def test_echr(name, sentences, spans, dropped, shared_data):
     lang = name[:2].lower()
-    corpus = read_corpus(need(f"echr/{name}.tsv"), "conll", scheme="echr_tab", lang=lang)
+    corpus = read_corpus(shared_data(f"echr/{name}.tsv"), "conll", scheme="echr_tab", lang=lang)
     (doc,) = corpus.documents
     assert not corpus.failures and doc.meta["sentences"] == sentences
     assert len(doc.spans) == spans and doc.meta["dropped"] == dropped  # QUANTITY, MISC
 
 
-def test_asq_phi_dev():
-    corpus = read_corpus(need("asq_phi/queries-dev.txt"), "valuetags")
+def test_asq_phi_dev(shared_data):
+    corpus = read_corpus(shared_data("asq_phi/queries-dev.txt"), "valuetags")
     counts = corpus_counts(corpus)
     assert counts["documents"] == 735 and counts["failures"] == 0
     assert sum(d.meta["tags"] == 0 for d in corpus.documents) == 148
@@ -82,8 +72,8 @@ def test_asq_phi_dev():
     assert counts["unlocated_count"] == 0 and counts["spans"] == 2_100
 
 
-def test_presidio_research():
-    corpus = read_corpus(need("presidio_research"), "presidio_research")
+def test_presidio_research(shared_data):
+    corpus = read_corpus(shared_data("presidio_research"), "presidio_research")
     counts = corpus_counts(corpus)
     assert counts["documents"] == 2_109 + 1_500 and counts["failures"] == 0
     assert counts["text_mismatches"] == 0

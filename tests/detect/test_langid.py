@@ -1,11 +1,10 @@
 """Language identification: held-out synthetic sentences in every language, MasakhaNER dev
-(skipped where ../shared/data is absent), short and mixed text, explicit override, fail-closed
-model loading, deterministic training."""
+(../shared/data, through the ``shared_data`` fixture), short and mixed text, explicit
+override, fail-closed model loading, deterministic training."""
 
 import json
 import shutil
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -28,8 +27,6 @@ from polydeid.detect.langid import (
 )
 from polydeid.locales import languages
 from polydeid.train import langid as training
-
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 
 SW = (
     "Mgonjwa alikuja kliniki akiwa na homa kali na kikohozi kwa siku tatu, hakuweza kula vizuri. "
@@ -66,6 +63,7 @@ def test_shipped_model_loads_small_and_described():
     assert "luo" in default_identifier().model.classes
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", languages())
 def test_every_language_on_heldout_synthetic_sentences(heldout, lang):
     texts = heldout[lang]
@@ -79,10 +77,9 @@ def test_every_language_on_heldout_synthetic_sentences(heldout, lang):
 # MasakhaNER dev (measurement only: its licence allows selection, never training)
 
 
-def _masakhaner(lang):
-    if not (DATA / "masakhaner" / training.MASAKHANER[lang] / "dev.txt").is_file():
-        pytest.skip("MasakhaNER not available at ../shared/data/masakhaner")
-    return training.masakhaner_sentences(lang, DATA)
+def _masakhaner(shared_data, lang):
+    shared_data("masakhaner", training.MASAKHANER[lang], "dev.txt")
+    return training.masakhaner_sentences(lang, shared_data())
 
 
 # Levels reached (py3langid alone: lg 1.000, sw 0.936, rw 0.992, luo 0.000). 16 of the 250
@@ -91,8 +88,8 @@ MASAKHANER_FLOOR = {"lg": 0.98, "sw": 0.93, "rw": 0.98, "luo": 0.97}
 
 
 @pytest.mark.parametrize("lang", sorted(MASAKHANER_FLOOR))
-def test_east_african_languages_on_masakhaner_dev(lang):
-    texts = _masakhaner(lang)
+def test_east_african_languages_on_masakhaner_dev(lang, shared_data):
+    texts = _masakhaner(shared_data, lang)
     assert len(texts) >= 80
     found = Counter(identify(t).lang for t in texts)
     assert found[lang] / len(texts) >= MASAKHANER_FLOOR[lang], found.most_common(5)
@@ -101,8 +98,8 @@ def test_east_african_languages_on_masakhaner_dev(lang):
     assert confused / len(texts) <= 0.01, found.most_common(5)
 
 
-def test_dholuo_is_what_py3langid_alone_cannot_tell():
-    texts = _masakhaner("luo")
+def test_dholuo_is_what_py3langid_alone_cannot_tell(shared_data):
+    texts = _masakhaner(shared_data, "luo")
     baseline = training.py3langid_alone()
     assert sum(baseline.classify(t)[0] == "luo" for t in texts) == 0
     assert sum(identify(t).lang == "luo" for t in texts) / len(texts) >= 0.97
@@ -264,6 +261,7 @@ def test_weights_of_the_wrong_shape_fail_closed_even_with_their_checksum(model_c
 # Training
 
 
+@pytest.mark.torch
 def test_training_is_deterministic(tmp_path):
     a = training.train(tmp_path / "a", per_language=3)
     b = training.train(tmp_path / "b", per_language=3)

@@ -18,6 +18,8 @@ from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from polydeid.serve.app import Settings, create_app
 
+pytestmark = pytest.mark.browser
+
 CHROMIUM = os.environ.get("POLYDEID_CHROMIUM", "/usr/bin/chromium")
 ARTIFACTS = Path(os.environ.get("POLYDEID_ARTIFACTS", "test-artifacts"))
 API_KEY = "browser-test-key-0123456789"

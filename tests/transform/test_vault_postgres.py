@@ -37,6 +37,8 @@ from polydeid.transform.vault import (
     reidentify,
 )
 
+pytestmark = pytest.mark.postgres
+
 # the throw-away server's fixtures (tests/pg.py), made visible to this module
 postgres_url = pg.postgres_url
 postgres_database = pg.postgres_database

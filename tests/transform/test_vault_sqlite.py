@@ -468,6 +468,7 @@ def test_batch_job_opens_the_vault_from_its_config(vault_path, tmp_path):
 # --- many processes × threads -----------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_processes_and_threads_share_one_mapping(vault_path):
     SqliteVault(vault_path).close()  # create it once, as a job runner would
     pairs = run_workers(str(vault_path), KEY, processes=3, threads=4)
@@ -477,6 +478,7 @@ def test_processes_and_threads_share_one_mapping(vault_path):
     check_reidentify(SqliteVault(vault_path), chosen)
 
 
+@pytest.mark.slow
 def test_racing_puts_from_processes_and_threads_keep_both_constraints(vault_path):
     SqliteVault(vault_path).close()
     attempts = run_workers(str(vault_path), KEY, processes=3, threads=4, job="put")
@@ -484,6 +486,7 @@ def test_racing_puts_from_processes_and_threads_keep_both_constraints(vault_path
     check_puts(attempts, SqliteVault(vault_path))
 
 
+@pytest.mark.slow
 def test_runs_are_consistent_and_keys_do_not_cross(vault_path):
     first = check_outputs(run_workers(str(vault_path), KEY, processes=1, threads=1))
     keys_first = sqlite_keys(vault_path)

@@ -36,6 +36,8 @@ from polydeid.detect.base import Detector
 from polydeid.detect.profiles import profile_detectors
 from polydeid.detect.tagger.windows import windows
 
+pytestmark = pytest.mark.torch
+
 P, FAC, VIL, ADDR = (
     Category.PERSON,
     Category.LOCATION_FACILITY,

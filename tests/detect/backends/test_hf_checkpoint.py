@@ -18,6 +18,8 @@ pytest.importorskip("huggingface_hub")
 from polydeid.core.errors import DetectorUnavailableError
 from polydeid.detect.backends.hf import inspect_checkpoint, resolve_local
 
+pytestmark = pytest.mark.torch
+
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 
 

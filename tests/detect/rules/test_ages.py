@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -400,15 +401,11 @@ def test_property_ages_and_facts_never_claim_the_same_text(
     assert not [a for a in ages for f in facts if a.overlaps(f)]
 
 
-MEDDOCAN = Path(__file__).resolve().parents[4] / "shared" / "data" / "meddocan"
-
-
-def test_meddocan_ages_precision_and_recall() -> None:
+def test_meddocan_ages_precision_and_recall(shared_data: Callable[..., Path]) -> None:
     """Against MEDDOCAN's EDAD_SUJETO_ASISTENCIA (train + dev), exact spans."""
-    if not MEDDOCAN.is_dir():
-        pytest.skip("MEDDOCAN not available at ../shared/data/meddocan")
+    meddocan = shared_data("meddocan")
     hits = predicted = gold_count = 0
-    for ann in sorted(MEDDOCAN.glob("*/*.ann")):
+    for ann in sorted(meddocan.glob("*/*.ann")):
         text = ann.with_suffix(".txt").read_text("utf-8")
         gold = set()
         for line in ann.read_text("utf-8").splitlines():

@@ -8,6 +8,7 @@ text}]) and optionally ``ages`` ([{start, end, text}]); :func:`load_fixture_corp
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -454,15 +455,11 @@ def test_property_dates_are_never_covered(
     assert not [s for s in spans if s.start < start + len(date) and start < s.end]
 
 
-MEDDOCAN = Path(__file__).resolve().parents[4] / "shared" / "data" / "meddocan"
-
-
-def test_facts_never_overlap_meddocan_phi() -> None:
+def test_facts_never_overlap_meddocan_phi(shared_data: Callable[..., Path]) -> None:
     """On real clinical case reports, no fact span covers any gold identifier."""
-    if not MEDDOCAN.is_dir():
-        pytest.skip("MEDDOCAN not available at ../shared/data/meddocan")
+    meddocan = shared_data("meddocan")
     overlaps, facts = 0, 0
-    for ann in sorted(MEDDOCAN.glob("*/*.ann")):
+    for ann in sorted(meddocan.glob("*/*.ann")):
         text = ann.with_suffix(".txt").read_text("utf-8")
         gold = []
         for line in ann.read_text("utf-8").splitlines():

@@ -314,6 +314,7 @@ def test_repr_has_no_text() -> None:
     assert "CM92034102ABCD" not in repr(RULE)
 
 
+@pytest.mark.torch
 def test_a_crashing_stdnum_validator_fails_closed() -> None:
     """stdnum.cn.ric raises KeyError on unknown region codes: detection must not crash, and
     the identifier-shaped value is redacted rather than passed through."""

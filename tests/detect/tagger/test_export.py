@@ -39,6 +39,8 @@ from polydeid.detect.tagger.export import (
 from polydeid.detect.tagger.model import MODEL_DIR, TaggerModel
 from polydeid.detect.tagger.windows import TAGS
 
+pytestmark = pytest.mark.torch
+
 #: Invented sentences (no real person), other than the ones the export checks itself on.
 TEXTS = [
     "Bi. Nakato Ssemanda (miaka 31) alionekana kliniki ya Mulago tarehe 12/03/2024.",

@@ -25,6 +25,8 @@ from polydeid.detect.tagger.model import (
 )
 from polydeid.detect.tagger.windows import TAGS
 
+pytestmark = pytest.mark.torch
+
 
 def _ship(folder: Path, tensors: dict, **meta_fields: object) -> dict:
     """Write ``tensors`` and a ``tagger.json`` for them (small windows) into ``folder``."""

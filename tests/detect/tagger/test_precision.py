@@ -44,6 +44,7 @@ def test_resolve_explicit_environment_and_auto(monkeypatch: pytest.MonkeyPatch) 
         precision.resolve()
 
 
+@pytest.mark.torch
 def test_autocast_runs_matrix_products_in_bfloat16_only_when_asked() -> None:
     torch = pytest.importorskip("torch")
     a, b = torch.randn(4, 8), torch.randn(8, 3)
