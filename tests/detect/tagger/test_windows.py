@@ -786,3 +786,18 @@ def test_a_name_ending_in_an_initial_takes_its_dot() -> None:
     # the initial's dot joins the name although the model read it as outside; a sentence's
     # full stop after a whole word does not
     assert [text[s.start : s.end] for s in spans] == ["Маслова Н.", "Иванов Петр"]
+
+
+def test_a_kept_span_reports_a_score_at_least_its_threshold() -> None:
+    """The score is rounded before the threshold judges it, so a span never reports a score
+    below the threshold that kept it (found by the property test above: 0.7559 < 0.755906)."""
+    text = "Okello came"
+    grid = [(0, 6), (7, 11)]
+    row = [0.0] * len(TAGS)
+    row[TAG_INDEX["B-PERSON"]], row[TAG_INDEX["O"]] = 0.755906, 0.244094
+    probs = [row, _mixed({"O": 0.95})]
+    for threshold in (0.755906, 0.75585, 0.7559):
+        spans = decode(text, grid, probs, {Category.PERSON: threshold})
+        assert all(s.score >= threshold for s in spans)
+    assert [s.score for s in decode(text, grid, probs, {Category.PERSON: 0.7559})] == [0.7559]
+    assert decode(text, grid, probs, {Category.PERSON: 0.755906}) == []

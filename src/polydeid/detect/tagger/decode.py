@@ -173,6 +173,7 @@ def _vote(
         if group == "NAME":
             tally = tallies.get(written, role_tallies[written])
         category = max((c for c in tally if COARSE_GROUP[c] == group), key=tally.__getitem__)
-        if r.score >= thresholds.get(category, default_threshold):
-            spans.append(Span(start, end, category, source, round(r.score, 4)))
+        score = round(r.score, 4)  # the score a span reports is the one its threshold judged
+        if score >= thresholds.get(category, default_threshold):
+            spans.append(Span(start, end, category, source, score))
     return spans
