@@ -38,6 +38,8 @@ def test_an_unknown_pass_is_refused_with_the_known_ones() -> None:
     assert "names.cary" in str(info.value) and "names.carry" in str(info.value)
     with pytest.raises(ConfigError):
         decoder_passes({"decode.nothing"})
+    # a decoder pass is known to a pipeline without the tagger: one ablation serves every system
+    assert Pipeline([FakeDetector([])], disabled_passes={"decode.edges"}).passes == SEGMENT_PASSES
 
 
 def test_a_segment_pass_switched_off_leaves_its_work_undone() -> None:

@@ -10,6 +10,7 @@ from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.detect.base import Detector
 from polydeid.detect.passes import SEGMENT_PASSES, SegmentContext, SpanPass, check_known, select
+from polydeid.detect.tagger.decoder_passes import DECODER_PASSES
 from polydeid.locales import canonical_language
 
 
@@ -37,9 +38,15 @@ class Pipeline:
         if not detectors:
             raise ValueError("a pipeline needs at least one detector")
         disabled = frozenset(disabled_passes)
+        # a pass of the built-in tagger is known to every pipeline, so that one ablation can
+        # serve systems with and without the tagger
         check_known(
             disabled,
-            [*SEGMENT_PASSES, *(p for d in detectors for p in getattr(d, "passes", ()))],
+            [
+                *SEGMENT_PASSES,
+                *DECODER_PASSES,
+                *(p for d in detectors for p in getattr(d, "passes", ())),
+            ],
         )
         self.detectors = tuple(
             d.without_passes(disabled) if hasattr(d, "without_passes") else d for d in detectors
