@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from polydeid.core.errors import DetectionError, ReplyFormatError
-from polydeid.detect.backends.llm_parse import Extraction, locate, parse_reply
+from polydeid.detect.backends._llm_parse import Extraction, locate, parse_reply
 
 LABELS = ("human_name", "date", "id_number", "phone_number")
 

@@ -181,8 +181,8 @@ def test_fast_path_gives_the_reference_models_logits(
 ) -> None:
     import torch
 
-    from polydeid.detect.tagger import fast as fast_module
-    from polydeid.detect.tagger.fast import FastTagger, supports
+    from polydeid.detect.tagger import _fast as fast_module
+    from polydeid.detect.tagger._fast import FastTagger, supports
     from polydeid.detect.tagger.precision import autocast
 
     # the plain products: the packed ones round differently (next test)
@@ -218,8 +218,8 @@ def test_packed_bfloat16_weights_give_the_plain_products_logits(
 ) -> None:
     import torch
 
-    from polydeid.detect.tagger import fast as fast_module
-    from polydeid.detect.tagger.fast import FastTagger, packed_products
+    from polydeid.detect.tagger import _fast as fast_module
+    from polydeid.detect.tagger._fast import FastTagger, packed_products
 
     if not torch.backends.mkldnn.is_available():
         pytest.skip("this torch has no oneDNN: the plain product is the only one")
@@ -257,7 +257,7 @@ def test_a_lent_model_is_read_on_every_call(tiny: Path) -> None:
     ((_, after),) = lent.predict(texts)
     assert after[0][1] > before[0][1]
     assert not lent._fast
-    from polydeid.detect.tagger.fast import supports
+    from polydeid.detect.tagger._fast import supports
 
     quantised = TaggerModel.load(tiny, int8=True)
     assert not supports(quantised.model)  # int8 layers run as themselves

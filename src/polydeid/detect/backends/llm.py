@@ -4,7 +4,7 @@
 by default the seven PII families of scheme ``pii_families7`` (``human_name``, ``date``,
 ``id_number``, ``phone_number``, ``email_address``, ``address``, ``company_name``), or any
 label set with a mapping onto canonical categories — and turns every value into spans at
-**all** of its occurrences in the text (:func:`polydeid.detect.backends.llm_parse.locate`).
+**all** of its occurrences in the text (:func:`polydeid.detect.backends._llm_parse.locate`).
 
 Two transports:
 
@@ -62,14 +62,14 @@ from polydeid.core.errors import (
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Scheme, scheme, scheme_names
-from polydeid.detect.backends.chat_client import ChatEndpoint, RetryPolicy
-from polydeid.detect.backends.llm_parse import (
+from polydeid.detect.backends._llm_parse import (
     Extraction,
     ParsedReply,
     label_key,
     locate,
     parse_reply,
 )
+from polydeid.detect.backends.chat_client import ChatEndpoint, RetryPolicy
 
 log = logging.getLogger(__name__)
 

@@ -115,7 +115,7 @@ class TaggerModel:
         #: inputs padded to a multiple of this many tokens (:data:`WIDTH_ALIGN`; 1: none)
         self.width_align = WIDTH_ALIGN
         #: whether the model is the tagger's own (:meth:`load`) and fixed, so that inference
-        #: may read its weights once (:mod:`polydeid.detect.tagger.fast`); not a model lent
+        #: may read its weights once (:mod:`polydeid.detect.tagger._fast`); not a model lent
         #: to it, such as one being trained
         self.owns_model = owns_model
         self._fast: dict[str, Any] = {}  # precision -> FastTagger
@@ -214,11 +214,11 @@ class TaggerModel:
     def _forward(self) -> Any:
         """``(input_ids, attention_mask) -> logits`` in this model's precision.
 
-        A model of the tagger's own runs through :class:`~polydeid.detect.tagger.fast.FastTagger`
+        A model of the tagger's own runs through :class:`~polydeid.detect.tagger._fast.FastTagger`
         (built once per precision); a model lent to it (training's), or one that path does not
         compute (dynamic int8), runs as itself under :func:`autocast`.
         """
-        from polydeid.detect.tagger.fast import FastTagger, supports
+        from polydeid.detect.tagger._fast import FastTagger, supports
 
         fast = self._fast.get(self.precision)
         if fast is None and self.owns_model and supports(self.model):
@@ -235,7 +235,7 @@ class TaggerModel:
 
     def packed(self, precision: str) -> bool:
         """Whether the fast path built for ``precision`` lays its linear weights out for
-        oneDNN (:func:`polydeid.detect.tagger.fast.packed_products`); False before it is
+        oneDNN (:func:`polydeid.detect.tagger._fast.packed_products`); False before it is
         built."""
         fast = self._fast.get(precision)
         return bool(fast is not None and fast.products.packed)

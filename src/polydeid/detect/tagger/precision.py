@@ -4,7 +4,7 @@ bfloat16 speeds the tagger up where the processor multiplies bfloat16 natively (
 or ``amx_bf16``; speed-ups in ``benchmarks/results/tagger_speed.md``, tag changes in the model
 card). Elsewhere torch emulates it, slower than float32, so ``auto`` keeps float32 there. Layer
 norms, softmax and the loss stay in float32 (``torch.autocast``); the weights stay float32.
-Inference on a loaded model does the same through :mod:`polydeid.detect.tagger.fast`, which
+Inference on a loaded model does the same through :mod:`polydeid.detect.tagger._fast`, which
 holds a bfloat16 copy of the linear weights.
 
 The choice: an explicit argument, else ``POLYDEID_TAGGER_PRECISION`` (``auto``, ``float32``,
