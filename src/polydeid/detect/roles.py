@@ -64,7 +64,7 @@ from polydeid.lexicon.fields import (
 )
 from polydeid.lexicon.hl7 import pasted_field_category
 from polydeid.lexicon.tables import pasted_column_categories
-from polydeid.locales.names import folded_titles, titles_in_names
+from polydeid.locales.names import is_title, titles_in_names
 
 #: The categories a label may give, and the only ones it may change.
 NAME_ROLES = frozenset({Category.PERSON, Category.PERSON_THIRD_PARTY})
@@ -158,7 +158,9 @@ def name_value(text: str, start: int, lang: str | None = None) -> tuple[int, int
                 glued
                 and after < n
                 and text[after] == " "
-                and (initial or (lang is not None and _is_title(text[word.start() : pos], lang)))
+                and (
+                    initial or (lang is not None and is_title(text[word.start() : pos], lang, "en"))
+                )
             ):
                 fallback = len(words)
                 pos = after
@@ -179,7 +181,7 @@ def name_value(text: str, start: int, lang: str | None = None) -> tuple[int, int
             words = words[:fallback]
             break
         pos = gap
-    if words and lang is not None and _is_title(text[words[0][0] : words[0][1]], lang):
+    if words and lang is not None and is_title(text[words[0][0] : words[0][1]], lang, "en"):
         words = words if titles_in_names(lang) and len(words) > 1 else words[1:]
     if not words or len(words) > MAX_NAME_WORDS:
         return None
@@ -198,10 +200,6 @@ def _before_next_label(
         if is_label(normalise_name(text[words[-k][0] : words[-1][1]])):
             return words[:-k]
     return words[:fallback]
-
-
-def _is_title(word: str, lang: str) -> bool:
-    return word.casefold() in folded_titles(lang, "en")
 
 
 #: A chat turn's speaker and colon ("doctor: ").
