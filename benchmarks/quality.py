@@ -177,7 +177,7 @@ def patient_recall_as_files(
         deid = Deidentifier(
             detectors=pipeline.detectors,
             segment_steps=pipeline.segment_steps,
-            disabled_passes=disabled_passes if pipeline.segment_steps else (),
+            disabled_passes=disabled_passes,
         )
         found: dict[str, list[int]] = {}
         for doc in documents:

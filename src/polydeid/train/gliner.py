@@ -16,16 +16,16 @@ from typing import Any, NamedTuple
 
 from polydeid.core.errors import ConfigError
 from polydeid.core.taxonomy import Category
-from polydeid.corpora import read_corpus
 from polydeid.detect.backends.gliner import (
-    DEFAULT_PRECISION_FLOOR,
     GlinerDetector,
     LabelMap,
     checked_threshold,
     parse_label_map,
 )
-from polydeid.evaluate.metrics import score_corpus
 from polydeid.locales import canonical_language
+
+#: Strict precision a chosen setting must reach by default.
+DEFAULT_PRECISION_FLOOR = 0.5
 
 
 class TunePoint(NamedTuple):
@@ -80,6 +80,8 @@ def tune(
     earlier candidate. Raises :class:`ConfigError` when no setting reaches the floor (the
     error gives the best precision reached; :class:`TunePoint` counts say the rest).
     """
+    from polydeid.evaluate.metrics import score_corpus
+
     documents = list(dev_documents)
     if not documents:
         raise ConfigError("tuning needs development documents")
@@ -164,6 +166,8 @@ def register(sub: Any) -> None:
 
 
 def cmd_tune(args: Any) -> int:
+    from polydeid.corpora import read_corpus
+
     lang = canonical_language(args.lang)
     try:
         raw = tomllib.loads(Path(args.prompts).read_text(encoding="utf-8"))

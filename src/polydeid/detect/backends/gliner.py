@@ -61,7 +61,6 @@ ANY_LANGUAGE = "*"
 DEFAULT_THRESHOLD = 0.5
 DEFAULT_MAX_WORDS = 256
 DEFAULT_OVERLAP_WORDS = 64
-DEFAULT_PRECISION_FLOOR = 0.5
 _NAME_UNSAFE = re.compile(r"[^A-Za-z0-9_.\-]+")
 
 LabelMap = Mapping[str, Category]

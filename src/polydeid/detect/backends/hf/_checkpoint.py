@@ -262,13 +262,15 @@ def inspect_checkpoint(folder: Path) -> Checkpoint:
 
 
 def _classifier_rows(folder: Path) -> int | None:
-    """Output size of the classification head, read from safetensors headers (no loading)."""
-    try:
-        from safetensors import SafetensorError, safe_open
-    except ImportError:  # pragma: no cover - it comes with transformers
-        raise DetectorUnavailableError(
-            "Hugging Face backends need torch and transformers (safetensors)"
-        ) from None
+    """Output size of the classification head, read from safetensors headers (no loading);
+    None for weights in another format."""
+
+    def unreadable(exc: Exception) -> DetectorUnavailableError:
+        return DetectorUnavailableError(
+            f"malformed checkpoint: weights unreadable ({type(exc).__name__})",
+            location=str(folder),
+        )
+
     single, index = folder / "model.safetensors", folder / "model.safetensors.index.json"
     try:
         if single.is_file():
@@ -282,6 +284,15 @@ def _classifier_rows(folder: Path) -> int | None:
             }
         else:
             return None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise unreadable(exc) from None
+    try:
+        from safetensors import SafetensorError, safe_open
+    except ImportError:  # pragma: no cover - it comes with transformers
+        raise DetectorUnavailableError(
+            "Hugging Face backends need torch and transformers (safetensors)"
+        ) from None
+    try:
         for path in files:
             with safe_open(str(path), framework="numpy") as weights:
                 names = weights.keys()  # a safe_open handle is not iterable
@@ -289,10 +300,7 @@ def _classifier_rows(folder: Path) -> int | None:
                 if len(keys) == 1:
                     return int(weights.get_slice(keys[0]).get_shape()[0])
     except (OSError, ValueError, KeyError, TypeError, IndexError, SafetensorError) as exc:
-        raise DetectorUnavailableError(
-            f"malformed checkpoint: weights unreadable ({type(exc).__name__})",
-            location=str(folder),
-        ) from None
+        raise unreadable(exc) from None
     return None
 
 
