@@ -18,7 +18,8 @@ from polydeid.cli import main
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
-from polydeid.serve.app import PROBLEM_JSON, Settings, create_app
+from polydeid.serve._problems import PROBLEM_JSON
+from polydeid.serve.app import Settings, create_app
 
 PHONE = "+256 772 918273"
 EMAIL = "zq.canary.7731@example.org"

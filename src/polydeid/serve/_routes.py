@@ -20,7 +20,7 @@ from polydeid.serve._models import (
     request_body_schema,
 )
 from polydeid.serve._requests import parse_job, respond
-from polydeid.serve._service import Job, Service, Settings
+from polydeid.serve._service import Job, Service
 
 logger = logging.getLogger("polydeid.serve")
 
@@ -30,10 +30,9 @@ STATIC_DIR = Path(__file__).parent / "static"
 @dataclass(frozen=True)
 class ServeState:
     """What the routes share: the service (detectors, a Deidentifier per policy, the worker
-    pool), its settings (limits, auth, default language) and the package version."""
+    pool, and its settings: limits, auth, default language) and the package version."""
 
     service: Service
-    settings: Settings
     version: str
 
 
@@ -86,9 +85,9 @@ async def health(state: State) -> dict[str, Any]:
         "version": state.version,
         "profile": state.service.profile,
         "policy": state.service.default_policy,
-        "auth_required": state.settings.api_key is not None,
-        "max_bytes": state.settings.max_bytes,
-        "timeout_s": state.settings.timeout,
+        "auth_required": state.service.settings.api_key is not None,
+        "max_bytes": state.service.settings.max_bytes,
+        "timeout_s": state.service.settings.timeout,
     }
 
 
@@ -105,7 +104,7 @@ async def list_languages(state: State) -> dict[str, Any]:
     return {
         "languages": state.service.language_list(),
         "auto": True,
-        "default": state.settings.default_lang,
+        "default": state.service.settings.default_lang,
     }
 
 
@@ -126,7 +125,7 @@ async def deidentify(
     """Both endpoints: parse the request (any input kind), run it in a worker under the time
     limit (language, policy and checks alike), log counts and timing, answer by ``action``."""
     started = time.perf_counter()
-    job = await parse_job(request, action, query, max_bytes=state.settings.max_bytes)
+    job = await parse_job(request, action, query, max_bytes=state.service.settings.max_bytes)
     out = await state.service.run(job)
     _log_done(job, out, started)
     return respond(job, out)

@@ -41,74 +41,20 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from polydeid.serve._guard import PUBLIC_PATHS, PUBLIC_PREFIXES, SECURITY_HEADERS, Guard
-from polydeid.serve._models import (
-    RAW_MEDIA_TYPES,
-    REQUEST_FORMATS,
-    DetectResponse,
-    DocumentRequest,
-    ProblemOut,
-    RedactResponse,
-    ReplacementOut,
-    SpanOut,
-    TextRequest,
-)
-from polydeid.serve._problems import (
-    API_KEY_HEADER,
-    PROBLEM_JSON,
-    Problem,
-    add_problem_handlers,
-    from_error,
-    invalid,
-    malformed,
-    too_large,
-    unauthorized,
-    validation_problem,
-)
-from polydeid.serve._requests import parse_job, respond
+from polydeid.core.version import __version__
+from polydeid.serve._guard import Guard
+from polydeid.serve._problems import add_problem_handlers
 from polydeid.serve._routes import ROUTERS, STATIC_DIR, ServeState
-from polydeid.serve._service import AUTO, Job, Service, Settings
+from polydeid.serve._service import Service, Settings
 
-__all__ = [
-    "API_KEY_HEADER",
-    "AUTO",
-    "PROBLEM_JSON",
-    "PUBLIC_PATHS",
-    "PUBLIC_PREFIXES",
-    "RAW_MEDIA_TYPES",
-    "REQUEST_FORMATS",
-    "SECURITY_HEADERS",
-    "STATIC_DIR",
-    "DetectResponse",
-    "DocumentRequest",
-    "Guard",
-    "Job",
-    "Problem",
-    "ProblemOut",
-    "RedactResponse",
-    "ReplacementOut",
-    "ServeState",
-    "Service",
-    "Settings",
-    "SpanOut",
-    "TextRequest",
-    "create_app",
-    "from_error",
-    "invalid",
-    "malformed",
-    "parse_job",
-    "respond",
-    "too_large",
-    "unauthorized",
-    "validation_problem",
-]
+__all__ = ["Settings", "create_app"]
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     """The service's FastAPI application; the detectors are built now (once)."""
     settings = settings or Settings()
     service = Service(settings)
-    version = _version()
+    version = __version__
     app = FastAPI(
         title="polydeid",
         version=version,
@@ -118,8 +64,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         redoc_url=None,
         lifespan=_lifespan,
     )
-    app.state.service = service  # the serve command reads it too
-    app.state.serve = ServeState(service=service, settings=settings, version=version)
+    app.state.serve = ServeState(service=service, version=version)
     app.add_middleware(Guard, api_key=settings.api_key, max_bytes=settings.max_bytes)
     add_problem_handlers(app)
     for router in ROUTERS:
@@ -132,9 +77,3 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     yield
     app.state.serve.service.close()
-
-
-def _version() -> str:
-    from polydeid.core.version import __version__
-
-    return __version__

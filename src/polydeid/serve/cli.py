@@ -121,7 +121,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     auth = "on" if settings.api_key else "off"
     print(
         f"polydeid: serving on http://{_url_host(args.host)}:{args.port}/ "
-        f"(profile {settings.profile}, policy {app.state.service.default_policy}, "
+        f"(profile {settings.profile}, policy {app.state.serve.service.default_policy}, "
         f"API key {auth}, max {settings.max_bytes} bytes, timeout {settings.timeout:g} s)",
         file=sys.stderr,
     )
