@@ -35,3 +35,9 @@ def test_patterns_are_the_same_whatever_the_hash_seed() -> None:
 def test_longest_first_then_by_text() -> None:
     assert phrase_alternation(["mr", "dr", "mrs"], fold_case=False) == "mrs|dr|mr"
     assert ContextLexicon(WORDS).phrases[:3] == ("sister", "ward b", "nurse")
+
+
+def test_blank_words_are_left_out_and_spaces_are_chosen() -> None:
+    """A blank word would make an empty alternative that matches everywhere."""
+    assert phrase_alternation([" ", "ext", " ext "], fold_case=False) == "ext"
+    assert phrase_alternation(["ext no"], fold_case=True, spaces=r"[ \t]+") == r"(?i:ext[ \t]+no)"

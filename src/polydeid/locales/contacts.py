@@ -20,6 +20,7 @@ addresses, URLs and IP addresses in a language.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 
@@ -74,3 +75,10 @@ def contact_words(code: str) -> ContactWords:
         extra_cctlds=words("domains", "extra_cctlds"),
         standard_hosts=words("urls", "standard_hosts"),
     )
+
+
+def contact_table(
+    langs: Sequence[str], pick: Callable[[ContactWords], tuple[str, ...]]
+) -> list[str]:
+    """The words ``pick`` takes from the contact words of each of ``langs``, in turn."""
+    return [w for lang in langs for w in pick(contact_words(lang))]

@@ -33,11 +33,14 @@ def compile_pattern(pattern: str, flags: int = 0) -> Pattern:
     return regex.compile(pattern, flags | regex.VERSION0)
 
 
-def phrase_alternation(words: Iterable[str], *, fold_case: bool) -> str:
-    """A regex alternation of ``words``, longest first; spaces match runs of spaces."""
+def phrase_alternation(
+    words: Iterable[str], *, fold_case: bool, spaces: str = r"[ \t\u00a0]+"
+) -> str:
+    """A regex alternation of ``words`` (blank ones left out), longest first, equal lengths in
+    text order; the spaces inside a word match ``spaces``."""
     parts = []
-    for word in sorted(set(words), key=lambda w: (-len(w), w)):
-        parts.append(r"[ \t\u00a0]+".join(regex.escape(w) for w in word.split()))
+    for word in sorted({w.strip() for w in words} - {""}, key=lambda w: (-len(w), w)):
+        parts.append(spaces.join(regex.escape(w) for w in word.split()))
     alternation = "|".join(parts)
     return f"(?i:{alternation})" if fold_case else alternation
 

@@ -32,7 +32,7 @@ e-mail address in its query string).
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 from urllib.parse import urlsplit
@@ -46,7 +46,7 @@ from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
 from polydeid.detect.rules._base import RuleDetector
 from polydeid.locales import segment_languages
-from polydeid.locales.contacts import ContactWords, contact_words
+from polydeid.locales.contacts import contact_table, contact_words
 from polydeid.text.patterns import (
     PATTERN_TIMEOUT_S,
     ContextLexicon,
@@ -54,6 +54,7 @@ from polydeid.text.patterns import (
     Pattern,
     compile_pattern,
     guarded_finditer,
+    phrase_alternation,
 )
 from polydeid.text.scripts import UNSPACED
 
@@ -114,16 +115,9 @@ class _ContactLocale:
     tlds: frozenset[str]
 
 
-def _table(langs: Sequence[str], table: Callable[[ContactWords], tuple[str, ...]]) -> list[str]:
-    """The words of ``table`` (``contacts.toml``) of each of ``langs``, in turn."""
-    return [w for lang in langs for w in table(contact_words(lang))]
-
-
 def _alternation(words: Sequence[str]) -> str:
     """A case-insensitive alternation of ``words``, longest first, spaces matching any run."""
-    unique = sorted({w.strip() for w in words} - {""}, key=len)[::-1]
-    body = "|".join(r"[ \t]+".join(regex.escape(p) for p in w.split()) for w in unique)
-    return f"(?i:{body})"
+    return phrase_alternation(words, fold_case=True, spaces=r"[ \t]+")
 
 
 @cache
@@ -157,9 +151,9 @@ def _is_standard(url: str) -> bool:
 @cache
 def _locale(langs: tuple[str, ...]) -> _ContactLocale:
     """Compile the obfuscation patterns and load context words for ``langs``."""
-    at_list = sorted({w.strip() for w in _table(langs, lambda w: w.at)} - {""})
+    at_list = sorted({w.strip() for w in contact_table(langs, lambda w: w.at)} - {""})
     at_words = _alternation(at_list)
-    dot_words = _alternation(_table(langs, lambda w: w.dot))
+    dot_words = _alternation(contact_table(langs, lambda w: w.dot))
     dot_sep = (
         rf"(?:\.|[ \t]*[\[({{<][ \t]*(?:{dot_words}|\.)[ \t]*[\])}}>][ \t]*"
         rf"|[ \t]+{dot_words}[ \t]+)"
@@ -171,12 +165,12 @@ def _locale(langs: tuple[str, ...]) -> _ContactLocale:
         bracket_at=compile_pattern(rf"[\[({{<][ \t]*(?:{at_words}|@)[ \t]*[\])}}>]"),
         local_part=compile_pattern(rf"(?r){local_word}(?:{dot_sep}{local_word}){{0,4}}"),
         domain=compile_pattern(rf"(?P<lab>{_LABEL})(?:(?P<sep>{dot_sep})(?P<lab>{_LABEL})){{1,5}}"),
-        email_context=ContextLexicon(_table(langs, lambda w: w.email)),
-        social_context=ContextLexicon(_table(langs, lambda w: w.social)),
-        ip_context=ContextLexicon(_table(langs, lambda w: w.ip)),
-        version_context=ContextLexicon(_table(langs, lambda w: w.ip_version)),
-        webmail=frozenset(d.lower() for d in _table(langs, lambda w: w.webmail_domains)),
-        stopwords=frozenset(w.lower() for w in _table(langs, lambda w: w.stopwords)),
+        email_context=ContextLexicon(contact_table(langs, lambda w: w.email)),
+        social_context=ContextLexicon(contact_table(langs, lambda w: w.social)),
+        ip_context=ContextLexicon(contact_table(langs, lambda w: w.ip)),
+        version_context=ContextLexicon(contact_table(langs, lambda w: w.ip_version)),
+        webmail=frozenset(d.lower() for d in contact_table(langs, lambda w: w.webmail_domains)),
+        stopwords=frozenset(w.lower() for w in contact_table(langs, lambda w: w.stopwords)),
         tlds=_tlds(),
     )
 

@@ -34,7 +34,6 @@ from enum import Enum
 from functools import cache
 
 import phonenumbers
-import regex
 from phonenumbers import NumberParseException
 
 from polydeid.core.errors import ConfigError, RuleTimeoutError
@@ -48,13 +47,14 @@ from polydeid.locales import (
     segment_countries,
     segment_languages,
 )
-from polydeid.locales.contacts import ContactWords, contact_words
+from polydeid.locales.contacts import contact_table
 from polydeid.text.patterns import (
     PATTERN_TIMEOUT_S,
     ContextLexicon,
     Pattern,
     compile_pattern,
     guarded_finditer,
+    phrase_alternation,
 )
 
 SOURCE_INTERNATIONAL = "rule.phone.intl.v1"
@@ -324,19 +324,15 @@ class _RegionShape:
         return nsn
 
 
-def _words(langs: Sequence[str], table: Callable[[ContactWords], tuple[str, ...]]) -> list[str]:
-    """The words of ``table`` (``contacts.toml``) of each of ``langs``, in turn."""
-    return [w for lang in langs for w in table(contact_words(lang))]
-
-
 @cache
 def _locale(langs: tuple[str, ...]) -> _PhoneLocale:
     """Phone/fax context and extension words of ``langs`` (read from ``contacts.toml``)."""
-    context = ContextLexicon(_words(langs, lambda w: w.phone) + _words(langs, lambda w: w.fax))
-    ext_words = sorted({w.strip() for w in _words(langs, lambda w: w.extension)} - {""}, key=len)[
-        ::-1
-    ]
-    alts = "|".join(r"[ \t]+".join(regex.escape(p) for p in w.split()) for w in ext_words)
+    context = ContextLexicon(
+        contact_table(langs, lambda w: w.phone) + contact_table(langs, lambda w: w.fax)
+    )
+    alts = phrase_alternation(
+        contact_table(langs, lambda w: w.extension), fold_case=False, spaces=r"[ \t]+"
+    )
     extension = compile_pattern(
         rf"[ \t]*[,;]?[ \t]*(?i:{alts or 'ext'})(?!\p{{L}})[ \t]*[.:#]?[ \t]*[-\u2013]?[ \t]*"
         rf"{_DIGIT}{{1,6}}(?![\p{{N}}\p{{L}}])"
