@@ -83,20 +83,21 @@ class MatchGroups:
 
 @dataclass(slots=True)
 class Reading:
-    """The values of one match, and which groups hold them (to record the written form)."""
+    """The values of one match, and which groups hold them (to record the written form). Its
+    repr shows the groups, never the date's values or words."""
 
     branch: str
-    year: int | None = None
-    month: int | None = None
-    day: int | None = None
+    year: int | None = field(default=None, repr=False)
+    month: int | None = field(default=None, repr=False)
+    day: int | None = field(default=None, repr=False)
     calendar: str = "gregorian"
     order: str = ""
     day_group: str = ""
     month_group: str = ""
     year_group: str = ""
-    month_name: NameEntry | None = None
-    month_key: str = ""
-    month_written: str = ""
+    month_name: NameEntry | None = field(default=None, repr=False)
+    month_key: str = field(default="", repr=False)
+    month_written: str = field(default="", repr=False)
     month_dot: bool = False
     year_digits: int = 0
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
@@ -79,7 +79,7 @@ class Token:
     end: int
     kind: str | None
     ttype: Any
-    value: str
+    value: str = field(repr=False)  # source text: may be a name
 
 
 def token_kind(ttype: Any, value: str, config: bool) -> str | None:
