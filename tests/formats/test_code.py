@@ -633,14 +633,14 @@ def test_data_file_has_provenance_and_known_lexers() -> None:
     import tomllib
     from importlib import resources
 
-    from polydeid.formats.code import _lexer
+    from polydeid.formats._code_lex import lexer
 
     raw = tomllib.loads(
         resources.files("polydeid.formats").joinpath("data/code.toml").read_text("utf-8")
     )
     assert raw["meta"]["sources"] and raw["meta"]["licence"]
     for name in [*raw["languages"]["code"], *raw["languages"]["config"]]:
-        assert _lexer(name) is not None
+        assert lexer(name) is not None
     for name in raw["guess"]["signals"]:
         assert name in raw["languages"]["code"] or name in raw["languages"]["config"]
 

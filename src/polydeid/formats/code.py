@@ -49,7 +49,6 @@ from polydeid.formats._code_lex import (
     CommentPiece,
     LiteralPiece,
     decode_escapes,
-    lexer,
     lexer_family,
     pieces,
     tokenize,
@@ -66,8 +65,6 @@ from polydeid.lexicon.fields import (
     value_role,
 )
 
-#: The cached Pygments lexer lookup, under the name it had here (tests reach it).
-_lexer = lexer
 #: How much of a file without a telling extension is looked at to choose its mode.
 _SNIFF_CHARS = 20_000
 #: ``key=value`` pairs in a log message (logfmt style): a quoted value, or bare words up to the

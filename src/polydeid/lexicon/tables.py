@@ -135,7 +135,10 @@ def _quoted(text: str, pos: int, line: int, delimiter: str, source: str) -> tupl
 
 
 def sniff_delimiter(text: str, *, candidates: Sequence[str] = SNIFF_DELIMITERS) -> str:
-    """The delimiter of ``text`` among ``candidates`` (see the module docstring)."""
+    """The delimiter of ``text`` among ``candidates``: each parses the first records (at most
+    :data:`SNIFF_CHARS`); the one whose first record has the modal field count wins, then the
+    one with most records of that count, fewer cells opening with a space, more fields, and the
+    candidates' order; the first candidate where none gives two fields or more."""
     sample = text[:SNIFF_CHARS]
     best: tuple[tuple[bool, float, float, int, int], str] | None = None
     for rank, delimiter in enumerate(candidates):

@@ -49,7 +49,7 @@ import regex
 
 from polydeid.core.segments import Segment
 from polydeid.core.taxonomy import Category
-from polydeid.locales import canonical_language, default_countries
+from polydeid.locales import canonical_language, default_countries, segment_languages
 from polydeid.locales.names import (
     SCRIPT_LANGUAGE,
     NameData,
@@ -60,6 +60,7 @@ from polydeid.locales.names import (
 )
 from polydeid.locales.places import PlaceData, place_data
 from polydeid.text.normalise import contains_original, normalise
+from polydeid.transform.dateshift import shift_date_text
 
 SurrogateValidator = Callable[[str, Category, Segment], bool]
 
@@ -496,12 +497,6 @@ def _age_candidates(draw: Draw) -> Iterator[str]:
 
 
 def _date_candidates(draw: Draw) -> Iterator[str]:
-    try:
-        from polydeid.transform.dateshift import shift_date_text
-    except ImportError:
-        return
-    from polydeid.locales import segment_languages
-
     langs = segment_languages(draw.segment)
     while True:
         days = draw.rng.choice((-1, 1)) * draw.rng.randint(1, 365)
