@@ -104,6 +104,18 @@ class LanguageDates:
     def month_name(self, form: str, month: int) -> str:
         return self.month_forms[form].names[month - 1]
 
+    def twelve_month_names(self) -> tuple[str, ...]:
+        """The first unabbreviated month form with twelve names (``full``, ``genitive``, …;
+        not a thirteen-month calendar's), or ()."""
+        return next(
+            (
+                f.names
+                for f in self.month_forms.values()
+                if len(f.names) == 12 and not f.abbreviation
+            ),
+            (),
+        )
+
     def plain_month_name(self, month: int) -> str:
         """The month's name in the first non-abbreviated form (to tell if a name is shortened)."""
         for f in self.month_forms.values():

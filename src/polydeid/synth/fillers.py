@@ -54,9 +54,10 @@ from stdnum.cn import ric as cn_ric
 from polydeid.core.errors import ConfigError
 from polydeid.core.taxonomy import Category
 from polydeid.detect.rules.ids import IdFormat, id_formats
-from polydeid.locales import canonical_language, default_countries, language_data
+from polydeid.locales import canonical_language, default_countries
 from polydeid.locales.ages import UnitWords, age_words
 from polydeid.locales.contacts import contact_words
+from polydeid.locales.dates import LanguageDates, language_dates
 from polydeid.locales.identifiers import identifier_words
 from polydeid.locales.names import NameData, NamePool, name_data, name_titles
 from polydeid.locales.places import PlaceData, place_data
@@ -688,55 +689,38 @@ def _is_ascii_word(name: str) -> bool:
 
 
 def _date(f: Filler, variant: str | None) -> tuple[str, str]:
-    raw = language_data(f.lang, "dates")
-    grammar = raw.get("grammar", {})
+    dates = language_dates(f.lang)
     shape = f._variant(variant, ("numeric", "numeric", "iso", "text", "text"))
     year, month = f._rng.randint(*f._years), f._rng.randint(1, 12)
     day = f._rng.randint(1, 28)
     prefix = _pick(f, _date_words(f.lang))
-    month_first = bool(set(f.countries[:1]) & set(grammar.get("month_first_regions", ())))
+    month_first = bool(set(f.countries[:1]) & dates.month_first_regions)
     if shape == "iso":
         return f"{year:04d}-{month:02d}-{day:02d}", prefix
     if shape == "numeric":
-        sep = f._rng.choice("/.-" if grammar.get("dm_dot") else "/-")
+        sep = f._rng.choice("/.-" if dates.dm_dot else "/-")
         first, second = (month, day) if month_first else (day, month)
         return f"{first:02d}{sep}{second:02d}{sep}{year}", prefix
-    return _text_date(f, raw, grammar, (year, month, day), month_first), prefix
+    return _text_date(f, dates, (year, month, day), month_first), prefix
 
 
 def _text_date(
-    f: Filler,
-    raw: Mapping[str, Any],
-    grammar: Mapping[str, Any],
-    ymd: tuple[int, int, int],
-    month_first: bool,
+    f: Filler, dates: LanguageDates, ymd: tuple[int, int, int], month_first: bool
 ) -> str:
     year, month, day = ymd
-    first = {k: v[0] for k, v in grammar.items() if isinstance(v, list) and v}
-    if {"month_number_suffixes", "year_words", "day_words"} <= first.keys():  # 2024年3月12日
-        return (
-            f"{year}{first['year_words']}{month}{first['month_number_suffixes']}"
-            f"{day}{first['day_words']}"
-        )
-    if {"month_number_prefixes", "day_prefixes"} <= first.keys():  # ngày 12 tháng 3 năm 2024
-        year_word = f"{first['year_prefixes']} " if "year_prefixes" in first else ""
-        day_part, month_part = first["day_prefixes"], first["month_number_prefixes"]
-        return f"{day_part} {day} {month_part} {month} {year_word}{year}"
-    names = _month_names(raw)
-    if len(names) != 12:
+    d = dates
+    if d.month_number_suffixes and d.year_words and d.day_words:  # 2024年3月12日
+        return f"{year}{d.year_words[0]}{month}{d.month_number_suffixes[0]}{day}{d.day_words[0]}"
+    if d.month_number_prefixes and d.day_prefixes:  # ngày 12 tháng 3 năm 2024
+        year_word = f"{d.year_prefixes[0]} " if d.year_prefixes else ""
+        return f"{d.day_prefixes[0]} {day} {d.month_number_prefixes[0]} {month} {year_word}{year}"
+    names = d.twelve_month_names()
+    if not names:
         raise ConfigError(f"language {f.lang} has no full month names in dates.toml")
     name = names[month - 1]
     if month_first:
         return f"{name} {day}, {year}"
     return f"{day} {name} {year}"
-
-
-def _month_names(raw: Mapping[str, Any]) -> tuple[str, ...]:
-    """The first unabbreviated month form with twelve names (``full``, ``genitive``, …)."""
-    for form in raw.get("month_forms", {}).values():
-        if len(form.get("names", ())) == 12 and not form.get("abbreviation", False):
-            return tuple(form["names"])
-    return ()
 
 
 def _age(f: Filler, variant: str | None) -> tuple[str, str]:
@@ -779,9 +763,8 @@ def _age_labels(lang: str) -> tuple[str, ...]:
 @cache
 def _date_words(lang: str) -> tuple[str, ...]:
     """Date context words that do not also join ranges (``hadi``, ``по``)."""
-    raw = language_data(lang, "dates")
-    ranges = set(raw.get("grammar", {}).get("range_words", ()))
-    return tuple(w for w in raw.get("context", {}).get("date", ()) if w not in ranges)
+    dates = language_dates(lang)
+    return tuple(w for w in dates.date_context if w not in dates.range_words)
 
 
 def _pick(f: Filler, words: Sequence[str]) -> str:

@@ -49,9 +49,10 @@ from polydeid.core.errors import ConfigError
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
 from polydeid.corpora.document import AnnotatedDocument
-from polydeid.locales import canonical_language, language_data, languages
+from polydeid.locales import canonical_language, languages
 from polydeid.locales.ages import UnitWords, age_words
 from polydeid.locales.contacts import contact_words
+from polydeid.locales.dates import language_dates
 from polydeid.locales.facts import VitalSign, fact_words
 from polydeid.locales.names import name_data, titles_in_names
 from polydeid.locales.people import country_people
@@ -608,20 +609,15 @@ def _date(state: _State, years: tuple[int, int] = (2012, 2025)) -> list[_Piece]:
 
 
 def _partial_date(state: _State) -> str:
-    raw = language_data(state.lang, "dates")
-    grammar = raw.get("grammar", {})
-    first = {k: v[0] for k, v in grammar.items() if isinstance(v, list) and v}
+    d = language_dates(state.lang)
     year, month = state.rng.randint(2005, 2025), state.rng.randint(1, 12)
-    if {"month_number_suffixes", "year_words"} <= first.keys():  # 2024年3月
-        return f"{year}{first['year_words']}{month}{first['month_number_suffixes']}"
-    if "month_number_prefixes" in first:  # tháng 3 năm 2024
-        year_word = f"{first['year_prefixes']} " if "year_prefixes" in first else ""
-        return f"{first['month_number_prefixes']} {month} {year_word}{year}"
-    for form in raw.get("month_forms", {}).values():
-        names = form.get("names", ())
-        if len(names) == 12 and not form.get("abbreviation", False):
-            return f"{names[month - 1]} {year}"
-    return ""
+    if d.month_number_suffixes and d.year_words:  # 2024年3月
+        return f"{year}{d.year_words[0]}{month}{d.month_number_suffixes[0]}"
+    if d.month_number_prefixes:  # tháng 3 năm 2024
+        year_word = f"{d.year_prefixes[0]} " if d.year_prefixes else ""
+        return f"{d.month_number_prefixes[0]} {month} {year_word}{year}"
+    names = d.twelve_month_names()
+    return f"{names[month - 1]} {year}" if names else ""
 
 
 @cache

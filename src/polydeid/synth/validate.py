@@ -55,9 +55,10 @@ from polydeid.core.taxonomy import Category, Fact
 from polydeid.corpora._files import corpus_files
 from polydeid.corpora.document import Corpus
 from polydeid.detect.rules.clinical_facts import ClinicalFactRule
-from polydeid.locales import canonical_language, language_data
+from polydeid.locales import canonical_language
 from polydeid.locales.ages import age_words
 from polydeid.locales.contacts import contact_words
+from polydeid.locales.dates import language_dates
 from polydeid.locales.names import name_format
 from polydeid.text.patterns import ContextLexicon, compile_pattern
 
@@ -633,14 +634,11 @@ def _words(lang: str) -> _Words:
     calendar, numbers, at, dot, webmail, titles = [], [], [], [], [], set()
     compounds: list[str] = []
     for code in langs:
-        dates = language_data(code, "dates")
-        for table in (
-            *dates.get("month_forms", {}).values(),
-            *dates.get("weekday_forms", {}).values(),
-        ):
-            calendar.extend(table.get("names", []))
-        calendar.extend(dates.get("month_variants", {}))
-        calendar.extend(dates.get("weekday_variants", {}))
+        dates = language_dates(code)
+        for form in (*dates.month_forms.values(), *dates.weekday_forms.values()):
+            calendar.extend(form.names)
+        calendar.extend(dates.month_variants)
+        calendar.extend(dates.weekday_variants)
         figures = age_words(code).numbers
         if figures is not None:
             for group in (figures.words, figures.tens, figures.hundreds):
