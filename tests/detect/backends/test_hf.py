@@ -142,6 +142,26 @@ def test_language_aliases_and_unsupported_languages(grid: HfWordGridDetector) ->
         assert repr(lang[:20]) in str(err.value) and "Nakato" not in str(err.value)
 
 
+def test_an_alias_decodes_with_its_languages_name_words(
+    grid: HfWordGridDetector, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A segment tagged with an alias ("lug") is decoded with the canonical language's titles
+    and honorifics, not with none (name words are looked up under canonical codes)."""
+    from polydeid.detect.backends.hf import _wordgrid
+    from polydeid.locales.names import name_words
+
+    seen = []
+    decode = _wordgrid.decode
+
+    def spy(*args: object, **kwargs: object) -> object:
+        seen.append(kwargs["names"])
+        return decode(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_wordgrid, "decode", spy)
+    grid.detect(Segment("omulwadde Nakato yazze.", lang="lug"))
+    assert seen == [name_words("lg")] and name_words("lg").titles
+
+
 def long_document(repeats: int = 40) -> tuple[str, list[tuple[str, Category]]]:
     """Filler and names; some filler runs are long so that names fall across windows."""
     parts, expected = [], []

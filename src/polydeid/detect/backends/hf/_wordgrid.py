@@ -325,6 +325,6 @@ class HfWordGridDetector:
                     route.thresholds,
                     default_threshold=route.threshold,
                     source=self.id,
-                    names=name_words(segments[i].lang),
+                    names=name_words(route.lang),
                 )
         return out
