@@ -27,6 +27,7 @@ from polydeid.detect.rules.ids import (
     make_validator,
 )
 from polydeid.locales import country_data, language_data, languages
+from polydeid.locales.identifiers import LABEL_TABLES
 from polydeid.text import patterns
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -208,7 +209,7 @@ def test_every_language_has_identifier_words() -> None:
     for lang in languages():
         data = language_data(lang, "identifiers")
         assert data["meta"]["sources"] and data["meta"]["licence"], lang
-        for kind in (*ids.LABEL_KINDS, "fillers"):
+        for kind in (*LABEL_TABLES, "fillers"):
             if kind == "postal_code":  # empty where the country has none (a note says so)
                 assert isinstance(data[kind]["words"], list), lang
             else:

@@ -87,9 +87,6 @@ from polydeid.text.scripts import UNSPACED
 
 RULE_ID = "rules.ids.v1"
 
-#: Tables of ``identifiers.toml`` that label a value.
-LABEL_KINDS = LABEL_TABLES
-
 # --------------------------------------------------------------------------- text helpers
 
 _NATIVE_DIGITS = "\u0660-\u0669\u06f0-\u06f9\u0966-\u096f\u09e6-\u09ef\uff10-\uff19"
@@ -491,7 +488,7 @@ def _gated_labels() -> tuple[str, ...]:
 
 def all_labels(languages: tuple[str, ...]) -> LabelLexicon:
     """One lexicon of every label kind for ``languages`` (gated formats' labels as national)."""
-    return label_lexicon(languages, LABEL_KINDS, _gated_labels())
+    return label_lexicon(languages, LABEL_TABLES, _gated_labels())
 
 
 def labelled_tokens(view: Segment, rule_id: str, languages: tuple[str, ...]) -> list[LabelledToken]:
