@@ -35,7 +35,7 @@ raise ``min_score`` to 0.65 to drop them. Bare months, weeks and days are not em
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
 
@@ -57,6 +57,7 @@ from polydeid.detect.rules.clinical_facts import (
 from polydeid.locales import segment_languages
 from polydeid.locales.ages import (
     AGE_UNITS,
+    AgeWords,
     NumberWordTables,
     age_languages,
     age_words,
@@ -206,50 +207,42 @@ def age_vocabulary(langs: tuple[str, ...]) -> AgeVocabulary:
     """Merged age vocabulary of ``langs`` (canonical codes); raises on malformed data."""
     units: dict[str, UnitWord] = {}
     units_before: dict[str, UnitWord] = {}
-    lists: dict[str, list[str]] = {}
-    numbers: list[NumberWords] = []
-    for lang in langs:
-        data = age_words(lang)
+    after_words: list[str] = []
+    before_words: list[str] = []
+    datas = [age_words(lang) for lang in langs]
+    for data in datas:
         for unit, table in data.units.items():
             for words, age_only, before in (
                 (table.after, False, False),
                 (table.age_only, True, False),
                 (table.before, False, True),
             ):
-                side = "unit_before" if before else "unit_after"
                 for word in words:
                     units.setdefault(normalise_word(word), UnitWord(unit, age_only))
                     if before:
                         units_before.setdefault(normalise_word(word), UnitWord(unit))
-                    lists.setdefault(side, []).append(word)
-        for key, words in (
-            ("labels", data.labels),
-            ("at_event", data.at_event),
-            ("after", data.after),
-            ("nearby", data.nearby),
-        ):
-            lists.setdefault(f"context_{key}", []).extend(words)
-        for key, words in (
-            ("before", data.not_before),
-            ("after", data.not_after),
-            ("labels", data.not_labels),
-        ):
-            lists.setdefault(f"not_{key}", []).extend(words)
-        if data.numbers is not None:
-            numbers.append(_numbers_of(lang, data.numbers))
+                    (before_words if before else after_words).append(word)
+
+    def merged(pick: Callable[[AgeWords], tuple[str, ...]]) -> tuple[str, ...]:
+        return tuple(w for data in datas for w in pick(data))
+
     return AgeVocabulary(
-        after_words=tuple(lists.get("unit_after", [])),
-        before_words=tuple(lists.get("unit_before", [])),
+        after_words=tuple(after_words),
+        before_words=tuple(before_words),
         units=units,
         units_before=units_before,
-        labels=tuple(lists.get("context_labels", [])),
-        at_event=tuple(lists.get("context_at_event", [])),
-        after=tuple(lists.get("context_after", [])),
-        nearby=tuple(lists.get("context_nearby", [])),
-        not_before=tuple(lists.get("not_before", [])),
-        not_after=tuple(lists.get("not_after", [])),
-        numbers=tuple(numbers),
-        not_labels=tuple(lists.get("not_labels", [])),
+        labels=merged(lambda d: d.labels),
+        at_event=merged(lambda d: d.at_event),
+        after=merged(lambda d: d.after),
+        nearby=merged(lambda d: d.nearby),
+        not_before=merged(lambda d: d.not_before),
+        not_after=merged(lambda d: d.not_after),
+        numbers=tuple(
+            _numbers_of(lang, data.numbers)
+            for lang, data in zip(langs, datas, strict=True)
+            if data.numbers is not None
+        ),
+        not_labels=merged(lambda d: d.not_labels),
     )
 
 
