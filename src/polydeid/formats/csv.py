@@ -86,7 +86,7 @@ from polydeid.lexicon.fields import (
     text_role,
     value_role,
 )
-from polydeid.lexicon.tables import QUOTE, Record, scan, sniff_delimiter
+from polydeid.lexicon.tables import QUOTE, Record, check_delimiter, scan, sniff_delimiter
 
 #: A sampler labels one cell value: the identifier category or clinical fact covering all of
 #: it, or None.
@@ -252,8 +252,8 @@ class CsvReader:
         ragged: str = "error",
         sampler: Sampler | None = None,
     ) -> None:
-        if delimiter is not None and (len(delimiter) != 1 or delimiter in (QUOTE, "\r", "\n")):
-            raise ConfigError("the delimiter must be one character other than a quote or line end")
+        if delimiter is not None:
+            check_delimiter(delimiter)
         if ragged not in ("error", "allow"):
             raise ConfigError(f"ragged must be 'error' or 'allow', not {ragged!r}")
         self.delimiter = delimiter if delimiter is not None else self.default_delimiter

@@ -63,14 +63,20 @@ def _location(text: str, pos: int, source: str) -> str:
     return f"{source}:{line}:{pos - last}"
 
 
+def check_delimiter(delimiter: str) -> None:
+    """Raise :class:`ConfigError` unless ``delimiter`` is one character other than a quote or
+    a line end."""
+    if delimiter in (QUOTE, "\r", "\n") or len(delimiter) != 1:
+        raise ConfigError("the delimiter must be one character other than a quote or line end")
+
+
 def scan(text: str, delimiter: str, *, source: str) -> Iterator[Record]:
     """The records of ``text`` (a leading BOM skipped), every cell with its raw range.
 
     Raises a located :class:`InputError` for an unterminated quoted field or text after a
     closing quote (records before it have been yielded).
     """
-    if delimiter in (QUOTE, "\r", "\n") or len(delimiter) != 1:
-        raise ConfigError("the delimiter must be one character other than a quote or line end")
+    check_delimiter(delimiter)
     unquoted = re.compile(f"[^{re.escape(delimiter)}\r\n]*")
     n = len(text)
     pos = 1 if text.startswith("\ufeff") else 0
