@@ -102,34 +102,37 @@ def parse_markup(source: str, where: str) -> tuple[str, tuple[tuple[int, int, Ca
     return text, tuple(spans)
 
 
+def _chunks(file: Path) -> list[tuple[str, str, int, str]]:
+    """``(note id, genre, header line number, body)`` of every note in ``file``."""
+    chunks: list[tuple[str, str, int, str]] = []
+    head: tuple[str, str, int] | None = None
+    body: list[str] = []
+    lines = file.read_text("utf-8").split("\n")
+    for number, line in enumerate([*lines, "### "], start=1):
+        if not line.startswith("### "):
+            body.append(line)
+            continue
+        if head is not None:
+            chunks.append((*head, "\n".join(body).strip("\n") + "\n"))
+        elif "".join(body).strip():
+            raise MarkupError(f"{file}:1: text before the first '### note-id genre' line")
+        if number > len(lines):
+            break
+        match = _HEADER.match(line)
+        if match is None:
+            raise MarkupError(f"{file}:{number}: header must be '### note-id genre'")
+        head, body = (match["id"], match["genre"], number), []
+    return chunks
+
+
 def read_sources(set_dir: Path) -> list[Note]:
     """Every note of ``set_dir/source/*.txt`` in file order; ids must be unique."""
     notes: list[Note] = []
     for file in sorted((set_dir / "source").glob("*.txt")):
-        lines = file.read_text("utf-8").split("\n")
-        header: tuple[str, str, int] | None = None
-        body: list[str] = []
-
-        def flush() -> None:
-            if header is None:
-                if "".join(body).strip():
-                    raise MarkupError(f"{file}:1: text before the first '### id genre' line")
-                return
-            note_id, genre, line = header
+        for note_id, genre, line, body in _chunks(file):
             where = f"{file}:{line}"
-            text, spans = parse_markup("\n".join(body).strip("\n") + "\n", where)
+            text, spans = parse_markup(body, where)
             notes.append(Note(note_id, genre, text, spans, where))
-
-        for number, line in enumerate(lines, start=1):
-            if line.startswith("### "):
-                match = _HEADER.match(line)
-                if match is None:
-                    raise MarkupError(f"{file}:{number}: header must be '### note-id genre'")
-                flush()
-                header, body = (match["id"], match["genre"], number), []
-            else:
-                body.append(line)
-        flush()
     seen = Counter(n.id for n in notes)
     doubles = sorted(i for i, c in seen.items() if c > 1)
     if doubles:
