@@ -91,7 +91,7 @@ def test_brat_files_are_built_from_the_sources(written) -> None:
 
 def test_brat_reader_reads_every_note_with_its_spans(written) -> None:
     name, lang, notes = written
-    corpus = read_corpus(DATA / name / "brat", "brat", scheme="polydeid", lang=lang)
+    corpus = read_corpus(DATA / name / "brat", "brat", scheme=devsets.SCHEME, lang=lang)
     counts = corpus_counts(corpus)
     assert counts["failures"] == 0 and counts["text_mismatches"] == 0
     assert counts["documents"] == len(notes) >= 60
@@ -129,10 +129,7 @@ def test_person_spans_hold_no_kinship_or_role_word(written) -> None:
 def test_no_span_is_only_kinship_words(written) -> None:
     _, lang, notes = written
     bad = [
-        (n.id, s)
-        for n in notes
-        for s, e, _ in n.spans
-        if set(_words(n.text[s:e])) <= KINSHIP[lang]
+        (n.id, s) for n in notes for s, e, _ in n.spans if set(_words(n.text[s:e])) <= KINSHIP[lang]
     ]
     assert bad == []
 
@@ -162,15 +159,13 @@ def test_markup_parses_to_offsets_and_brat_lines() -> None:
     assert text == "Seen 9/7 by Dr. Ames.\n"
     assert spans == ((5, 8, Category.DATE), (12, 20, Category.PERSON_THIRD_PARTY))
     note = devsets.Note("n1", "icu-nursing", text, spans, "x")
-    assert devsets.brat_ann(note) == (
-        "T1\tDATE 5 8\t9/7\nT2\tPERSON_THIRD_PARTY 12 20\tDr. Ames\n"
-    )
+    assert devsets.brat_ann(note) == ("T1\tDATE 5 8\t9/7\nT2\tPERSON_THIRD_PARTY 12 20\tDr. Ames\n")
 
 
 @pytest.mark.parametrize(
     "source",
-    ["[[Q:word]]", "[[D: 9/7]]", "a [[D:9/7] b", "a ]] b", "[[PERSON:x\ny]]"],
-    ids=["unknown-code", "outer-space", "unclosed", "stray-close", "newline"],
+    ["[[Q:word]]", "[[SEX:F]]", "[[D: 9/7]]", "a [[D:9/7] b", "a ]] b", "[[PERSON:x\ny]]"],
+    ids=["unknown-code", "not-annotated", "outer-space", "unclosed", "stray-close", "newline"],
 )
 def test_malformed_markup_raises(source: str) -> None:
     with pytest.raises(devsets.MarkupError):
