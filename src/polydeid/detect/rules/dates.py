@@ -42,17 +42,20 @@ from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import ClassVar
 
+import regex
+
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
 from polydeid.dates import DateOrder, date_order
-from polydeid.dates.grammar import HAN, MARKS, NUMERIC_BRANCHES, Grammar, grammar
+from polydeid.dates.grammar import APOSTROPHES, HAN, MARKS, NUMERIC_BRANCHES, Grammar, grammar
 from polydeid.dates.parse import MatchGroups, Reading, read_match
 from polydeid.dates.vocabulary import Vocabulary, language_codes
 from polydeid.detect.rules._base import RuleDetector
 from polydeid.locales import segment_languages
 from polydeid.locales.dates import language_dates, name_key
-from polydeid.text.patterns import compile_pattern, guarded_finditer
+from polydeid.dates.calendar import YEAR_RANGE
+from polydeid.text.patterns import Pattern, compile_pattern, guarded_finditer
 
 __all__ = ["DateRule", "find_dates"]
 
@@ -62,12 +65,18 @@ _SOURCES = {
     "n3": "rule.date.partial.v1",
     "n4": "rule.date.partial.v1",
     "n5": "rule.date.partial.v1",
+    "n6": "rule.date.partial.v1",
 }
+_YEAR_SOURCE = "rule.date.year.v1"
+#: A year alone after a context word; a two-digit year after an apostrophe with none.
+_YEAR_SCORE, _APOSTROPHE_YEAR_SCORE = 0.9, 0.85
+#: How far left of a yearless date or a year its context word may start.
+_CONTEXT_REACH = 40
 _TEXTUAL_SOURCE = "rule.date.textual.v1"
 #: Readings scoring at least this hide the cores they cover from further readings.
 _STRONG_SCORE = 0.95
 _RANGE_SOURCE = "rule.date.range.v1"
-_BASE_SCORE = {"n1": 0.97, "n2": 0.97, "n3": 0.8, "n4": 0.75, "n5": 0.75}
+_BASE_SCORE = {"n1": 0.97, "n2": 0.97, "n3": 0.8, "n4": 0.75, "n5": 0.75, "n6": 0.9}
 #: Longest stretch of text one anchored match may look at (a date is far shorter).
 _WINDOW = 200
 #: How far left of a month word a date may start ("Wednesday, the 12th of" and the like).
@@ -75,6 +84,15 @@ _LEFT_REACH = 64
 _TRAILING_PUNCTUATION = " \t\u00a0.,،፣"
 _DIGIT = compile_pattern(r"\d")
 _NUMBER_CHAIN = compile_pattern(r"[-/]\d+[-/]\d")
+#: Clock times written with four digits: a leading zero ("0700"), an hour unit after
+#: ("1930 h", "2000 Uhr"), or a range with an end that is no year ("1500-2300").
+_HHMM = r"(?:[01]\d|2[0-3])[0-5]\d"
+_END = r"(?!\d|[.,:/]\d)"
+_FOUR_DIGIT_CLOCK = compile_pattern(
+    rf"(?<![\d.,:/+\-])(?:0\d[0-5]\d{_END}|{_HHMM}\s*(?:h|hrs?|hours|Uhr)\b"
+    rf"|(?!19|20){_HHMM}\s*[-–]\s*{_HHMM}{_END}|{_HHMM}\s*[-–]\s*(?!19|20){_HHMM}{_END})",
+    regex.IGNORECASE,
+)
 
 
 class DateRule(RuleDetector):
@@ -94,19 +112,34 @@ class DateRule(RuleDetector):
         g, order = _segment_setup(segment.lang, segment.countries)
         text = segment.text
         last_end = 0
+        found: list[tuple[Span, bool]] = []  # (span, is a year alone)
+        pending: list[tuple[Span, bool]] = []  # yearless dates and years without context
         for start, numeric in self._cores(g, segment):
             if start < last_end:
                 continue
-            found = _date_at(g, order, text, start, numeric, last_end)
-            if found is not None:
-                span, reading = found
-                if reading.order.startswith("d"):
-                    yield from _range_start(g, text, span.start, last_end)
-                # A weak reading ("10.2. 2004" after a lab value) does not hide the cores
-                # inside it: their own readings are offered too, and resolution decides.
-                if span.score >= _STRONG_SCORE:
-                    last_end = span.end
-                yield span
+            at = _date_at(g, order, text, start, numeric, last_end)
+            if at is None:
+                continue
+            span, reading = at
+            if reading.branch == "n6" and not _has_context(g.day_month_context, text, span.start):
+                pending.append((span, False))
+                continue
+            if reading.order.startswith("d"):
+                found.extend((day, False) for day in _range_start(g, text, span.start, last_end))
+            # A weak reading ("10.2. 2004" after a lab value) does not hide the cores
+            # inside it: their own readings are offered too, and resolution decides.
+            if span.score >= _STRONG_SCORE:
+                last_end = span.end
+            found.append((span, False))
+        clock = _FOUR_DIGIT_CLOCK.search(text) is not None
+        for m in guarded_finditer(g.year_scanner, segment, self.id):
+            if any(s.start < m.end() and m.start() < s.end for s, _ in found):
+                continue
+            year = _year_at(g, text, m.start(), clock=clock)
+            if year is not None:
+                (found if year[1] else pending).append((year[0], True))
+        found.extend(_range_partners(g, text, found, pending))
+        yield from sorted((span for span, _ in found), key=lambda s: (s.start, s.end))
 
     def _cores(self, g: Grammar, segment: Segment) -> Iterator[tuple[int, bool]]:
         """``(start, numeric)`` of every core, in text order."""
@@ -130,6 +163,98 @@ def _segment_setup(lang: str, countries: tuple[str, ...]) -> tuple[Grammar, Date
     """The grammar and numeric order for a segment's language tag and countries."""
     probe = Segment(text="", lang=lang, countries=countries)
     return grammar(language_codes(segment_languages(probe))), date_order(probe)
+
+
+def _has_context(context: Pattern | None, text: str, start: int) -> bool:
+    """Whether a context word of ``context`` stands right before ``start``."""
+    if context is None:
+        return False
+    return context.match(text, max(0, start - _CONTEXT_REACH), start) is not None
+
+
+def _year_at(g: Grammar, text: str, pos: int, *, clock: bool) -> tuple[Span, bool] | None:
+    """A year alone at ``pos`` ("2004", "'95"), and whether its context makes it a date.
+
+    Not a year: a number glued to letters, signs or other numbers ("+2004", "2004.5",
+    "1990s"), a quantity (a unit follows), the first of a clock range ("1900-0700"), a
+    number after a version or score word, and in a segment that writes clock times with four
+    digits ("0700", "1930 h"), a number that reads as a time of day. A four-digit year needs a
+    ``year`` context word right before it (or a range joint to a year that has one); a
+    two-digit year after an apostrophe needs none.
+    """
+    m = g.year.match(text, pos, min(len(text), pos + 8))
+    if m is None:
+        return None
+    start, end = m.start(), m.end()
+    prev = text[start - 1] if start > 0 else ""
+    if prev and (prev.isalnum() or prev in "_#\\@$€£" or (prev in APOSTROPHES and m["y_y"])):
+        return None
+    nxt = text[end] if end < len(text) else ""
+    if nxt and (nxt.isalnum() or nxt in "%/_\\" or nxt in APOSTROPHES):
+        return None
+    if nxt and nxt in "-–" and not _year_range_follows(text, end, int(m.group("y_y") or 0)):
+        return None
+    if g.units is not None and g.units.match(text, end, min(len(text), end + 40)):
+        return None
+    v = g.vocabulary
+    if v.not_date.near(text, start, end, before=16):
+        return None
+    apostrophe = m.group("y_y2") is not None
+    if not apostrophe:
+        year = int(m.group("y_y"))
+        low, high = YEAR_RANGE["gregorian"]
+        if not low <= year <= high:
+            return None
+        if clock and year // 100 < 24 and year % 100 < 60:
+            return None
+    if apostrophe:
+        if prev not in ("", " ", "\t", "\n", "(", "[", ",", "\u00a0"):
+            return None
+        return Span(start, end, Category.DATE, _YEAR_SOURCE, _APOSTROPHE_YEAR_SCORE), True
+    context = _has_context(g.year_context, text, start)
+    if g.year_prefix is not None:  # "año 2009": a prefix the pack keeps with a year alone
+        prefix = g.year_prefix.match(text, max(0, start - 24), start)
+        if prefix is not None:
+            start = prefix.start()
+    return Span(start, end, Category.DATE, _YEAR_SOURCE, _YEAR_SCORE), context
+
+
+_YEAR_AFTER_DASH = compile_pattern(r"[-–]\s*((?:19|20)\d\d)(?![\d:])")
+
+
+def _year_range_follows(text: str, end: int, year: int) -> bool:
+    """Whether a dash after a year opens a range to a later year ("2004-2006")."""
+    m = _YEAR_AFTER_DASH.match(text, end, min(len(text), end + 8))
+    return m is not None and year <= int(m.group(1))
+
+
+def _range_partners(
+    g: Grammar, text: str, found: list[tuple[Span, bool]], pending: list[tuple[Span, bool]]
+) -> list[tuple[Span, bool]]:
+    """Pending dates joined by a range joint ("-", "to", "đến") to a found date of the same
+    kind (a year to a year, a yearless date to a date): the other end of a range."""
+    accepted: list[tuple[Span, bool]] = []
+    anchors = list(found)
+    waiting = list(pending)
+    changed = True
+    while changed and waiting:
+        changed = False
+        for cand in list(waiting):
+            span, is_year = cand
+            for other, other_year in anchors:
+                if other_year != is_year:
+                    continue
+                lo, hi = (span.end, other.start) if span.end <= other.start else (other.end, span.start)
+                if lo > hi or hi - lo > 24:
+                    continue
+                joint = g.range_joint.fullmatch(text, lo, hi)
+                if joint is not None:
+                    accepted.append(cand)
+                    anchors.append(cand)
+                    waiting.remove(cand)
+                    changed = True
+                    break
+    return accepted
 
 
 def _may_extend_left(v: Vocabulary, text: str, pos: int, numeric: bool) -> bool:
@@ -270,8 +395,9 @@ def _boundaries_ok(text: str, start: int, end: int, m: MatchGroups, b: str) -> b
 
 
 def _looks_like_measurement(m: MatchGroups, r: Reading, g: Grammar, text: str) -> bool:
-    """A date ending in a bare day number followed by a unit ("March 12 mg") is a quantity."""
-    if g.units is None or r.year is not None or r.branch not in ("t2", "t4"):
+    """A date ending in a bare day number followed by a unit ("March 12 mg") is a quantity, and
+    so is a day and month without a year ("on 1/2 tab": a fraction of a dose)."""
+    if g.units is None or r.year is not None or r.branch not in ("t2", "t4", "n6"):
         return False
     return g.units.match(text, m.end(), min(len(text), m.end() + 40)) is not None
 
@@ -308,7 +434,7 @@ def _round(year: int) -> bool:
 
 def _version_like(m: MatchGroups, r: Reading) -> bool:
     """Shapes a version, section or score number can take: dotted, partial or 2-digit year."""
-    if r.branch in ("n3", "n4", "n5") or r.two_digit_year:
+    if r.branch in ("n3", "n4", "n5", "n6") or r.two_digit_year:
         return True
     return r.branch == "n1" and _separator(m, r.branch) == "."
 
