@@ -14,9 +14,9 @@ from enum import StrEnum
 
 __all__ = [
     "LEAP_REFERENCE",
-    "Granularity",
     "TWO_DIGIT_PIVOT",
     "YEAR_RANGE",
+    "Granularity",
     "days_in_month",
     "from_ordinal",
     "granularity_of",

@@ -26,11 +26,11 @@ from typing import Literal
 
 from polydeid.dates.calendar import (
     LEAP_REFERENCE,
-    Granularity,
-    granularity_of,
     TWO_DIGIT_PIVOT,
     YEAR_RANGE,
+    Granularity,
     days_in_month,
+    granularity_of,
     months_in_year,
 )
 from polydeid.dates.grammar import MARKS, NUMERIC_BRANCHES, grammar
@@ -464,9 +464,7 @@ def _parsed(m: MatchGroups, r: Reading, v: Vocabulary) -> ParsedDate:
         )
         slots.append(_day_slot(m, r, v.langs, width))
     month_digits = m.group(r.month_group) if r.month_group else ""
-    if r.month is None:
-        width = 0
-    elif r.month_name is not None:
+    if r.month is None or r.month_name is not None:
         width = 0
     elif numeric and r.day is not None:
         width = _padded(m.group(r.day_group), month_digits)

@@ -35,8 +35,12 @@ PARTIAL: list[tuple[str, str, list[str], Granularity]] = [
     ("es", "Control el 25/7 en consulta.", ["25/7"], Granularity.DAY_MONTH),
     ("es", "Hipertenso desde 2010, sin alergias.", ["2010"], Granularity.YEAR),
     ("es", "En el año 2009 es derivado a consulta.", ["año 2009"], Granularity.YEAR),
-    ("es", "Valorado en septiembre del año 2000.", ["septiembre del año 2000"],
-     Granularity.MONTH_YEAR),
+    (
+        "es",
+        "Valorado en septiembre del año 2000.",
+        ["septiembre del año 2000"],
+        Granularity.MONTH_YEAR,
+    ),
     ("es", "Poliposis en 1993 y 1994.", ["1993", "1994"], Granularity.YEAR),
     # French
     ("fr", "Revu le 12/3 en consultation.", ["12/3"], Granularity.DAY_MONTH),

@@ -48,13 +48,13 @@ from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
 from polydeid.dates import DateOrder, date_order
+from polydeid.dates.calendar import YEAR_RANGE
 from polydeid.dates.grammar import APOSTROPHES, HAN, MARKS, NUMERIC_BRANCHES, Grammar, grammar
 from polydeid.dates.parse import MatchGroups, Reading, read_match
 from polydeid.dates.vocabulary import Vocabulary, language_codes
 from polydeid.detect.rules._base import RuleDetector
 from polydeid.locales import segment_languages
 from polydeid.locales.dates import language_dates, name_key
-from polydeid.dates.calendar import YEAR_RANGE
 from polydeid.text.patterns import Pattern, compile_pattern, guarded_finditer
 
 __all__ = ["DateRule", "find_dates"]
@@ -244,7 +244,9 @@ def _range_partners(
             for other, other_year in anchors:
                 if other_year != is_year:
                     continue
-                lo, hi = (span.end, other.start) if span.end <= other.start else (other.end, span.start)
+                lo, hi = (
+                    (span.end, other.start) if span.end <= other.start else (other.end, span.start)
+                )
                 if lo > hi or hi - lo > 24:
                     continue
                 joint = g.range_joint.fullmatch(text, lo, hi)
