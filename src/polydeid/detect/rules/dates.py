@@ -37,8 +37,9 @@ unless the locale writes the month first, as ``en-US``), all dates of a segment 
 
 from __future__ import annotations
 
+import bisect
 import heapq
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from typing import ClassVar
 
@@ -121,9 +122,12 @@ class DateRule(RuleDetector):
             if at is None:
                 continue
             span, reading = at
-            if reading.branch == "n6" and not _has_context(g.day_month_context, text, span.start):
-                pending.append((span, False))
-                continue
+            if reading.branch == "n6":
+                if not _has_context(g.day_month_context, text, span.start):
+                    pending.append((span, False))
+                    continue
+                if _after_not_date(g, text, span.start, span.end):
+                    continue
             if reading.order.startswith("d"):
                 found.extend((day, False) for day in _range_start(g, text, span.start, last_end))
             # A weak reading ("10.2. 2004" after a lab value) does not hide the cores
@@ -132,13 +136,15 @@ class DateRule(RuleDetector):
                 last_end = span.end
             found.append((span, False))
         clock = _FOUR_DIGIT_CLOCK.search(text) is not None
-        for m in guarded_finditer(g.year_scanner, segment, self.id):
-            if any(s.start < m.end() and m.start() < s.end for s, _ in found):
+        taken = _Taken(span for span, _ in found)
+        for core in list(guarded_finditer(g.year_scanner, segment, self.id)):
+            if taken.overlaps(core.start(), core.end()):
                 continue
-            year = _year_at(g, text, m.start(), clock=clock)
+            year = _year_at(g, text, core.start(), clock=clock)
             if year is not None:
                 (found if year[1] else pending).append((year[0], True))
-        found.extend(_range_partners(g, text, found, pending))
+        partners = _range_partners(g, text, found, pending)
+        found.extend(p for p in partners if not _after_not_date(g, text, p[0].start, p[0].end))
         yield from sorted((span for span, _ in found), key=lambda s: (s.start, s.end))
 
     def _cores(self, g: Grammar, segment: Segment) -> Iterator[tuple[int, bool]]:
@@ -196,9 +202,6 @@ def _year_at(g: Grammar, text: str, pos: int, *, clock: bool) -> tuple[Span, boo
         return None
     if g.units is not None and g.units.match(text, end, min(len(text), end + 40)):
         return None
-    v = g.vocabulary
-    if v.not_date.near(text, start, end, before=16):
-        return None
     apostrophe = m.group("y_y2") is not None
     if not apostrophe:
         year = int(m.group("y_y"))
@@ -210,8 +213,12 @@ def _year_at(g: Grammar, text: str, pos: int, *, clock: bool) -> tuple[Span, boo
     if apostrophe:
         if prev not in ("", " ", "\t", "\n", "(", "[", ",", "\u00a0"):
             return None
+        if _after_not_date(g, text, start, end):
+            return None
         return Span(start, end, Category.DATE, _YEAR_SOURCE, _APOSTROPHE_YEAR_SCORE), True
     context = _has_context(g.year_context, text, start)
+    if context and _after_not_date(g, text, start, end):
+        return None
     if g.year_prefix is not None:  # "año 2009": a prefix the pack keeps with a year alone
         prefix = g.year_prefix.match(text, max(0, start - 24), start)
         if prefix is not None:
@@ -222,41 +229,61 @@ def _year_at(g: Grammar, text: str, pos: int, *, clock: bool) -> tuple[Span, boo
 _YEAR_AFTER_DASH = compile_pattern(r"[-–]\s*((?:19|20)\d\d)(?![\d:])")
 
 
+def _after_not_date(g: Grammar, text: str, start: int, end: int) -> bool:
+    """Whether a version, score or section word stands shortly before a number."""
+    return g.vocabulary.not_date.near(text, start, end, before=24)
+
+
 def _year_range_follows(text: str, end: int, year: int) -> bool:
     """Whether a dash after a year opens a range to a later year ("2004-2006")."""
     m = _YEAR_AFTER_DASH.match(text, end, min(len(text), end + 8))
     return m is not None and year <= int(m.group(1))
 
 
+class _Taken:
+    """The spans found so far, for overlap tests in logarithmic time."""
+
+    def __init__(self, spans: Iterable[Span]) -> None:
+        ordered = sorted((s.start, s.end) for s in spans)
+        self.starts = [a for a, _ in ordered]
+        self.ends = [b for _, b in ordered]
+
+    def overlaps(self, start: int, end: int) -> bool:
+        i = bisect.bisect_left(self.starts, end)
+        while i > 0 and self.starts[i - 1] > start - _WINDOW:
+            i -= 1
+            if self.ends[i] > start:
+                return True
+        return False
+
+
 def _range_partners(
     g: Grammar, text: str, found: list[tuple[Span, bool]], pending: list[tuple[Span, bool]]
 ) -> list[tuple[Span, bool]]:
-    """Pending dates joined by a range joint ("-", "to", "đến") to a found date of the same
-    kind (a year to a year, a yearless date to a date): the other end of a range."""
-    accepted: list[tuple[Span, bool]] = []
-    anchors = list(found)
-    waiting = list(pending)
-    changed = True
-    while changed and waiting:
-        changed = False
-        for cand in list(waiting):
-            span, is_year = cand
-            for other, other_year in anchors:
-                if other_year != is_year:
-                    continue
-                lo, hi = (
-                    (span.end, other.start) if span.end <= other.start else (other.end, span.start)
-                )
-                if lo > hi or hi - lo > 24:
-                    continue
-                joint = g.range_joint.fullmatch(text, lo, hi)
-                if joint is not None:
-                    accepted.append(cand)
-                    anchors.append(cand)
-                    waiting.remove(cand)
-                    changed = True
-                    break
-    return accepted
+    """Pending dates joined by a range joint ("-", "to", "đến") to a neighbouring found date
+    of the same kind (a year to a year, a yearless date to a date): the other end of a range.
+    Chains ("from 9/7 to 9/10 and 9/12") are followed both ways."""
+    items = sorted(
+        [(span, is_year, True) for span, is_year in found]
+        + [(span, is_year, False) for span, is_year in pending],
+        key=lambda item: (item[0].start, item[0].end),
+    )
+    accepted = [item[2] for item in items]
+    for order in (range(1, len(items)), range(len(items) - 2, -1, -1)):
+        for i in order:
+            j = i - 1 if order.step == 1 else i + 1
+            if accepted[i] or not accepted[j] or items[i][1] != items[j][1]:
+                continue
+            left, right = sorted((items[i][0], items[j][0]), key=lambda s: s.start)
+            if 0 <= right.start - left.end <= 24 and g.range_joint.fullmatch(
+                text, left.end, right.start
+            ):
+                accepted[i] = True
+    return [
+        (span, is_year)
+        for (span, is_year, was_found), now in zip(items, accepted, strict=True)
+        if now and not was_found
+    ]
 
 
 def _may_extend_left(v: Vocabulary, text: str, pos: int, numeric: bool) -> bool:
@@ -408,7 +435,7 @@ def _numeric_span(
     m: MatchGroups, r: Reading, v: Vocabulary, text: str, start: int, end: int
 ) -> Span | None:
     b = r.branch
-    if _version_like(m, r) and v.not_date.near(text, start, end, before=24):
+    if b != "n6" and _version_like(m, r) and v.not_date.near(text, start, end, before=24):
         return None
     if b == "n3" and _separator(m, b) == "/" and m.group("n3_m") == "1" and _round(r.year or 1):
         return None  # 1/2000, 1/2048: a dilution or titre more often than a January
