@@ -51,6 +51,8 @@ PARTIAL: list[tuple[str, str, list[str], Granularity]] = [
     ("vi", "Ho từ hôm 4/3.", ["4/3"], Granularity.DAY_MONTH),
     ("vi", "Cách ly từ 24-7 đến 31-7 tại nhà.", ["24-7", "31-7"], Granularity.DAY_MONTH),
     ("vi", "Sáng 25/7 bệnh nhân nhập viện.", ["25/7"], Granularity.DAY_MONTH),
+    ("vi", "Đi làm các ngày 24/7, 25/7 và 26/7.", ["24/7", "25/7", "26/7"], Granularity.DAY_MONTH),
+    ("vi", "Đi chợ ngày 24/7, 25/7, 26/7.", ["24/7", "25/7", "26/7"], Granularity.DAY_MONTH),
     ("vi", "Bệnh nhân sinh năm 1967.", ["1967"], Granularity.YEAR),
     # Kiswahili
     ("sw", "Alionekana tarehe 25/7 kliniki.", ["25/7"], Granularity.DAY_MONTH),
@@ -146,6 +148,18 @@ def test_a_segment_that_writes_clock_times_reads_clock_like_numbers_as_times() -
     assert found("Since 2000 no pain.", "en") == ["2000"]
     assert found("Obs 0700 ok. Since 2000 no pain.", "en") == []
     assert found("Obs 0700 ok. Since 1987 diabetic.", "en") == ["1987"]
+
+
+def test_a_range_with_a_shared_month_keeps_both_days() -> None:
+    assert found("Ở nhà từ ngày 24-31/7.", "vi") == ["24", "31/7"]
+    assert found("Đi chợ ngày 20 và 21/7.", "vi") == ["20", "21/7"]
+    assert date_granularity("24", ["vi"]) is Granularity.DAY
+
+
+def test_a_list_needs_a_dated_head_and_goes_on() -> None:
+    assert found("Seen 9/7, 3/10 pain.", "en") == ["9/7"]
+    assert found("In 2004, 2005 and 2007 admitted.", "en") == ["2004", "2005", "2007"]
+    assert found("Since 2004, 2000 ml daily.", "en") == ["2004"]
 
 
 def test_years_inside_full_dates_are_not_repeated() -> None:

@@ -123,7 +123,7 @@ class DateRule(RuleDetector):
                 continue
             span, reading = at
             if reading.branch == "n6":
-                if not _has_context(g.day_month_context, text, span.start):
+                if not _day_month_announced(g, text, span.start, last_end):
                     pending.append((span, False))
                     continue
                 if _after_not_date(g, text, span.start, span.end):
@@ -176,6 +176,15 @@ def _has_context(context: Pattern | None, text: str, start: int) -> bool:
     if context is None:
         return False
     return context.match(text, max(0, start - _CONTEXT_REACH), start) is not None
+
+
+def _day_month_announced(g: Grammar, text: str, start: int, floor: int) -> bool:
+    """Whether a context word stands right before a yearless date, or before the opening day
+    of its range ("từ ngày 24-31/7", "ngày 20 và 21/7")."""
+    if _has_context(g.day_month_context, text, start):
+        return True
+    opening = g.range_left.match(text, max(floor, start - 24), start)
+    return opening is not None and _has_context(g.day_month_context, text, opening.start())
 
 
 def _year_at(g: Grammar, text: str, pos: int, *, clock: bool) -> tuple[Span, bool] | None:
@@ -257,27 +266,45 @@ class _Taken:
         return False
 
 
+_LIST_JOINT = compile_pattern(r"[^\S\r\n]*[,;][^\S\r\n]*")
+
+
 def _range_partners(
     g: Grammar, text: str, found: list[tuple[Span, bool]], pending: list[tuple[Span, bool]]
 ) -> list[tuple[Span, bool]]:
-    """Pending dates joined by a range joint ("-", "to", "đến") to a neighbouring found date
-    of the same kind (a year to a year, a yearless date to a date): the other end of a range.
-    Chains ("from 9/7 to 9/10 and 9/12") are followed both ways."""
+    """Pending dates joined to a neighbouring found date of the same kind (a year to a year, a
+    yearless date to a date): by a range joint ("-", "to", "đến"), the other end of a range;
+    by a comma, a date inside a list that goes on ("24/7, 25/7 và 26/7") or ends a list of
+    three or more. Chains are followed both ways."""
     items = sorted(
         [(span, is_year, True) for span, is_year in found]
         + [(span, is_year, False) for span, is_year in pending],
         key=lambda item: (item[0].start, item[0].end),
     )
+
+    def joint(a: int, b: int) -> str:
+        """How items ``a`` < ``b`` are joined: "range", "list" or ""."""
+        if items[a][1] != items[b][1]:
+            return ""
+        lo, hi = items[a][0].end, items[b][0].start
+        if not 0 <= hi - lo <= 24:
+            return ""
+        if g.range_joint.fullmatch(text, lo, hi):
+            return "range"
+        return "list" if _LIST_JOINT.fullmatch(text, lo, hi) else ""
+
     accepted = [item[2] for item in items]
-    for order in (range(1, len(items)), range(len(items) - 2, -1, -1)):
-        for i in order:
-            j = i - 1 if order.step == 1 else i + 1
-            if accepted[i] or not accepted[j] or items[i][1] != items[j][1]:
+    n = len(items)
+    for step in (1, -1):
+        for i in range(1, n) if step == 1 else range(n - 2, -1, -1):
+            j, k = i - step, i + step
+            if accepted[i] or not accepted[j]:
                 continue
-            left, right = sorted((items[i][0], items[j][0]), key=lambda s: s.start)
-            if 0 <= right.start - left.end <= 24 and g.range_joint.fullmatch(
-                text, left.end, right.start
-            ):
+            how = joint(min(i, j), max(i, j))
+            goes_on = 0 <= k < n and joint(min(i, k), max(i, k)) != ""
+            h = j - step  # a list of three or more may end without a range word
+            long_list = 0 <= h < n and accepted[h] and joint(min(j, h), max(j, h)) != ""
+            if how == "range" or (how == "list" and (goes_on or long_list)):
                 accepted[i] = True
     return [
         (span, is_year)
