@@ -18,16 +18,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from polydeid.api import Deidentifier
+from polydeid.api import Deidentifier, span_json
 from polydeid.core.errors import ConfigError, InputError, PolydeidError
 from polydeid.core.segments import Origin, Segment
-from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category
-from polydeid.dates import date_granularity, date_order
 from polydeid.formats.jsonl import JsonlFailure, looks_like_jsonl, read_jsonl
 from polydeid.formats.registry import FORMATS, RECORD_FORMATS, SUFFIXES, detect_format
 from polydeid.formats.text import decode_utf8
-from polydeid.locales import canonical_language, language_info, languages, segment_languages
+from polydeid.locales import canonical_language, language_info, languages
 
 TEXT_SUFFIXES = {".txt", ".text", ".md", ".note"}
 JSONL_SUFFIXES = {".jsonl", ".ndjson"}
@@ -482,7 +480,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
     def handle(segment: Segment, record: dict[str, Any]) -> dict[str, Any]:
         spans = deid.detect_segment(segment)
         report.count([s.label.value for s in spans])
-        return {**record, "spans": [_span_record(s, segment) for s in spans]}
+        return {**record, "spans": [span_json(s, segment) for s in spans]}
 
     def render(result: dict[str, Any]) -> bytes:
         return (json.dumps(result, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
@@ -494,18 +492,6 @@ def cmd_detect(args: argparse.Namespace) -> int:
         return render({"format": doc.format, "spans": [fs.to_dict() for fs in found]})
 
     return _run(args, handle, render, ".spans.json", report, handle_document, ".spans.json")
-
-
-def _span_record(span: Span, segment: Segment) -> dict[str, Any]:
-    """A span as JSON; a date span also says which fields it shows (``granularity``:
-    ``full``, ``day_month``, ``month_year``, ``year``, ``day``, or null when unread)."""
-    record = span.to_dict()
-    if span.label is Category.DATE:
-        found = date_granularity(
-            span.text_of(segment.text), segment_languages(segment), order=date_order(segment)
-        )
-        record["granularity"] = None if found is None else found.value
-    return record
 
 
 def _key_file(args: argparse.Namespace) -> str | None:

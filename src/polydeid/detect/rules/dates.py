@@ -6,6 +6,8 @@ Forms found (``D`` day, ``M`` month number, ``MN`` month name, ``Y`` year)::
                 D/M/Y  D.M.Y  D-M-Y  (Y: 4 or 2 digits; M/D/Y when the locale writes month first)
                 D.M. Y  and  D. M. Y           (typographic spaces, 4-digit year only)
     partial     M/Y  M.Y  M-Y  Y-MM            and  D.M.  (German/Russian style, trailing dot)
+                D/M  M/D  D-M   (no year; separators per language, ``day_month_separators``)
+    year        Y  'YY          (a year alone; Spanish "año Y" keeps its prefix)
     textual     D MN Y   D. MN Y   Dth of MN, Y   D de MN de Y   «D» MN Y г.   D-MN-Y
                 MN D, Y   MN Y   MN de Y   Y MN D   Y年M月D日   ngày D tháng M năm Y
                 with an optional leading weekday ("Monday, 12 March 2024")
@@ -24,12 +26,26 @@ schemes (``1-0-1``), version numbers, times alone, record numbers (a date glued 
 (``[context] not_date``), ``D.M.`` at the start of a line (section numbers), month names that
 are also words ("may", "mar") unless written as a full date or capitalised next to a number.
 
+Yearless dates and years alone look like ratios, scores, fractions, doses and clock times, so
+each needs evidence: a ``[context] day_month`` word right before a D/M ("seen 9/7", "F/U 7/28",
+"ngày 25/7", "hôm 4/3", "tarehe 25/7"), a ``[context] year`` word right before a year ("in
+2004", "MI 1992", "Jahrgang 1967", "desde 2010", "mwaka 2019", "mu 2004"), or a range joint or
+a list to a date that has such evidence ("từ 24-7 đến 31-7", "2004-2006", "24/7, 25/7 và
+26/7"). A two-digit year after an apostrophe ("s/p CABG '95") needs none. Never a year: a
+number glued to signs, letters or other numbers ("+4701", "1990s"), one followed by a unit
+("2000 ml"), the first of a clock range ("1900-0700"), and, in a segment that writes times
+with four digits ("0700", "1930 h"), a number that reads as a time of day. Never a yearless
+date: one followed by a unit ("on 1/2 tab") or after a score word ("GCS 3/15"). Decades
+("in his 70s") are not dates.
+
 Ranges: the opening day of a day-first range ("12-14 March 2024", "12.-15.03.2024",
 "du 12 au 15 mars", ``[grammar] range_words``) is a span of its own, so it does not stay in
 clear; alone it cannot be re-rendered, so a date shift replaces it by a tag.
 
 Span sources: ``rule.date.numeric.v1`` (full numeric dates), ``rule.date.partial.v1`` (M/Y,
-Y-MM, D.M.), ``rule.date.textual.v1`` (dates with a month word), ``rule.date.range.v1``.
+Y-MM, D.M., D/M), ``rule.date.textual.v1`` (dates with a month word), ``rule.date.year.v1``
+(years alone), ``rule.date.range.v1``. Which fields a span shows is
+:func:`polydeid.dates.date_granularity` of its text.
 
 Numeric dates are read in the segment's order (:func:`polydeid.dates.date_order`: day first
 unless the locale writes the month first, as ``en-US``), all dates of a segment alike.
