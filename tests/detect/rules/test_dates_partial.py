@@ -64,6 +64,12 @@ PARTIAL: list[tuple[str, str, list[str], Granularity]] = [
     ("lg", "Yalongoosebwa mu 2004.", ["2004"], Granularity.YEAR),
     ("lg", "Alina sukaali okuva 2010.", ["2010"], Granularity.YEAR),
     ("lg", "Yazaalibwa omwaka gwa 1990.", ["1990"], Granularity.YEAR),
+    # other packs with year context
+    ("pt", "Diabético desde 2010.", ["2010"], Granularity.YEAR),
+    ("it", "Operato nel 1995.", ["1995"], Granularity.YEAR),
+    ("nl", "Sinds 2010 diabeet.", ["2010"], Granularity.YEAR),
+    ("rw", "Yavuye mu bitaro mu 1990.", ["1990"], Granularity.YEAR),
+    ("luo", "Ne otuo e higa mar 2010 ka.", ["higa mar 2010"], Granularity.YEAR),
 ]
 
 
@@ -100,6 +106,7 @@ LOOK_ALIKES: list[tuple[str, str]] = [
     ("en", "Weight 1992 g at birth."),
     ("en", "MRN 2004-2938-11 recorded."),
     ("en", "In 2000s and 1990s, nothing."),
+    ("en", "Following the KDIGO guidelines from 2019."),
     ("de", "Kraft 4/5, GCS 14/15, RR 120/80."),
     ("de", "Bilanz +2004 ml, Dienst 1900-0700."),
     ("de", "Gabe von 2000 IE Heparin."),
