@@ -341,6 +341,7 @@ class Grammar:
     #: Context words right before a yearless day and month, or a year alone (matched backwards).
     day_month_context: Pattern | None
     year_context: Pattern | None
+    time_context: Pattern | None
     #: What joins the two ends of a range ("-", "to", "đến"), matched forwards.
     range_joint: Pattern
 
@@ -374,6 +375,7 @@ def grammar(langs: tuple[str, ...]) -> Grammar:
         ),
         day_month_context=_context_pattern(v.words("day_month_context")),
         year_context=_context_pattern(v.words("year_context")),
+        time_context=_context_pattern(v.words("time_context")),
         range_joint=compile_pattern(_range_joint(v.words("range_words")), flags),
     )
 

@@ -104,6 +104,7 @@ class LanguageDates:
     not_date: tuple[str, ...]
     day_month_context: tuple[str, ...]
     year_context: tuple[str, ...]
+    time_context: tuple[str, ...]
     units: tuple[str, ...]
 
     def month_name(self, form: str, month: int) -> str:
@@ -265,5 +266,6 @@ def language_dates(code: str) -> LanguageDates:
         not_date=_strings(context.get("not_date"), where),
         day_month_context=_strings(context.get("day_month"), where),
         year_context=_strings(context.get("year"), where),
+        time_context=_strings(context.get("time"), where),
         units=_strings(raw.get("units", {}).get("after_number"), where),
     )

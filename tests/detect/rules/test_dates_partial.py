@@ -155,6 +155,8 @@ def test_a_segment_that_writes_clock_times_reads_clock_like_numbers_as_times() -
     assert found("Since 2000 no pain.", "en") == ["2000"]
     assert found("Obs 0700 ok. Since 2000 no pain.", "en") == []
     assert found("Obs 0700 ok. Since 1987 diabetic.", "en") == ["1987"]
+    assert found("Obs 0700 ok. PCI 2004, born in 1930.", "en") == ["2004", "1930"]
+    assert found("Obs 0700 ok. Seit 2000 stabil, Z.n. OP 2004.", "de") == ["2004"]
 
 
 def test_a_range_with_a_shared_month_keeps_both_days() -> None:

@@ -34,7 +34,8 @@ a list to a date that has such evidence ("từ 24-7 đến 31-7", "2004-2006", "
 26/7"). A two-digit year after an apostrophe ("s/p CABG '95") needs none. Never a year: a
 number glued to signs, letters or other numbers ("+4701", "1990s"), one followed by a unit
 ("2000 ml"), the first of a clock range ("1900-0700"), and, in a segment that writes times
-with four digits ("0700", "1930 h"), a number that reads as a time of day. Never a yearless
+with four digits ("0700", "1930 h"), a number that reads as a time of day after a word that
+also announces times (``[context] time``: "since 2000"; "PCI 2004" stays a year). Never a yearless
 date: one followed by a unit ("on 1/2 tab") or after a score word ("GCS 3/15"). Decades
 ("in his 70s") are not dates.
 
@@ -209,7 +210,8 @@ def _year_at(g: Grammar, text: str, pos: int, *, clock: bool) -> tuple[Span, boo
     Not a year: a number glued to letters, signs or other numbers ("+2004", "2004.5",
     "1990s"), a quantity (a unit follows), the first of a clock range ("1900-0700"), a
     number after a version or score word, and in a segment that writes clock times with four
-    digits ("0700", "1930 h"), a number that reads as a time of day. A four-digit year needs a
+    digits ("0700", "1930 h"), a number that reads as a time of day after a ``[context] time`` word
+    ("since 2000"). A four-digit year needs a
     ``year`` context word right before it (or a range joint to a year that has one); a
     two-digit year after an apostrophe needs none.
     """
@@ -233,8 +235,8 @@ def _year_at(g: Grammar, text: str, pos: int, *, clock: bool) -> tuple[Span, boo
         low, high = YEAR_RANGE["gregorian"]
         if not low <= year <= high:
             return None
-        if clock and year // 100 < 24 and year % 100 < 60:
-            return None
+        if clock and year % 100 < 60 and _has_context(g.time_context, text, start):
+            return None  # "since 2000" where times are written "0700": a time of day
     if apostrophe:
         if prev not in ("", " ", "\t", "\n", "(", "[", ",", "\u00a0"):
             return None
