@@ -31,7 +31,8 @@ def test_detect_jsonl_file(tmp_path, capsys):
     labels = {s["label"] for s in record["spans"]}
     assert {"CONTACT_PHONE", "DATE", "CONTACT_OTHER"} <= labels
     for s in record["spans"]:
-        assert set(s) == {"start", "end", "label", "score", "source"}
+        extra = {"granularity"} if s["label"] == "DATE" else set()
+        assert set(s) == {"start", "end", "label", "score", "source"} | extra
         assert 0 <= s["start"] < s["end"] <= len(NOTE_SW)
     assert CANARY not in capsys.readouterr().err
 

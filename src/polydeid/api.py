@@ -11,9 +11,11 @@ from typing import TYPE_CHECKING, Any
 from polydeid.core.segments import Origin, Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category
+from polydeid.dates import date_granularity, date_order
 from polydeid.detect.base import Detector
 from polydeid.detect.pipeline import Pipeline
 from polydeid.detect.profiles import profile_detectors
+from polydeid.locales import segment_languages
 from polydeid.transform.crypto import load_key
 from polydeid.transform.policy import Policy, load_policy
 from polydeid.transform.redactor import RedactionResult, Redactor
@@ -23,6 +25,20 @@ if TYPE_CHECKING:
     from polydeid.engine import DocumentProcessor, FieldSpan
     from polydeid.formats.base import Document
     from polydeid.formats.csv import Sampler
+
+
+def span_json(span: Span, segment: Segment) -> dict[str, Any]:
+    """A span of ``segment`` as JSON (``Span.to_dict``); a date span also says which fields it
+    shows: ``granularity`` is ``full``, ``day_month``, ``month_year``, ``year``, ``day``, or
+    null when its text is not read as a date (see :func:`polydeid.dates.date_granularity`)."""
+    record: dict[str, Any] = span.to_dict()
+    if span.label is Category.DATE:
+        found = date_granularity(
+            span.text_of(segment.text), segment_languages(segment), order=date_order(segment)
+        )
+        record["granularity"] = None if found is None else found.value
+    return record
+
 
 #: What ``redact_document`` accepts: raw bytes or text of a file, or a parsed JSON value
 #: (dict or list, e.g. a FHIR resource, chat messages or CSV rows as a list of dicts).

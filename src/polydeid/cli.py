@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from polydeid.api import Deidentifier
+from polydeid.api import Deidentifier, span_json
 from polydeid.core.errors import ConfigError, InputError, PolydeidError
 from polydeid.core.segments import Origin, Segment
 from polydeid.core.taxonomy import Category
@@ -480,7 +480,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
     def handle(segment: Segment, record: dict[str, Any]) -> dict[str, Any]:
         spans = deid.detect_segment(segment)
         report.count([s.label.value for s in spans])
-        return {**record, "spans": [s.to_dict() for s in spans]}
+        return {**record, "spans": [span_json(s, segment) for s in spans]}
 
     def render(result: dict[str, Any]) -> bytes:
         return (json.dumps(result, ensure_ascii=False, indent=2) + "\n").encode("utf-8")

@@ -157,6 +157,7 @@ def test_detect_text(client: TestClient) -> None:
     found = {(s["label"], NOTE[s["start"] : s["end"]]) for s in body["spans"]}
     assert found == {("DATE", DATE), ("CONTACT_PHONE", PHONE), ("CONTACT_OTHER", EMAIL)}
     assert all(0 < s["score"] <= 1 and s["source"].startswith("rule.") for s in body["spans"])
+    assert [s["granularity"] for s in body["spans"] if s["label"] == "DATE"] == ["full"]
     assert r.headers["cache-control"] == "no-store"
 
 

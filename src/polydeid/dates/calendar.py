@@ -10,13 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import date
+from enum import StrEnum
 
 __all__ = [
     "LEAP_REFERENCE",
     "TWO_DIGIT_PIVOT",
     "YEAR_RANGE",
+    "Granularity",
     "days_in_month",
     "from_ordinal",
+    "granularity_of",
     "months_in_year",
     "to_ordinal",
 ]
@@ -67,3 +70,30 @@ def from_ordinal(calendar: str, ordinal: int) -> tuple[int, int, int]:
 
 def months_in_year(calendar: str) -> int:
     return 13 if calendar == "ethiopic" else 12
+
+
+class Granularity(StrEnum):
+    """Which fields a written date shows; what a policy may keep or drop (e.g. the year).
+
+    ``FULL`` day, month and year (with or without a time); ``DAY_MONTH`` no year ("9/7",
+    "19.3.", "12 March"); ``MONTH_YEAR`` no day ("March 2024", "03/2024"); ``YEAR`` a year
+    alone ("2004", "'95"); ``DAY`` a day number alone (the opening day of a range,
+    "12-14 March").
+    """
+
+    FULL = "full"
+    DAY_MONTH = "day_month"
+    MONTH_YEAR = "month_year"
+    YEAR = "year"
+    DAY = "day"
+
+
+def granularity_of(year: int | None, month: int | None, day: int | None) -> Granularity:
+    """The granularity of a date with these fields (None: the date does not show it)."""
+    if year is not None:
+        if month is None:
+            return Granularity.YEAR
+        return Granularity.FULL if day is not None else Granularity.MONTH_YEAR
+    if month is not None:
+        return Granularity.DAY_MONTH
+    return Granularity.DAY

@@ -9,6 +9,8 @@ name, or a month number with a prefix or suffix ("tháng 3", "3月")::
     n3  M/Y  M.Y  M-Y                       t4  Y MN [D]  Y年M月D日
     n4  Y-MM                                t2  MN D[, Y]
     n5  D.M.  (languages with ``dm_dot``)   t3  MN Y  MN de Y  MN 'YY
+    n6  D/M or M/D  (the packs' ``day_month_separators``; no year follows)
+    y   Y  'YY  (a year alone: :attr:`Grammar.year`, and the full pattern of ``parse_date``)
 
 Words are matched as tries over their :func:`~polydeid.locales.dates.name_key` forms (in NFC
 and NFD; see :func:`alternation`). The date rule does not run the
@@ -32,7 +34,15 @@ from polydeid.dates.vocabulary import Vocabulary, vocabulary
 from polydeid.locales.dates import name_key
 from polydeid.text.patterns import Pattern, compile_pattern
 
-__all__ = ["HAN", "MARKS", "NUMERIC_BRANCHES", "Grammar", "alternation", "grammar"]
+__all__ = [
+    "APOSTROPHES",
+    "HAN",
+    "MARKS",
+    "NUMERIC_BRANCHES",
+    "Grammar",
+    "alternation",
+    "grammar",
+]
 
 _S = r"[^\S\r\n\f\v\x85\u2028\u2029]"  # whitespace that does not break a line
 _LB = r"(?<![^\W\p{Han}])"  # not glued to a letter or digit on the left (Han text has no spaces)
@@ -44,8 +54,12 @@ _NEVER = r"(?!)"
 #: Bidi marks, then spaces, that may pad a numeric date's separators.
 MARKS = "\u200e\u200f \t\u00a0\u202f"
 HAN = compile_pattern(r"\p{Han}")
-#: Branches of numeric dates (the others have a month word).
-NUMERIC_BRANCHES = frozenset({"n1", "n2", "n3", "n4", "n5"})
+#: Branches of numeric dates (the others have a month word, or are a year alone: ``y``).
+NUMERIC_BRANCHES = frozenset({"n1", "n2", "n3", "n4", "n5", "n6"})
+#: Apostrophes that may open a two-digit year ("'95", "’95").
+APOSTROPHES = "'’ʼ‘`"
+#: What may stand between a context word and the date it announces ("seen: 9/7", "MI (1992)").
+_CONTEXT_GAP = r"[^\S\r\n\f\v\x85\u2028\u2029]*[:(]?[^\S\r\n\f\v\x85\u2028\u2029]*"
 
 
 def _char_pattern(ch: str) -> str:
@@ -100,6 +114,7 @@ class _Words:
     number_suffixes: str
     attached: str
     dm_dot: bool
+    day_month_separators: str
 
 
 def _time(b: str) -> str:
@@ -156,7 +171,22 @@ def _numeric_branches(w: _Words) -> list[str]:
     branches = [n1, n2, n3, n4]
     if w.dm_dot:
         branches.append(rf"(?P<n5>(?P<n5_d>\d{{1,2}})\.(?P<n5_m>\d{{1,2}})\.(?!{_S}?\d))")
+    if w.day_month_separators:
+        branches.append(
+            rf"(?P<n6>(?P<n6_a>\d{{1,2}})(?P<n6_s>[{w.day_month_separators}])"
+            rf"(?P<n6_b>\d{{1,2}})(?![\d/])(?![-.,]\d))"
+        )
     return branches
+
+
+def _year_branch(w: _Words) -> str:
+    """A year alone: four digits, or two after an apostrophe ("'95"), with an optional year
+    prefix ("año 2009", "mwaka 2019"); not part of a number."""
+    apostrophe = regex.escape(APOSTROPHES)
+    return (
+        rf"(?P<y>(?:(?P<y_p>{w.year_prefixes}){_S}?)?(?<![\d.,:+−±/]|[{apostrophe}])(?<!(?<!(?:19|20)\d\d)[-–])(?:(?P<y_y>\d{{4}})"
+        rf"|[{apostrophe}](?P<y_y2>\d{{2}}))(?![\d{apostrophe}]|[.,:]\d))"
+    )
 
 
 def _textual_branches(w: _Words) -> list[str]:
@@ -213,6 +243,9 @@ def _digit_scanner(w: _Words) -> str:
     ]
     if w.dm_dot:
         after.append(rf"(?<=\d\.)\d{{1,2}}\.(?!{_S}?\d)")  # D.M.
+    if w.day_month_separators:
+        # D/M without a year: one or two digits on either side, nothing chained after
+        after.append(rf"(?<=(?<!\d)\d{{1,2}}[{w.day_month_separators}])\d{{1,2}}(?![\d/])")
     # A literal alternation and the cheap digit-ahead test first keep the engine's fast path.
     return rf"(?:/|-|\.)(?={_S}?\d)(?<=\d[\u200e\u200f]?.)(?:{'|'.join(f'(?={a})' for a in after)})"
 
@@ -280,6 +313,9 @@ def _words(v: Vocabulary) -> _Words:
         number_suffixes=alternation(v.words("month_number_suffixes")),
         attached=alternation(v.words("attached_prefixes")),
         dm_dot=any(p.dm_dot for p in v.packs),
+        day_month_separators=regex.escape(
+            "".join(sorted({sep for p in v.packs for sep in p.day_month_separators}))
+        ),
     )
 
 
@@ -298,6 +334,16 @@ class Grammar:
     weekday_left: Pattern
     range_left: Pattern
     units: Pattern | None
+    #: A year alone, matched anchored at a year core; a year prefix before one, backwards.
+    year: Pattern
+    year_prefix: Pattern | None
+    year_scanner: Pattern
+    #: Context words right before a yearless day and month, or a year alone (matched backwards).
+    day_month_context: Pattern | None
+    year_context: Pattern | None
+    time_context: Pattern | None
+    #: What joins the two ends of a range ("-", "to", "đến"), matched forwards.
+    range_joint: Pattern
 
 
 @cache
@@ -312,7 +358,7 @@ def grammar(langs: tuple[str, ...]) -> Grammar:
     flags = regex.IGNORECASE
     return Grammar(
         vocabulary=v,
-        pattern=compile_pattern(_full_pattern(numeric + textual, w), flags),
+        pattern=compile_pattern(_full_pattern([*numeric, *textual, _year_branch(w)], w), flags),
         numeric=compile_pattern(_full_pattern(numeric, w), flags),
         textual=compile_pattern(_full_pattern(textual, w), flags),
         digit_scanner=compile_pattern(_digit_scanner(w)),
@@ -322,4 +368,33 @@ def grammar(langs: tuple[str, ...]) -> Grammar:
         weekday_left=compile_pattern(_weekday_left_pattern(w), flags),
         range_left=compile_pattern(_range_left_pattern(v.words("range_words")), flags),
         units=compile_pattern(rf"{_S}*(?:{alternation(units)}){_RB}", flags) if units else None,
+        year=compile_pattern(_year_branch(w), flags),
+        year_prefix=_alone_year_prefix(v.words("alone_year_prefixes")),
+        year_scanner=compile_pattern(
+            rf"(?<!\d)(?:(?:19|20)\d\d|[{regex.escape(APOSTROPHES)}]\d\d)(?!\d)"
+        ),
+        day_month_context=_context_pattern(v.words("day_month_context")),
+        year_context=_context_pattern(v.words("year_context")),
+        time_context=_context_pattern(v.words("time_context")),
+        range_joint=compile_pattern(_range_joint(v.words("range_words")), flags),
     )
+
+
+def _alone_year_prefix(words: Sequence[str]) -> Pattern | None:
+    """A year prefix that stays with a year alone ("año 2009"), matched backwards."""
+    if not words:
+        return None
+    return compile_pattern(rf"(?r){_WORD_START}(?:{alternation(words)}){_S}?", regex.IGNORECASE)
+
+
+def _context_pattern(words: Sequence[str]) -> Pattern | None:
+    """Any of ``words`` as a whole word right before a position, matched backwards."""
+    if not words:
+        return None
+    return compile_pattern(
+        rf"(?r)(?<![\p{{L}}\p{{N}}])(?:{alternation(words)}){_CONTEXT_GAP}", regex.IGNORECASE
+    )
+
+
+def _range_joint(range_words: Sequence[str]) -> str:
+    return rf"{_S}*[-–—]{_S}*|{_S}+(?:{alternation(range_words)}){_S}+"

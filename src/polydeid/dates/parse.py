@@ -28,7 +28,9 @@ from polydeid.dates.calendar import (
     LEAP_REFERENCE,
     TWO_DIGIT_PIVOT,
     YEAR_RANGE,
+    Granularity,
     days_in_month,
+    granularity_of,
     months_in_year,
 )
 from polydeid.dates.grammar import MARKS, NUMERIC_BRANCHES, grammar
@@ -106,10 +108,8 @@ class Reading:
         return self.year_digits == 2
 
     @property
-    def kind(self) -> str:
-        if self.year is not None and self.day is not None:
-            return "full"
-        return "month_year" if self.year is not None else "day_month"
+    def kind(self) -> Granularity:
+        return granularity_of(self.year, self.month, self.day)
 
 
 def _year_value(digits: str) -> int:
@@ -157,6 +157,8 @@ def _read_numeric(r: Reading, m: MatchGroups, b: str, v: Vocabulary, order: Date
         _set_year(r, m, "n2_y")
         _set_calendar(r, v, m.group("n2_yw"))
         return _read_day_month_order(r, m, order)
+    if b == "n6":
+        return _read_day_month_order(r, m, order, "n6")
     r.order = {"n1": "ymd", "n3": "my", "n4": "ym", "n5": "dm"}[b]
     if b != "n5":
         _set_year(r, m, f"{b}_y")
@@ -168,10 +170,12 @@ def _read_numeric(r: Reading, m: MatchGroups, b: str, v: Vocabulary, order: Date
     return True
 
 
-def _read_day_month_order(r: Reading, m: MatchGroups, order: DateOrder) -> bool:
-    """Read D/M/Y or M/D/Y in the preferred order, else the other one; False if neither fits."""
-    a, b = int(m.group("n2_a")), int(m.group("n2_b"))
-    readings = (("dmy", a, b, "n2_a", "n2_b"), ("mdy", b, a, "n2_b", "n2_a"))
+def _read_day_month_order(r: Reading, m: MatchGroups, order: DateOrder, b: str = "n2") -> bool:
+    """Read D/M(/Y) or M/D(/Y) in the preferred order, else the other one; False if neither
+    fits. A date without a year (branch ``n6``) is written ``dm`` or ``md``."""
+    a, c = int(m.group(f"{b}_a")), int(m.group(f"{b}_b"))
+    dm, md = ("dmy", "mdy") if b == "n2" else ("dm", "md")
+    readings = ((dm, a, c, f"{b}_a", f"{b}_b"), (md, c, a, f"{b}_b", f"{b}_a"))
     year = r.year if r.year is not None else LEAP_REFERENCE["gregorian"]
     for written, day, month, day_group, month_group in (
         readings[::-1] if order == "mdy" else readings
@@ -212,6 +216,10 @@ def _read_textual(r: Reading, m: MatchGroups, b: str, v: Vocabulary) -> None:
 
 def _valid(r: Reading) -> bool:
     cal = r.calendar
+    if r.branch == "y":
+        return r.year is not None and (
+            r.two_digit_year or YEAR_RANGE[cal][0] <= r.year <= YEAR_RANGE[cal][1]
+        )
     if r.month is None or not 1 <= r.month <= months_in_year(cal):
         return False
     if r.year is not None and not r.two_digit_year:
@@ -231,6 +239,10 @@ def read_match(m: MatchGroups, v: Vocabulary, order: DateOrder) -> Reading | Non
     if b in NUMERIC_BRANCHES:
         if not _read_numeric(r, m, b, v, order):
             return None
+    elif b == "y":
+        _set_year(r, m, "y_y")
+        _set_year(r, m, "y_y2")
+        r.order = "y"
     else:
         _read_textual(r, m, b, v)
     return r if _valid(r) else None
@@ -290,10 +302,9 @@ class ParsedDate:
     __str__ = __repr__
 
     @property
-    def kind(self) -> Literal["full", "month_year", "day_month"]:
-        if self.year is not None and self.day is not None:
-            return "full"
-        return "month_year" if self.year is not None else "day_month"
+    def kind(self) -> Granularity:
+        """Which fields the date shows (a :class:`Granularity`, a string enum)."""
+        return granularity_of(self.year, self.month, self.day)
 
     @property
     def two_digit_year(self) -> bool:
@@ -444,7 +455,7 @@ def _parsed(m: MatchGroups, r: Reading, v: Vocabulary) -> ParsedDate:
     if m.group("wd") is not None:
         slot, weekday = _weekday_slot(m, v)
         slots.append(slot)
-    numeric = r.branch in ("n1", "n2", "n5")
+    numeric = r.branch in ("n1", "n2", "n5", "n6")
     if r.day is not None:
         width = (
             _padded(m.group(r.day_group), m.group(r.month_group))
@@ -452,8 +463,8 @@ def _parsed(m: MatchGroups, r: Reading, v: Vocabulary) -> ParsedDate:
             else _leading_zero_width(m.group(r.day_group))
         )
         slots.append(_day_slot(m, r, v.langs, width))
-    month_digits = m.group(r.month_group)
-    if r.month_name is not None:
+    month_digits = m.group(r.month_group) if r.month_group else ""
+    if r.month is None or r.month_name is not None:
         width = 0
     elif numeric and r.day is not None:
         width = _padded(m.group(r.day_group), month_digits)
@@ -463,7 +474,8 @@ def _parsed(m: MatchGroups, r: Reading, v: Vocabulary) -> ParsedDate:
             if r.branch in ("n3", "n4") and len(month_digits) == 2
             else _leading_zero_width(month_digits)
         )
-    slots.append(_month_slot(m, r, width))
+    if r.month is not None:
+        slots.append(_month_slot(m, r, width))
     if r.year is not None:
         slots.append(_number_slot(m, r.year_group, "year", len(m.group(r.year_group))))
     slots.sort(key=lambda s: s.start)

@@ -24,6 +24,7 @@ from polydeid.text.patterns import compile_pattern
 
 __all__ = [
     "CALENDARS",
+    "DAY_MONTH_SEPARATORS",
     "Calendar",
     "CalendarNameForm",
     "DateOrder",
@@ -83,11 +84,13 @@ class LanguageDates:
     connectors: tuple[str, ...]
     year_prefixes: tuple[str, ...]
     year_words: tuple[str, ...]
+    alone_year_prefixes: tuple[str, ...]
     month_prefixes: tuple[str, ...]
     attached_prefixes: tuple[str, ...]
     month_number_prefixes: tuple[str, ...]
     month_number_suffixes: tuple[str, ...]
     range_words: tuple[str, ...]
+    day_month_separators: tuple[str, ...]
     calendar_year_words: Mapping[str, str]
     ordinals: Ordinals
     month_forms: Mapping[str, CalendarNameForm]
@@ -99,6 +102,9 @@ class LanguageDates:
     date_context: tuple[str, ...]
     birth_context: tuple[str, ...]
     not_date: tuple[str, ...]
+    day_month_context: tuple[str, ...]
+    year_context: tuple[str, ...]
+    time_context: tuple[str, ...]
     units: tuple[str, ...]
 
     def month_name(self, form: str, month: int) -> str:
@@ -190,6 +196,19 @@ def _ordinals(raw: Mapping[str, Any], where: str) -> Ordinals:
     )
 
 
+#: Separators a day and month may be written with when no year follows ("9/7", "24-7").
+DAY_MONTH_SEPARATORS = frozenset({"/", "-"})
+
+
+def _separators(raw: Any, where: str) -> tuple[str, ...]:
+    seps = _strings(raw, f"{where} grammar.day_month_separators")
+    if not set(seps) <= DAY_MONTH_SEPARATORS:
+        raise ConfigError(
+            f"day_month_separators may hold only {sorted(DAY_MONTH_SEPARATORS)}", location=where
+        )
+    return seps
+
+
 @cache
 def language_dates(code: str) -> LanguageDates:
     """The date vocabulary of language ``code`` (canonical or alias); validated, cached."""
@@ -225,11 +244,13 @@ def language_dates(code: str) -> LanguageDates:
         connectors=words("connectors"),
         year_prefixes=words("year_prefixes"),
         year_words=words("year_words"),
+        alone_year_prefixes=words("alone_year_prefixes"),
         month_prefixes=words("month_prefixes"),
         attached_prefixes=words("attached_prefixes"),
         month_number_prefixes=words("month_number_prefixes"),
         month_number_suffixes=words("month_number_suffixes"),
         range_words=words("range_words"),
+        day_month_separators=_separators(grammar.get("day_month_separators"), where),
         calendar_year_words=MappingProxyType(calendars),
         ordinals=_ordinals(raw.get("ordinals", {}), f"{where} ordinals"),
         month_forms=month_forms,
@@ -243,5 +264,8 @@ def language_dates(code: str) -> LanguageDates:
         date_context=_strings(context.get("date"), where),
         birth_context=_strings(context.get("birth"), where),
         not_date=_strings(context.get("not_date"), where),
+        day_month_context=_strings(context.get("day_month"), where),
+        year_context=_strings(context.get("year"), where),
+        time_context=_strings(context.get("time"), where),
         units=_strings(raw.get("units", {}).get("after_number"), where),
     )

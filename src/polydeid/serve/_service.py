@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from polydeid.api import Deidentifier
+from polydeid.api import Deidentifier, span_json
 from polydeid.core.errors import (
     ConfigError,
     KeyMaterialError,
@@ -233,7 +233,7 @@ class Service:
             "kind": "text",
             "lang": lang,
             "format": "text",
-            "spans": [s.to_dict() for s in spans],
+            "spans": [span_json(s, segment) for s in spans],
         }
         if job.action == "redact":
             result = deid.redact_segment(segment, spans=spans, patient_id=job.patient_id)

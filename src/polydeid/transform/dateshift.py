@@ -20,6 +20,11 @@ What "shift by ``days``" means for each kind of written date:
 * **month and year** ("March 2024", "03/2024") move by whole months: ``days`` divided by the
   mean Gregorian month (30.436875 days), rounded half away from zero. A shift under about 15
   days therefore leaves a month-year unchanged; month-year intervals are preserved exactly.
+* a **year alone** ("2004", "'95") moves by whole years: ``days`` divided by the mean
+  Gregorian year (365.2425 days), rounded half away from zero, so a shift under half a year
+  leaves it unchanged (the operator then writes a tag instead, as for an unchanged month-year);
+  a two-digit year stays two digits. Year intervals are preserved exactly, and a year moves
+  the way the years of the patient's full dates move on average.
 * a **weekday** written with the date moves by ``days`` modulo 7 (right for any year).
 
 Numeric dates such as ``03/04/2024`` are read in the order given (``order``), by default the
@@ -34,7 +39,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import math
-import re
 from collections.abc import Sequence
 from datetime import date, timedelta
 
@@ -47,13 +51,24 @@ from polydeid.dates import (
     from_ordinal,
     months_in_year,
     parse_date,
+    read_compact,
     to_ordinal,
 )
 
-__all__ = ["MEAN_MONTH_DAYS", "patient_offset_days", "shift_date_text", "shift_parsed"]
+__all__ = [
+    "MEAN_MONTH_DAYS",
+    "MEAN_YEAR_DAYS",
+    "months_for_days",
+    "patient_offset_days",
+    "shift_compact",
+    "shift_date_text",
+    "shift_parsed",
+    "years_for_days",
+]
 
-#: Mean length of a Gregorian month in days (365.2425 / 12).
-MEAN_MONTH_DAYS = 365.2425 / 12
+#: Mean length of a Gregorian year, and of its month, in days.
+MEAN_YEAR_DAYS = 365.2425
+MEAN_MONTH_DAYS = MEAN_YEAR_DAYS / 12
 
 
 def patient_offset_days(key: bytes, patient: str, *, max_days: int = 365, min_days: int = 1) -> int:
@@ -95,33 +110,21 @@ def shift_date_text(
     return lead + shift_parsed(parsed, days, reference_year=reference_year) + trail
 
 
-#: HL7 v2 TS/DTM and CDA TS values: YYYY[MM[DD[HH[MM[SS[.S…]]]]]][+/-ZZZZ].
-_COMPACT = re.compile(
-    r"(?P<y>(?:1[89]|20|21)\d\d)(?P<m>0[1-9]|1[0-2])?(?P<d>0[1-9]|[12]\d|3[01])?"
-    r"(?P<rest>(?:[01]\d|2[0-3])(?:[0-5]\d(?:[0-5]\d(?:\.\d{1,4})?)?)?)?"
-    r"(?P<zone>[+-](?:[01]\d|2[0-3])[0-5]\d)?"
-)
-
-
 def shift_compact(core: str, days: int) -> str | None:
     """An HL7 compact timestamp (``19800302``, ``198003021230+0300``) moved by ``days`` at
     its own precision: day precision by days, month or year precision by whole months; the
     time of day and the zone are kept. None when ``core`` is not one (a time needs a day)."""
-    m = _COMPACT.fullmatch(core)
-    if m is None or (m["rest"] and not m["d"]) or (m["d"] and not m["m"]):
+    c = read_compact(core)
+    if c is None:
         return None
-    if len(core) < 6 and not m["zone"]:
-        return None  # a bare four-digit year is left to the written-date reader
-    year, rest, zone = int(m["y"]), m["rest"] or "", m["zone"] or ""
-    if m["d"]:
+    if c.day is not None and c.month is not None:
         try:
-            moved = date(year, int(m["m"]), int(m["d"])) + timedelta(days=days)
+            moved = date(c.year, c.month, c.day) + timedelta(days=days)
         except (ValueError, OverflowError):
             return None
-        return f"{moved:%Y%m%d}{rest}{zone}"
-    month = int(m["m"]) if m["m"] else 1
-    year, month = _add_months("gregorian", year, month, months_for_days(days))
-    return f"{year:04d}{month:02d}{zone}" if m["m"] else f"{year:04d}{zone}"
+        return f"{moved:%Y%m%d}{c.rest}{c.zone}"
+    year, month = _add_months("gregorian", c.year, c.month or 1, months_for_days(days))
+    return f"{year:04d}{month:02d}{c.zone}" if c.month else f"{year:04d}{c.zone}"
 
 
 def shift_parsed(parsed: ParsedDate, days: int, *, reference_year: int | None = None) -> str:
@@ -129,7 +132,9 @@ def shift_parsed(parsed: ParsedDate, days: int, *, reference_year: int | None = 
     weekday = None if parsed.weekday is None else (parsed.weekday + days) % 7
     cal = parsed.calendar
     month = parsed.month
-    assert month is not None  # every parsed date has a month
+    if month is None:  # a year alone
+        assert parsed.year is not None
+        return parsed.render(parsed.year + years_for_days(days), None, None, weekday)
     if parsed.kind == "full":
         assert parsed.year is not None and parsed.day is not None
         year, month, day = from_ordinal(cal, to_ordinal(cal, parsed.year, month, parsed.day) + days)
@@ -142,6 +147,11 @@ def shift_parsed(parsed: ParsedDate, days: int, *, reference_year: int | None = 
     assert parsed.year is not None
     year, month = _add_months(cal, parsed.year, month, months_for_days(days))
     return parsed.render(year, month, None, weekday)
+
+
+def years_for_days(days: int) -> int:
+    """Whole years a day offset amounts to (rounded half away from zero)."""
+    return int(math.copysign(math.floor(abs(days) / MEAN_YEAR_DAYS + 0.5), days))
 
 
 def months_for_days(days: int) -> int:

@@ -14,6 +14,11 @@ Built-in operators (options in brackets, all optional):
                   (``max_attempts``)
 ``dateshift``     the date moved by the patient's key-derived offset; a tag when the date
                   cannot be parsed (``max_days``, ``min_days``); needs a key
+``keep_year``     a date's year alone (``12/03/2024`` -> ``2024``; a year alone is kept); a tag
+                  when the date shows no year (``template``, ``oldest_year``: years before it
+                  are replaced too)
+``keep_age``      the age unchanged when it is at most ``max_years`` (default 89), else a tag
+                  (``template``, ``max_years``); an age not written in digits gets the tag
 ``hash``          ``[PERSON:3f2a9c0b1d2e4f56]``: HMAC-SHA256 of the normalised original under
                   the hash subkey, hex-truncated (``length``, 8–64, default 16); needs a key
 ``encrypt``       ``ENC(PERSON:<base64url>)``: AES-SIV (RFC 5297, AES-256) of the exact
@@ -49,8 +54,11 @@ from polydeid.core.errors import DecryptionError, PolicyError, UnknownOperatorEr
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category
+from polydeid.dates import date_order, parse_date
+from polydeid.locales import segment_languages
 from polydeid.text.normalise import contains_original, normalise
 from polydeid.transform.crypto import PURPOSE_ENCRYPT, KeyRing, derive_key, keyed_digest
+from polydeid.transform.safe_harbor import age_in_years, year_text
 from polydeid.transform.surrogates import SurrogateGenerator
 from polydeid.transform.vault import Vault, identity_key, seal_original
 
@@ -193,6 +201,26 @@ class DateshiftOptions(Options):
         if self.min_days > self.max_days:
             raise ValueError("min_days must not exceed max_days")
         return self
+
+
+class KeepYearOptions(Options):
+    template: str = "[{category}]"
+    oldest_year: int | None = Field(default=None, ge=0, le=9999)
+
+    @field_validator("template")
+    @classmethod
+    def _template(cls, value: str) -> str:
+        return _check_template(value, ("category",))
+
+
+class KeepAgeOptions(Options):
+    max_years: int = Field(default=89, ge=0, le=150)
+    template: str = "[{category}]"
+
+    @field_validator("template")
+    @classmethod
+    def _template(cls, value: str) -> str:
+        return _check_template(value, ("category",))
 
 
 class HashOptions(Options):
@@ -353,8 +381,6 @@ class DateshiftOperator:
     needs_key: ClassVar[bool] = True
 
     def apply(self, span: Span, original: str, ctx: OperatorContext) -> str:
-        from polydeid.dates import date_order
-        from polydeid.locales import segment_languages
         from polydeid.transform.dateshift import patient_offset_days, shift_date_text
 
         ctx.keys.require_user_key(self.name)
@@ -371,6 +397,42 @@ class DateshiftOperator:
         if shifted is None or contains_original(shifted, original):
             return safe_fallback(span, original)
         return shifted
+
+
+@dataclass(frozen=True, slots=True)
+class KeepYearOperator:
+    """HIPAA Safe Harbor for dates: every element but the year goes (see
+    :mod:`polydeid.transform.safe_harbor`)."""
+
+    options: KeepYearOptions = field(default_factory=KeepYearOptions)
+    name: ClassVar[str] = "keep_year"
+    needs_key: ClassVar[bool] = False
+
+    def apply(self, span: Span, original: str, ctx: OperatorContext) -> str:
+        year = year_text(original, segment_languages(ctx.segment), order=date_order(ctx.segment))
+        oldest = self.options.oldest_year
+        if year is not None and oldest is not None:
+            parsed = parse_date(year.strip(), segment_languages(ctx.segment))
+            if parsed is None or parsed.year is None or parsed.year < oldest:
+                year = None
+        if year is None:
+            return _tag(identifier_category(span), self.options.template)
+        return year
+
+
+@dataclass(frozen=True, slots=True)
+class KeepAgeOperator:
+    """HIPAA Safe Harbor for ages: ages up to ``max_years`` stay, older ones are replaced."""
+
+    options: KeepAgeOptions = field(default_factory=KeepAgeOptions)
+    name: ClassVar[str] = "keep_age"
+    needs_key: ClassVar[bool] = False
+
+    def apply(self, span: Span, original: str, ctx: OperatorContext) -> str:
+        years = age_in_years(original, segment_languages(ctx.segment))
+        if years is not None and years <= self.options.max_years:
+            return original
+        return _tag(identifier_category(span), self.options.template)
 
 
 # --- encryption tokens -----------------------------------------------------------------------
@@ -448,6 +510,8 @@ def register_builtins() -> None:
         "dateshift": (DateshiftOptions, DateshiftOperator),
         "hash": (HashOptions, HashOperator),
         "encrypt": (NoOptions, EncryptOperator),
+        "keep_year": (KeepYearOptions, KeepYearOperator),
+        "keep_age": (KeepAgeOptions, KeepAgeOperator),
     }
     for name, (options, build) in builtins.items():
         if name not in _REGISTRY:

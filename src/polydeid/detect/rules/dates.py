@@ -6,6 +6,8 @@ Forms found (``D`` day, ``M`` month number, ``MN`` month name, ``Y`` year)::
                 D/M/Y  D.M.Y  D-M-Y  (Y: 4 or 2 digits; M/D/Y when the locale writes month first)
                 D.M. Y  and  D. M. Y           (typographic spaces, 4-digit year only)
     partial     M/Y  M.Y  M-Y  Y-MM            and  D.M.  (German/Russian style, trailing dot)
+                D/M  M/D  D-M   (no year; separators per language, ``day_month_separators``)
+    year        Y  'YY          (a year alone; Spanish "año Y" keeps its prefix)
     textual     D MN Y   D. MN Y   Dth of MN, Y   D de MN de Y   «D» MN Y г.   D-MN-Y
                 MN D, Y   MN Y   MN de Y   Y MN D   Y年M月D日   ngày D tháng M năm Y
                 with an optional leading weekday ("Monday, 12 March 2024")
@@ -24,12 +26,27 @@ schemes (``1-0-1``), version numbers, times alone, record numbers (a date glued 
 (``[context] not_date``), ``D.M.`` at the start of a line (section numbers), month names that
 are also words ("may", "mar") unless written as a full date or capitalised next to a number.
 
+Yearless dates and years alone look like ratios, scores, fractions, doses and clock times, so
+each needs evidence: a ``[context] day_month`` word right before a D/M ("seen 9/7", "F/U 7/28",
+"ngày 25/7", "hôm 4/3", "tarehe 25/7"), a ``[context] year`` word right before a year ("in
+2004", "MI 1992", "Jahrgang 1967", "desde 2010", "mwaka 2019", "mu 2004"), or a range joint or
+a list to a date that has such evidence ("từ 24-7 đến 31-7", "2004-2006", "24/7, 25/7 và
+26/7"). A two-digit year after an apostrophe ("s/p CABG '95") needs none. Never a year: a
+number glued to signs, letters or other numbers ("+4701", "1990s"), one followed by a unit
+("2000 ml"), the first of a clock range ("1900-0700"), and, in a segment that writes times
+with four digits ("0700", "1930 h"), a number that reads as a time of day after a word that
+also announces times (``[context] time``: "since 2000"; "PCI 2004" stays a year). Never a yearless
+date: one followed by a unit ("on 1/2 tab") or after a score word ("GCS 3/15"). Decades
+("in his 70s") are not dates.
+
 Ranges: the opening day of a day-first range ("12-14 March 2024", "12.-15.03.2024",
 "du 12 au 15 mars", ``[grammar] range_words``) is a span of its own, so it does not stay in
 clear; alone it cannot be re-rendered, so a date shift replaces it by a tag.
 
 Span sources: ``rule.date.numeric.v1`` (full numeric dates), ``rule.date.partial.v1`` (M/Y,
-Y-MM, D.M.), ``rule.date.textual.v1`` (dates with a month word), ``rule.date.range.v1``.
+Y-MM, D.M., D/M), ``rule.date.textual.v1`` (dates with a month word), ``rule.date.year.v1``
+(years alone), ``rule.date.range.v1``. Which fields a span shows is
+:func:`polydeid.dates.date_granularity` of its text.
 
 Numeric dates are read in the segment's order (:func:`polydeid.dates.date_order`: day first
 unless the locale writes the month first, as ``en-US``), all dates of a segment alike.
@@ -37,22 +54,26 @@ unless the locale writes the month first, as ``en-US``), all dates of a segment 
 
 from __future__ import annotations
 
+import bisect
 import heapq
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from typing import ClassVar
+
+import regex
 
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
 from polydeid.dates import DateOrder, date_order
-from polydeid.dates.grammar import HAN, MARKS, NUMERIC_BRANCHES, Grammar, grammar
+from polydeid.dates.calendar import YEAR_RANGE
+from polydeid.dates.grammar import APOSTROPHES, HAN, MARKS, NUMERIC_BRANCHES, Grammar, grammar
 from polydeid.dates.parse import MatchGroups, Reading, read_match
 from polydeid.dates.vocabulary import Vocabulary, language_codes
 from polydeid.detect.rules._base import RuleDetector
 from polydeid.locales import segment_languages
 from polydeid.locales.dates import language_dates, name_key
-from polydeid.text.patterns import compile_pattern, guarded_finditer
+from polydeid.text.patterns import Pattern, compile_pattern, guarded_finditer
 
 __all__ = ["DateRule", "find_dates"]
 
@@ -62,12 +83,18 @@ _SOURCES = {
     "n3": "rule.date.partial.v1",
     "n4": "rule.date.partial.v1",
     "n5": "rule.date.partial.v1",
+    "n6": "rule.date.partial.v1",
 }
+_YEAR_SOURCE = "rule.date.year.v1"
+#: A year alone after a context word; a two-digit year after an apostrophe with none.
+_YEAR_SCORE, _APOSTROPHE_YEAR_SCORE = 0.9, 0.85
+#: How far left of a yearless date or a year its context word may start.
+_CONTEXT_REACH = 40
 _TEXTUAL_SOURCE = "rule.date.textual.v1"
 #: Readings scoring at least this hide the cores they cover from further readings.
 _STRONG_SCORE = 0.95
 _RANGE_SOURCE = "rule.date.range.v1"
-_BASE_SCORE = {"n1": 0.97, "n2": 0.97, "n3": 0.8, "n4": 0.75, "n5": 0.75}
+_BASE_SCORE = {"n1": 0.97, "n2": 0.97, "n3": 0.8, "n4": 0.75, "n5": 0.75, "n6": 0.9}
 #: Longest stretch of text one anchored match may look at (a date is far shorter).
 _WINDOW = 200
 #: How far left of a month word a date may start ("Wednesday, the 12th of" and the like).
@@ -75,6 +102,15 @@ _LEFT_REACH = 64
 _TRAILING_PUNCTUATION = " \t\u00a0.,،፣"
 _DIGIT = compile_pattern(r"\d")
 _NUMBER_CHAIN = compile_pattern(r"[-/]\d+[-/]\d")
+#: Clock times written with four digits: a leading zero ("0700"), an hour unit after
+#: ("1930 h", "2000 Uhr"), or a range with an end that is no year ("1500-2300").
+_HHMM = r"(?:[01]\d|2[0-3])[0-5]\d"
+_END = r"(?!\d|[.,:/]\d)"
+_FOUR_DIGIT_CLOCK = compile_pattern(
+    rf"(?<![\d.,:/+\-])(?:0\d[0-5]\d{_END}|{_HHMM}\s*(?:h|hrs?|hours|Uhr)\b"
+    rf"|(?!19|20){_HHMM}\s*[-–]\s*{_HHMM}{_END}|{_HHMM}\s*[-–]\s*(?!19|20){_HHMM}{_END})",
+    regex.IGNORECASE,
+)
 
 
 class DateRule(RuleDetector):
@@ -94,19 +130,39 @@ class DateRule(RuleDetector):
         g, order = _segment_setup(segment.lang, segment.countries)
         text = segment.text
         last_end = 0
+        found: list[tuple[Span, bool]] = []  # (span, is a year alone)
+        pending: list[tuple[Span, bool]] = []  # yearless dates and years without context
         for start, numeric in self._cores(g, segment):
             if start < last_end:
                 continue
-            found = _date_at(g, order, text, start, numeric, last_end)
-            if found is not None:
-                span, reading = found
-                if reading.order.startswith("d"):
-                    yield from _range_start(g, text, span.start, last_end)
-                # A weak reading ("10.2. 2004" after a lab value) does not hide the cores
-                # inside it: their own readings are offered too, and resolution decides.
-                if span.score >= _STRONG_SCORE:
-                    last_end = span.end
-                yield span
+            at = _date_at(g, order, text, start, numeric, last_end)
+            if at is None:
+                continue
+            span, reading = at
+            if reading.branch == "n6":
+                if not _day_month_announced(g, text, span.start, last_end):
+                    pending.append((span, False))
+                    continue
+                if _after_not_date(g, text, span.start, span.end):
+                    continue
+            if reading.order.startswith("d"):
+                found.extend((day, False) for day in _range_start(g, text, span.start, last_end))
+            # A weak reading ("10.2. 2004" after a lab value) does not hide the cores
+            # inside it: their own readings are offered too, and resolution decides.
+            if span.score >= _STRONG_SCORE:
+                last_end = span.end
+            found.append((span, False))
+        clock = _FOUR_DIGIT_CLOCK.search(text) is not None
+        taken = _Taken(span for span, _ in found)
+        for core in list(guarded_finditer(g.year_scanner, segment, self.id)):
+            if taken.overlaps(core.start(), core.end()):
+                continue
+            year = _year_at(g, text, core.start(), clock=clock)
+            if year is not None:
+                (found if year[1] else pending).append((year[0], True))
+        partners = _range_partners(g, text, found, pending)
+        found.extend(p for p in partners if not _after_not_date(g, text, p[0].start, p[0].end))
+        yield from sorted((span for span, _ in found), key=lambda s: (s.start, s.end))
 
     def _cores(self, g: Grammar, segment: Segment) -> Iterator[tuple[int, bool]]:
         """``(start, numeric)`` of every core, in text order."""
@@ -130,6 +186,149 @@ def _segment_setup(lang: str, countries: tuple[str, ...]) -> tuple[Grammar, Date
     """The grammar and numeric order for a segment's language tag and countries."""
     probe = Segment(text="", lang=lang, countries=countries)
     return grammar(language_codes(segment_languages(probe))), date_order(probe)
+
+
+def _has_context(context: Pattern | None, text: str, start: int) -> bool:
+    """Whether a context word of ``context`` stands right before ``start``."""
+    if context is None:
+        return False
+    return context.match(text, max(0, start - _CONTEXT_REACH), start) is not None
+
+
+def _day_month_announced(g: Grammar, text: str, start: int, floor: int) -> bool:
+    """Whether a context word stands right before a yearless date, or before the opening day
+    of its range ("từ ngày 24-31/7", "ngày 20 và 21/7")."""
+    if _has_context(g.day_month_context, text, start):
+        return True
+    opening = g.range_left.match(text, max(floor, start - 24), start)
+    return opening is not None and _has_context(g.day_month_context, text, opening.start())
+
+
+def _year_at(g: Grammar, text: str, pos: int, *, clock: bool) -> tuple[Span, bool] | None:
+    """A year alone at ``pos`` ("2004", "'95"), and whether its context makes it a date.
+
+    Not a year: a number glued to letters, signs or other numbers ("+2004", "2004.5",
+    "1990s"), a quantity (a unit follows), the first of a clock range ("1900-0700"), a
+    number after a version or score word, and in a segment that writes clock times with four
+    digits ("0700", "1930 h"), a number that reads as a time of day after a ``[context] time`` word
+    ("since 2000"). A four-digit year needs a
+    ``year`` context word right before it (or a range joint to a year that has one); a
+    two-digit year after an apostrophe needs none.
+    """
+    m = g.year.match(text, pos, min(len(text), pos + 8))
+    if m is None:
+        return None
+    start, end = m.start(), m.end()
+    prev = text[start - 1] if start > 0 else ""
+    if prev and (prev.isalnum() or prev in "_#\\@$€£" or (prev in APOSTROPHES and m["y_y"])):
+        return None
+    nxt = text[end] if end < len(text) else ""
+    if nxt and (nxt.isalnum() or nxt in "%/_\\" or nxt in APOSTROPHES):
+        return None
+    if nxt and nxt in "-–" and not _year_range_follows(text, end, int(m.group("y_y") or 0)):
+        return None
+    if g.units is not None and g.units.match(text, end, min(len(text), end + 40)):
+        return None
+    apostrophe = m.group("y_y2") is not None
+    if not apostrophe:
+        year = int(m.group("y_y"))
+        low, high = YEAR_RANGE["gregorian"]
+        if not low <= year <= high:
+            return None
+        if clock and year % 100 < 60 and _has_context(g.time_context, text, start):
+            return None  # "since 2000" where times are written "0700": a time of day
+    if apostrophe:
+        if prev not in ("", " ", "\t", "\n", "(", "[", ",", "\u00a0"):
+            return None
+        if _after_not_date(g, text, start, end):
+            return None
+        return Span(start, end, Category.DATE, _YEAR_SOURCE, _APOSTROPHE_YEAR_SCORE), True
+    context = _has_context(g.year_context, text, start)
+    if context and _after_not_date(g, text, start, end):
+        return None
+    if g.year_prefix is not None:  # "año 2009": a prefix the pack keeps with a year alone
+        prefix = g.year_prefix.match(text, max(0, start - 24), start)
+        if prefix is not None:
+            start = prefix.start()
+    return Span(start, end, Category.DATE, _YEAR_SOURCE, _YEAR_SCORE), context
+
+
+_YEAR_AFTER_DASH = compile_pattern(r"[-–]\s*((?:19|20)\d\d)(?![\d:])")
+
+
+def _after_not_date(g: Grammar, text: str, start: int, end: int) -> bool:
+    """Whether a version, score or section word stands shortly before a number."""
+    return g.vocabulary.not_date.near(text, start, end, before=24)
+
+
+def _year_range_follows(text: str, end: int, year: int) -> bool:
+    """Whether a dash after a year opens a range to a later year ("2004-2006")."""
+    m = _YEAR_AFTER_DASH.match(text, end, min(len(text), end + 8))
+    return m is not None and year <= int(m.group(1))
+
+
+class _Taken:
+    """The spans found so far, for overlap tests in logarithmic time."""
+
+    def __init__(self, spans: Iterable[Span]) -> None:
+        ordered = sorted((s.start, s.end) for s in spans)
+        self.starts = [a for a, _ in ordered]
+        self.ends = [b for _, b in ordered]
+
+    def overlaps(self, start: int, end: int) -> bool:
+        i = bisect.bisect_left(self.starts, end)
+        while i > 0 and self.starts[i - 1] > start - _WINDOW:
+            i -= 1
+            if self.ends[i] > start:
+                return True
+        return False
+
+
+_LIST_JOINT = compile_pattern(r"[^\S\r\n]*[,;][^\S\r\n]*")
+
+
+def _range_partners(
+    g: Grammar, text: str, found: list[tuple[Span, bool]], pending: list[tuple[Span, bool]]
+) -> list[tuple[Span, bool]]:
+    """Pending dates joined to a neighbouring found date of the same kind (a year to a year, a
+    yearless date to a date): by a range joint ("-", "to", "đến"), the other end of a range;
+    by a comma, a date inside a list that goes on ("24/7, 25/7 và 26/7") or ends a list of
+    three or more. Chains are followed both ways."""
+    items = sorted(
+        [(span, is_year, True) for span, is_year in found]
+        + [(span, is_year, False) for span, is_year in pending],
+        key=lambda item: (item[0].start, item[0].end),
+    )
+
+    def joint(a: int, b: int) -> str:
+        """How items ``a`` < ``b`` are joined: "range", "list" or ""."""
+        if items[a][1] != items[b][1]:
+            return ""
+        lo, hi = items[a][0].end, items[b][0].start
+        if not 0 <= hi - lo <= 24:
+            return ""
+        if g.range_joint.fullmatch(text, lo, hi):
+            return "range"
+        return "list" if _LIST_JOINT.fullmatch(text, lo, hi) else ""
+
+    accepted = [item[2] for item in items]
+    n = len(items)
+    for step in (1, -1):
+        for i in range(1, n) if step == 1 else range(n - 2, -1, -1):
+            j, k = i - step, i + step
+            if accepted[i] or not accepted[j]:
+                continue
+            how = joint(min(i, j), max(i, j))
+            goes_on = 0 <= k < n and joint(min(i, k), max(i, k)) != ""
+            h = j - step  # a list of three or more may end without a range word
+            long_list = 0 <= h < n and accepted[h] and joint(min(j, h), max(j, h)) != ""
+            if how == "range" or (how == "list" and (goes_on or long_list)):
+                accepted[i] = True
+    return [
+        (span, is_year)
+        for (span, is_year, was_found), now in zip(items, accepted, strict=True)
+        if now and not was_found
+    ]
 
 
 def _may_extend_left(v: Vocabulary, text: str, pos: int, numeric: bool) -> bool:
@@ -270,8 +469,9 @@ def _boundaries_ok(text: str, start: int, end: int, m: MatchGroups, b: str) -> b
 
 
 def _looks_like_measurement(m: MatchGroups, r: Reading, g: Grammar, text: str) -> bool:
-    """A date ending in a bare day number followed by a unit ("March 12 mg") is a quantity."""
-    if g.units is None or r.year is not None or r.branch not in ("t2", "t4"):
+    """A date ending in a bare day number followed by a unit ("March 12 mg") is a quantity, and
+    so is a day and month without a year ("on 1/2 tab": a fraction of a dose)."""
+    if g.units is None or r.year is not None or r.branch not in ("t2", "t4", "n6"):
         return False
     return g.units.match(text, m.end(), min(len(text), m.end() + 40)) is not None
 
@@ -280,7 +480,7 @@ def _numeric_span(
     m: MatchGroups, r: Reading, v: Vocabulary, text: str, start: int, end: int
 ) -> Span | None:
     b = r.branch
-    if _version_like(m, r) and v.not_date.near(text, start, end, before=24):
+    if b != "n6" and _version_like(m, r) and v.not_date.near(text, start, end, before=24):
         return None
     if b == "n3" and _separator(m, b) == "/" and m.group("n3_m") == "1" and _round(r.year or 1):
         return None  # 1/2000, 1/2048: a dilution or titre more often than a January
@@ -308,7 +508,7 @@ def _round(year: int) -> bool:
 
 def _version_like(m: MatchGroups, r: Reading) -> bool:
     """Shapes a version, section or score number can take: dotted, partial or 2-digit year."""
-    if r.branch in ("n3", "n4", "n5") or r.two_digit_year:
+    if r.branch in ("n3", "n4", "n5", "n6") or r.two_digit_year:
         return True
     return r.branch == "n1" and _separator(m, r.branch) == "."
 

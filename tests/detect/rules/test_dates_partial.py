@@ -1,0 +1,176 @@
+"""Dates as clinicians write them: day and month without a year, years alone, apostrophe
+years, in every language of the issue; and the numbers that only look like them."""
+
+from __future__ import annotations
+
+import pytest
+
+from polydeid.core.segments import Segment
+from polydeid.dates import Granularity, date_granularity
+from polydeid.detect.rules.dates import DateRule, find_dates
+
+
+def found(text: str, lang: str, countries: tuple[str, ...] = ()) -> list[str]:
+    return [text[s.start : s.end] for s in find_dates(text, lang, countries)]
+
+
+# (language, sentence, the date texts expected, their granularity)
+PARTIAL: list[tuple[str, str, list[str], Granularity]] = [
+    # English: month/day and day/month, years, apostrophe years
+    ("en", "Pt seen 9/7 in clinic.", ["9/7"], Granularity.DAY_MONTH),
+    ("en", "F/U 7/28 with cardiology.", ["7/28"], Granularity.DAY_MONTH),
+    ("en", "Worse since 10/3, no fever.", ["10/3"], Granularity.DAY_MONTH),
+    ("en", "PMH: MI 1992, HTN.", ["1992"], Granularity.YEAR),
+    ("en", "s/p CABG '95, stable.", ["'95"], Granularity.YEAR),
+    ("en", "Diagnosed with DM in 2004.", ["2004"], Granularity.YEAR),
+    ("en", "On insulin from 2004-2006 only.", ["2004", "2006"], Granularity.YEAR),
+    ("en", "Away from 9/7 to 9/10, back now.", ["9/7", "9/10"], Granularity.DAY_MONTH),
+    # German: D.M. (already found) and years
+    ("de", "Kontrolle am 19.3. geplant.", ["19.3."], Granularity.DAY_MONTH),
+    ("de", "Patient, Jahrgang 1967, stellt sich vor.", ["1967"], Granularity.YEAR),
+    ("de", "Diabetes seit 2004 bekannt.", ["2004"], Granularity.YEAR),
+    ("de", "Z.n. Appendektomie 1995, sonst leer.", ["1995"], Granularity.YEAR),
+    ("de", "Wiedervorstellung am 9/7 erbeten.", ["9/7"], Granularity.DAY_MONTH),
+    # Spanish
+    ("es", "Control el 25/7 en consulta.", ["25/7"], Granularity.DAY_MONTH),
+    ("es", "Hipertenso desde 2010, sin alergias.", ["2010"], Granularity.YEAR),
+    ("es", "En el año 2009 es derivado a consulta.", ["año 2009"], Granularity.YEAR),
+    (
+        "es",
+        "Valorado en septiembre del año 2000.",
+        ["septiembre del año 2000"],
+        Granularity.MONTH_YEAR,
+    ),
+    ("es", "Poliposis en 1993 y 1994.", ["1993", "1994"], Granularity.YEAR),
+    # French
+    ("fr", "Revu le 12/3 en consultation.", ["12/3"], Granularity.DAY_MONTH),
+    ("fr", "Diabétique depuis 2010.", ["2010"], Granularity.YEAR),
+    ("fr", "Née en 1967 à domicile.", ["1967"], Granularity.YEAR),
+    # Vietnamese: both ends of a range, hyphenated day-month
+    ("vi", "Bệnh nhân sốt ngày 25/7.", ["25/7"], Granularity.DAY_MONTH),
+    ("vi", "Ho từ hôm 4/3.", ["4/3"], Granularity.DAY_MONTH),
+    ("vi", "Cách ly từ 24-7 đến 31-7 tại nhà.", ["24-7", "31-7"], Granularity.DAY_MONTH),
+    ("vi", "Sáng 25/7 bệnh nhân nhập viện.", ["25/7"], Granularity.DAY_MONTH),
+    ("vi", "Đi làm các ngày 24/7, 25/7 và 26/7.", ["24/7", "25/7", "26/7"], Granularity.DAY_MONTH),
+    ("vi", "Đi chợ ngày 24/7, 25/7, 26/7.", ["24/7", "25/7", "26/7"], Granularity.DAY_MONTH),
+    ("vi", "Bệnh nhân sinh năm 1967.", ["1967"], Granularity.YEAR),
+    # Kiswahili
+    ("sw", "Alionekana tarehe 25/7 kliniki.", ["25/7"], Granularity.DAY_MONTH),
+    ("sw", "Ana kisukari tangu 2010.", ["2010"], Granularity.YEAR),
+    ("sw", "Alipasuliwa mwaka wa 2019.", ["2019"], Granularity.YEAR),
+    ("sw", "Alilazwa mnamo 2015 kwa homa.", ["2015"], Granularity.YEAR),
+    # Luganda
+    ("lg", "Yajja nga 25/7 ku ddwaliro.", ["25/7"], Granularity.DAY_MONTH),
+    ("lg", "Yalongoosebwa mu 2004.", ["2004"], Granularity.YEAR),
+    ("lg", "Alina sukaali okuva 2010.", ["2010"], Granularity.YEAR),
+    ("lg", "Yazaalibwa omwaka gwa 1990.", ["1990"], Granularity.YEAR),
+    # other packs with year context
+    ("pt", "Diabético desde 2010.", ["2010"], Granularity.YEAR),
+    ("it", "Operato nel 1995.", ["1995"], Granularity.YEAR),
+    ("nl", "Sinds 2010 diabeet.", ["2010"], Granularity.YEAR),
+    ("rw", "Yavuye mu bitaro mu 1990.", ["1990"], Granularity.YEAR),
+    ("luo", "Ne otuo e higa mar 2010 ka.", ["higa mar 2010"], Granularity.YEAR),
+]
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "expected", "granularity"),
+    PARTIAL,
+    ids=[f"{lang}-{i}" for i, (lang, *_rest) in enumerate(PARTIAL)],
+)
+def test_partial_date_found_with_its_granularity(
+    lang: str, text: str, expected: list[str], granularity: Granularity
+) -> None:
+    assert found(text, lang) == expected
+    for written in expected:
+        assert date_granularity(written, [lang, "en"]) is granularity
+
+
+# Numbers that only look like dates: each must stay out of every date span.
+LOOK_ALIKES: list[tuple[str, str]] = [
+    ("en", "Strength 4/5 in the left arm."),
+    ("en", "GCS 3/15 on arrival, on 3/15 scale."),
+    ("en", "Give 1/2 tab at night; on 1/2 tab now."),
+    ("en", "BP 120/80, HR 88."),
+    ("en", "Mixed 3/4 and 1/3 of the dose."),
+    ("en", "Shift 1900-0700 uneventful."),
+    ("en", "Night 0700- report given."),
+    ("en", "I/O +4701 since mn; -1074 since mn."),
+    ("en", "ABG 7.37/49/247 on room air."),
+    ("en", "Running version 2.10 and v 3/4."),
+    ("en", "Dates 32-01-2018 and 2018-13-01 are no dates."),
+    ("en", "Man in his 70s, mother in her 90s."),
+    ("en", "Output 2000 ml in 2000 ml bags."),
+    ("en", "Since 2000 resting; obs at 0700 and 2300 stable."),
+    ("en", "CK 1950, LDH 2010 this morning."),
+    ("en", "Weight 1992 g at birth."),
+    ("en", "MRN 2004-2938-11 recorded."),
+    ("en", "In 2000s and 1990s, nothing."),
+    ("en", "Following the KDIGO guidelines from 2019."),
+    ("de", "Kraft 4/5, GCS 14/15, RR 120/80."),
+    ("de", "Bilanz +2004 ml, Dienst 1900-0700."),
+    ("de", "Gabe von 2000 IE Heparin."),
+    ("es", "Fuerza 4/5 en miembro; 1/2 comprimido."),
+    ("es", "Glasgow 3/15 al ingreso."),
+    ("es", "Dosis 2000 UI diarias."),
+    ("fr", "Force 4/5, score 3/15, 1/2 cp."),
+    ("fr", "Diurèse 2000 ml sur 24 h."),
+    ("vi", "Huyết áp 120/80 mmHg, mạch 88."),
+    ("vi", "Uống 1/2 viên mỗi tối."),
+    ("vi", "Tổng 2000 ml dịch truyền."),
+    ("sw", "Shinikizo 120/80, nguvu 4/5."),
+    ("sw", "Alipewa shilingi 2000 jana."),
+    ("lg", "Puleesa 120/80, amaanyi 4/5."),
+    ("lg", "Yamuwa empeke 1/2 ku kiro."),
+]
+
+
+@pytest.mark.parametrize(
+    ("lang", "text"), LOOK_ALIKES, ids=[f"{lang}-{i}" for i, (lang, _) in enumerate(LOOK_ALIKES)]
+)
+def test_look_alike_is_no_date(lang: str, text: str) -> None:
+    assert found(text, lang) == []
+
+
+def test_a_yearless_date_needs_context() -> None:
+    assert found("Values 9/7 and 10/3 noted.", "en") == []
+    assert found("Seen 9/7; strength 4/5 noted.", "en") == ["9/7"]
+    assert found("Seen 9/7 and 10/3.", "en") == ["9/7", "10/3"]  # the ends of a range
+
+
+def test_a_year_needs_context_but_an_apostrophe_year_does_not() -> None:
+    assert found("Total 1992 counted.", "en") == []
+    assert found("Stent '05, fine.", "en") == ["'05"]
+    assert found("Crohn's disease; rock'95 band.", "en") == []
+
+
+def test_yearless_dates_read_in_the_countrys_order() -> None:
+    text = "Seen 3/4 again."
+    us = DateRule().detect(Segment(text=text, lang="en", countries=("US",)))
+    assert [text[s.start : s.end] for s in us] == ["3/4"]
+    assert date_granularity("3/4", ["en-US"]) is Granularity.DAY_MONTH
+
+
+def test_a_segment_that_writes_clock_times_reads_clock_like_numbers_as_times() -> None:
+    assert found("Since 2000 no pain.", "en") == ["2000"]
+    assert found("Obs 0700 ok. Since 2000 no pain.", "en") == []
+    assert found("Obs 0700 ok. Since 1987 diabetic.", "en") == ["1987"]
+    assert found("Obs 0700 ok. PCI 2004, born in 1930.", "en") == ["2004", "1930"]
+    assert found("Obs 0700 ok. Seit 2000 stabil, Z.n. OP 2004.", "de") == ["2004"]
+
+
+def test_a_range_with_a_shared_month_keeps_both_days() -> None:
+    assert found("Ở nhà từ ngày 24-31/7.", "vi") == ["24", "31/7"]
+    assert found("Đi chợ ngày 20 và 21/7.", "vi") == ["20", "21/7"]
+    assert date_granularity("24", ["vi"]) is Granularity.DAY
+
+
+def test_a_list_needs_a_dated_head_and_goes_on() -> None:
+    assert found("Seen 9/7, 3/10 pain.", "en") == ["9/7"]
+    assert found("In 2004, 2005 and 2007 admitted.", "en") == ["2004", "2005", "2007"]
+    assert found("Since 2004, 2000 ml daily.", "en") == ["2004"]
+
+
+def test_years_inside_full_dates_are_not_repeated() -> None:
+    text = "Seen 12 March 2024, since 03/2024 and in 2024-03-12."
+    assert found(text, "en") == ["12 March 2024", "03/2024", "2024-03-12"]
