@@ -101,6 +101,9 @@ class Scheme:
     description: str
     source: str
     mapping: dict[str, Category | None]
+    #: Date granularities (``polydeid.dates.Granularity`` values, e.g. ``"year"``) that the
+    #: scheme's guideline does not annotate: HIPAA-based schemes leave a year alone unmarked.
+    unmarked_dates: frozenset[str] = frozenset()
 
     @property
     def groups(self) -> frozenset[str]:
@@ -153,4 +156,5 @@ def scheme(name: str) -> Scheme:
         description=raw.get("description", ""),
         source=raw.get("source", ""),
         mapping=mapping,
+        unmarked_dates=frozenset(raw.get("unmarked_dates", ())),
     )

@@ -28,6 +28,7 @@ from polydeid.core.segments import Origin, Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import COARSE_GROUP, Category, scheme
 from polydeid.corpora.document import Corpus, ReadFailure
+from polydeid.dates import date_granularity
 from polydeid.detect.base import Detector
 from polydeid.detect.pipeline import Pipeline
 from polydeid.detect.profiles import profile_detectors
@@ -261,6 +262,31 @@ def score_in_scope(
     return total, dict(sorted(outside.items()))
 
 
+def set_aside_unmarked_dates(
+    corpus: Corpus, predictions: Mapping[str, Sequence[Span]]
+) -> tuple[dict[str, tuple[Span, ...]], dict[str, int]]:
+    """``predictions`` without the dates the corpus's scheme does not annotate (a predicted
+    DATE of an unmarked granularity that meets no gold span), and their count per granularity
+    as ``"DATE (year)"``; the predictions unchanged when the scheme marks every date."""
+    unmarked = scheme(corpus.scheme).unmarked_dates if corpus.scheme else frozenset()
+    if not unmarked:
+        return dict(predictions), {}
+    kept: dict[str, tuple[Span, ...]] = {}
+    aside: Counter[str] = Counter()
+    for doc in corpus.documents:
+        spans = predictions.get(doc.id, ())
+        out = []
+        for span in spans:
+            if span.label is Category.DATE and not any(g.overlaps(span) for g in doc.spans):
+                grain = date_granularity(span.text_of(doc.text), [doc.lang])
+                if grain is not None and grain.value in unmarked:
+                    aside[f"DATE ({grain.value})"] += 1
+                    continue
+            out.append(span)
+        kept[doc.id] = tuple(out)
+    return kept, dict(sorted(aside.items()))
+
+
 def evaluate(
     corpus: Corpus,
     systems: Sequence[str],
@@ -283,7 +309,9 @@ def evaluate(
         start = time.perf_counter()
         predictions = predict(pipeline, corpus)
         seconds = time.perf_counter() - start
+        predictions, unmarked = set_aside_unmarked_dates(corpus, predictions)
         scores, unscored = score_in_scope(corpus, predictions, facts, scope)
+        unscored |= unmarked
         cis = bootstrap_ci(scores, n_resamples=bootstrap, seed=seed) if bootstrap else None
         results.append(
             SystemResult(

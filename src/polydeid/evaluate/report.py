@@ -240,8 +240,11 @@ def _notes(run: EvaluationRun) -> tuple[str, ...]:
         "Strict F1 CI: " + ("; ".join(ci) if ci else "not computed") + ".",
         *(
             (
-                "Not scored (categories this corpus does not annotate; still counted in "
-                "over-redaction and facts changed): " + "; ".join(unscored) + ".",
+                "Not scored (categories this corpus does not annotate, still counted in "
+                "over-redaction and facts changed; and dates of a granularity its guideline "
+                "leaves unmarked, such as a year alone, counted nowhere): "
+                + "; ".join(unscored)
+                + ".",
             )
             if unscored
             else ()
