@@ -89,3 +89,20 @@ def test_a_malformed_list_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_is_mention(lang: str, text: str, mention: bool) -> None:
     langs = (lang,) if lang == "en" else (lang, "en")
     assert kinship_vocabulary(*langs).is_mention(text) is mention
+
+
+@pytest.mark.parametrize("lang", LISTED)
+def test_no_name_of_the_languages_pools_reads_as_a_mention(lang: str) -> None:
+    from polydeid.locales.names import name_data
+
+    data = name_data(lang)
+    assert data is not None
+    lists = ("given_male", "given_female", "family", "family_male", "family_female", "clans")
+    names = {
+        n
+        for pool in (data.default, *data.by_country.values())
+        for k in lists
+        for n in getattr(pool, k)
+    }
+    vocabulary = kinship_vocabulary(*((lang,) if lang == "en" else (lang, "en")))
+    assert sorted(n for n in names if vocabulary.is_mention(n)) == []
