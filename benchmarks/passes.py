@@ -37,7 +37,7 @@ from polydeid.detect.tagger.decoder_passes import DECODER_PASSES
 from polydeid.detect.tagger.detector import TaggerDetector
 from polydeid.detect.tagger.precision import native_bf16
 from polydeid.detect.tagger.precision import resolve as tagger_precision
-from polydeid.evaluate.harness import score_in_scope, scored_categories, silver_facts
+from polydeid.evaluate.harness import facts_reference, score_in_scope, scored_categories
 
 Key = tuple[str, int, int, str]
 
@@ -149,8 +149,7 @@ def main() -> int:
     rows: dict[str, list[str]] = {p.id: [] for p in passes}
     names: list[str] = []
     for corpus in corpora(args.only, args.synthetic_per_language):
-        has_gold_facts = any(doc.facts for doc in corpus.documents)
-        facts = None if has_gold_facts else silver_facts(corpus)
+        facts, _ = facts_reference(corpus)
         full = run(Pipeline(detectors), corpus, facts)
         names.append(f"{_short(corpus.name)} (F1 {full.f1:.4f})" if full.f1 else corpus.name)
         for p in passes:

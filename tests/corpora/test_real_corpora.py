@@ -7,17 +7,20 @@ from polydeid.corpora.registry import corpus_counts, read_corpus
 
 
 @pytest.mark.parametrize(
-    ("split", "documents", "annotations", "otros"),
-    [("train", 500, 11_333, 9), ("dev", 250, 5_801, 6)],
+    ("split", "documents", "annotations", "otros", "kinship"),
+    [("train", 500, 11_333, 9, 203), ("dev", 250, 5_801, 6, 76)],
     ids=["train", "dev"],
 )
-def test_meddocan(split, documents, annotations, otros, shared_data):
+def test_meddocan(split, documents, annotations, otros, kinship, shared_data):
     corpus = read_corpus(shared_data(f"meddocan/{split}"), "brat", scheme="meddocan", lang="es")
     counts = corpus_counts(corpus)
     assert counts["failures"] == 0 and counts["documents"] == documents
     assert counts["annotations"] == annotations
-    # OTROS_SUJETO_ASISTENCIA maps to O and is dropped; every other annotation is a span
-    assert counts["dropped"] == otros and counts["spans"] == annotations - otros
+    # OTROS_SUJETO_ASISTENCIA maps to O and is dropped; a relatives' annotation made only of
+    # kinship words is a KINSHIP fact; every other annotation is a span
+    assert counts["dropped"] == otros and counts["kinship"] == kinship
+    assert counts["spans"] == annotations - otros - kinship
+    assert sum(len(d.facts) for d in corpus.documents) == kinship
     assert counts["text_mismatches"] == 0
     postal = [
         s

@@ -64,6 +64,10 @@ class Fact(StrEnum):
     #: A clinician named by a specialty whose name holds a kinship word ("su médico de familia",
     #: the general practitioner; rule ``facts.care_roles.v1``): not a relative.
     CARE_ROLE = "CARE_ROLE"
+    #: A person named by their relation or their part in care, not by name ("his wife", "su
+    #: madre", "the patient", "Frau Kollegin"; pass ``names.kinship``, and MEDDOCAN's relatives'
+    #: annotations made only of kinship words): identifies nobody.
+    KINSHIP = "KINSHIP"
 
 
 Label = Category | Fact
@@ -104,6 +108,10 @@ class Scheme:
     #: Date granularities (``polydeid.dates.Granularity`` values, e.g. ``"year"``) that the
     #: scheme's guideline does not annotate: HIPAA-based schemes leave a year alone unmarked.
     unmarked_dates: frozenset[str] = frozenset()
+    #: Labels whose annotations made only of kinship words are :attr:`Fact.KINSHIP` mentions,
+    #: not identifiers (``[kinship] labels``; the corpus readers apply it with the language's
+    #: kinship words)
+    kinship_labels: frozenset[str] = frozenset()
 
     @property
     def groups(self) -> frozenset[str]:
@@ -157,4 +165,5 @@ def scheme(name: str) -> Scheme:
         source=raw.get("source", ""),
         mapping=mapping,
         unmarked_dates=frozenset(raw.get("unmarked_dates", ())),
+        kinship_labels=frozenset(raw.get("kinship", {}).get("labels", ())),
     )

@@ -12,7 +12,11 @@ Discontinuous annotations become one span per fragment by default (``fragments="
 one span from the first fragment's start to the last one's end (``fragments="hull"``).
 
 MEDDOCAN refinement (its scheme file's advice): an all-digit ``TERRITORIO`` span is a postal
-code, so it becomes ``LOCATION_ADDRESS`` instead of the label's ``LOCATION_VILLAGE``.
+code, so it becomes ``LOCATION_ADDRESS`` instead of the label's ``LOCATION_VILLAGE``. An
+annotation of one of the scheme's ``kinship_labels`` (MEDDOCAN's relatives) made only of the
+language's kinship words ("su madre", "hijo": :func:`polydeid.detect.kinship.is_kinship_mention`,
+the test the pipeline's ``names.kinship`` pass makes) is a :attr:`~Fact.KINSHIP` fact of the
+document, not an identifier span; ``meta["kinship"]`` counts them.
 
 A document whose ``.ann`` has a malformed line, an offset past the end of the text or a label
 unknown to the scheme is left out and reported as a :class:`ReadFailure` at ``file:line``;
@@ -30,8 +34,9 @@ from typing import Literal
 from polydeid.core import taxonomy
 from polydeid.core.errors import ConfigError, InputError, PolydeidError, RecordError
 from polydeid.core.spans import Span
-from polydeid.core.taxonomy import Category, Scheme
+from polydeid.core.taxonomy import Category, Fact, Scheme
 from polydeid.corpora.document import AnnotatedDocument, Corpus, ReadFailure
+from polydeid.detect.kinship import is_kinship_mention
 from polydeid.formats.text import decode_utf8
 from polydeid.locales import canonical_language
 
@@ -105,6 +110,7 @@ def read_brat_pair(
     text = decode_utf8(txt.read_bytes(), source=str(txt))
     annotations = parse_ann(decode_utf8(ann.read_bytes(), source=str(ann)), text, source=str(ann))
     spans: list[Span] = []
+    facts: list[Span] = []
     dropped = 0
     for a in annotations:
         try:
@@ -115,11 +121,17 @@ def read_brat_pair(
             dropped += 1
             continue
         parts = a.fragments if fragments == "each" else ((a.fragments[0][0], a.fragments[-1][1]),)
-        spans.extend(Span(s, e, category, f"gold:{a.label}") for s, e in parts)
+        label: Category | Fact = category
+        if a.label in mapping.kinship_labels and is_kinship_mention(_covered(text, a), lang):
+            label = Fact.KINSHIP
+        (facts if label is Fact.KINSHIP else spans).extend(
+            Span(s, e, label, f"gold:{a.label}") for s, e in parts
+        )
     mismatches = tuple(a.line for a in annotations if not a.matches_text)
     meta = {
         "annotations": len(annotations),
         "dropped": dropped,
+        "kinship": len(facts),
         "text_mismatches": len(mismatches),
         "mismatch_lines": mismatches,
     }
@@ -128,9 +140,15 @@ def read_brat_pair(
         text=text,
         lang=lang,
         spans=tuple(sorted(spans, key=lambda s: (s.start, s.end, s.label.value))),
+        facts=tuple(sorted(facts, key=lambda s: (s.start, s.end))),
         source=str(txt),
         meta=MappingProxyType(meta),
     )
+
+
+def _covered(text: str, a: BratAnnotation) -> str:
+    """The text an annotation covers, its fragments joined by one space (as brat writes it)."""
+    return " ".join(text[s:e] for s, e in a.fragments)
 
 
 def _category(mapping: Scheme, a: BratAnnotation, text: str) -> Category | None:

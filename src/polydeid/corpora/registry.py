@@ -66,6 +66,7 @@ COUNTED_META = (
     "text_mismatches",
     "unlocated_count",
     "honorifics_dropped",
+    "kinship",
 )
 
 

@@ -19,6 +19,7 @@ from typing import Any
 from polydeid.core.errors import ConfigError
 from polydeid.core.resolve import ResolvePolicy
 from polydeid.core.spans import Span
+from polydeid.detect.kinship import drop_kinship_mentions
 from polydeid.detect.places import grow_to_heads, strip_conjunctions
 from polydeid.detect.propagate import propagate_names
 from polydeid.detect.roles import assign_label_roles, grow_to_values
@@ -92,6 +93,10 @@ def _heads(ctx: SegmentContext, spans: tuple[Span, ...]) -> tuple[Span, ...]:
     return grow_to_heads(ctx.text, spans, ctx.lang)
 
 
+def _kinship(ctx: SegmentContext, spans: tuple[Span, ...]) -> tuple[Span, ...]:
+    return drop_kinship_mentions(ctx.text, spans, ctx.lang)
+
+
 def _carry(ctx: SegmentContext, spans: tuple[Span, ...]) -> tuple[Span, ...]:
     return propagate_names(ctx.text, spans, ctx.facts, ctx.lang, ctx.policy)
 
@@ -117,6 +122,14 @@ SEGMENT_PASSES: tuple[SpanPass, ...] = (
         Stage.SEGMENT,
         _heads,
         "a place span grows over the administrative unit written right before it",
+    ),
+    SpanPass(
+        "names.kinship",
+        Stage.SEGMENT,
+        _kinship,
+        "a name made only of kinship and role words, forms of address and their articles "
+        "('his wife', 'the patient', 'Sehr geehrte Frau Kollegin') is a kinship mention, no "
+        "identifier",
     ),
     SpanPass(
         "names.carry",

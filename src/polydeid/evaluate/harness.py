@@ -225,6 +225,26 @@ def silver_facts(corpus: Corpus) -> dict[str, tuple[Span, ...]]:
     }
 
 
+def facts_reference(corpus: Corpus) -> tuple[dict[str, tuple[Span, ...]] | None, str]:
+    """The reference for "facts changed" and its description: the corpus's own fact spans
+    (None: the documents') where it annotates clinical facts of the kinds the silver rule
+    finds; otherwise the silver facts (:func:`silver_facts`) together with the facts it does
+    annotate (MEDDOCAN's kinship mentions)."""
+    silver = create("facts.clinical.v1").labels
+    annotated = {f.label for doc in corpus.documents for f in doc.facts}
+    if annotated & silver:
+        return None, "gold"
+    facts = silver_facts(corpus)
+    if not annotated:
+        return facts, SILVER_FACTS
+    merged = {
+        doc.id: tuple(sorted({*facts[doc.id], *doc.facts}, key=lambda s: (s.start, s.end)))
+        for doc in corpus.documents
+    }
+    kinds = ", ".join(sorted(str(k) for k in annotated))
+    return merged, f"{SILVER_FACTS}, and the corpus's gold {kinds} spans"
+
+
 def scored_categories(scheme_name: str | None) -> frozenset[Category] | None:
     """The categories a corpus read with ``scheme_name`` is scored in (None: all of them)."""
     if scheme_name is None:
@@ -300,8 +320,7 @@ def evaluate(
     systems without the passes named in ``disabled_passes``)."""
     if not systems:
         raise ConfigError("name at least one system to evaluate")
-    has_gold_facts = any(doc.facts for doc in corpus.documents)
-    facts = None if has_gold_facts else silver_facts(corpus)
+    facts, reference = facts_reference(corpus)
     scope = scored_categories(corpus.scheme)
     results = []
     for name in systems:
@@ -332,7 +351,7 @@ def evaluate(
         gold_spans=sum(len(d.spans) for d in corpus.documents),
         systems=tuple(results),
         failures=corpus.failures,
-        facts_reference="gold" if has_gold_facts else SILVER_FACTS,
+        facts_reference=reference,
         scheme=corpus.scheme,
         scored=None if scope is None else tuple(sorted(c.value for c in scope)),
     )
