@@ -109,6 +109,7 @@ WORD_KINDS: list[tuple[str, Callable[[str], Any], Mapping[str, str]]] = [
             "organisations": "words.organisations",
             "locatives": "context.before",
             "attached": "context.attached",
+            "people": "context.people",
             "facility_before": "facility.before",
             "facility_after": "facility.after",
         },

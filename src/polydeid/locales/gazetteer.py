@@ -251,7 +251,7 @@ def is_common_word(word: str, lang: str) -> bool:
     key = word.casefold()
     if key in pack_words(lang):
         return True
-    from wordfreq import available_languages, zipf_frequency
+    from wordfreq import zipf_frequency
 
     if lang in _NOUN_LEXICONS:
         nouns, toponyms = _german_nouns()
@@ -259,9 +259,16 @@ def is_common_word(word: str, lang: str) -> bool:
             return True
         if key in toponyms:
             return False
-    if lang not in available_languages():
+    if lang not in _wordfreq_languages():
         return False
     return zipf_frequency(word, lang) >= COMMON_ZIPF
+
+
+@cache
+def _wordfreq_languages() -> frozenset[str]:
+    from wordfreq import available_languages
+
+    return frozenset(available_languages())
 
 
 @cache

@@ -13,7 +13,9 @@ around them (the country-level ``places.toml`` of place lists is :mod:`polydeid.
                "Afrika ya Kati"); organisations = nouns that open an organisation's name
                ("university", "tribunal", "chuo kikuu"), whose place is the organisation's
     [context]  before = locative words written right before a place ("e", "mu", "in", "bei",
-               "tại"); attached = locative prefixes written joined to the place (Amharic "በ")
+               "tại"); attached = locative prefixes written joined to the place (Amharic "በ");
+               people = those of them that stand before people's names as often ("to",
+               "from", "à", "bei"): no context for a place that is also a person's name
     [facility] before = facility words written before a place that names the facility
                ("hospitali ya", "kituo cha afya"; context, not part of the name);
                after = facility words written after it and part of the facility's name
@@ -43,6 +45,7 @@ class PlaceWords:
     organisations: tuple[str, ...] = ()
     locatives: tuple[str, ...] = ()
     attached: tuple[str, ...] = ()
+    people: tuple[str, ...] = ()
     facility_before: tuple[str, ...] = ()
     facility_after: tuple[str, ...] = ()
 
@@ -65,6 +68,7 @@ def place_words(code: str) -> PlaceWords:
         organisations=schema.strings(words, "organisations", file, "words."),
         locatives=schema.strings(context, "before", file, "context."),
         attached=schema.strings(context, "attached", file, "context."),
+        people=schema.strings(context, "people", file, "context."),
         facility_before=schema.strings(facility, "before", file, "facility."),
         facility_after=schema.strings(facility, "after", file, "facility."),
     )

@@ -3,35 +3,43 @@
 
 The gazetteer (:func:`polydeid.locales.gazetteer.gazetteer`: the segment's countries'
 facilities, place lists, streets and GeoNames cities, and every major city) is matched word by
-word through an index on each name's first word, longest name first, so a text is read once
-whatever the size of the lists; a name of several words matches whole, its words joined by
-spaces, a hyphen, an apostrophe, a dot or a slash. A name glued by a hyphen to a word
-("Kampala-based") is no match.
+word: a name of one word by the word, a longer one by its first two words, longest first, so
+a text is read once whatever the size of the lists. A name of several words matches whole, its
+words joined by spaces, a hyphen, an apostrophe, a dot or a slash; a name glued to a word by a
+hyphen ("Kampala-based") is no match.
 
-Whether a match is a place depends on how it is written and what surrounds it:
+Whether a match is a place depends on how it is written and what surrounds it (the words are
+in each language's ``places.toml``, :mod:`polydeid.locales.place_words`; the segment's
+language and English count):
 
-- **context** is a locative of the segment's language or English written right before it
-  (``[context] before`` of ``languages/<code>/places.toml``: "e", "mu", "katika", "in",
-  "bei", "à", "tại"; or a prefix joined to it, ``attached``: Amharic "በ"), a facility word
-  before it ("hospitali ya", "kituo cha afya", "Hospital Universitario de") or after it
-  ("Hospital", "Health Centre IV");
-- a name that is also a **common word** of the segment's languages (wordfreq; German nouns)
-  or a **person's name** of its language packs needs context; so does any name written in
-  small letters. A major city (:data:`~polydeid.locales.gazetteer.MAJOR_POPULATION`) needs
-  none. A common word written with a capital in the middle of a sentence, in a language that
-  does not capitalise its nouns, is read as a name;
-- a name written with a capital next to another capitalised word that is not context
-  ("Makerere University", "Radio Simba") is part of a longer name, which this rule leaves to
-  the model.
+- **context** is a locative written right before the name (``[context] before``: "e", "mu",
+  "katika", "in", "bei", "à", "tại"; or a prefix joined to it, ``attached``: Amharic "በ"), a
+  facility word before it ("hospitali ya", "ibitaro bya", "Hospital Universitario de") or
+  after it ("Hospital", "Health Centre IV");
+- a name that is also a **common word** of the segment's languages
+  (:func:`~polydeid.locales.gazetteer.is_common_word`) needs context, unless it is the name of
+  a major city; a name that is also a **person's name** needs context that is not also written
+  before people (``[context] people``: "to Linda", "à Marie"); a name written in small letters
+  counts only for a listed facility after its context ("seen at mulago"); a name in capitals
+  within a text of small letters ("ADA") needs context; initials of a facility ("KNH") count
+  only in capitals;
+- a name that is part of a **longer name** is left to the model: after an organisation's noun
+  within a few words ("Tribunal Administrativo de Ankara", ``[words] organisations``) unless
+  a locative that is no joiner stands right before it ("benki mjini Aden"), or a capitalised
+  name that runs on into a capitalised word or initials ("Makerere University", "Real
+  Madrid", "Gicumbi FC"), directly or through a joiner ("Afrika ya Kati", ``[words]
+  joiners``), unless that word is context or a common word opening the sentence.
 
 A facility word after the name joins the span ("Mulago Hospital"), and so does a capitalised
 facility word before it ("Hospital Universitario de Getafe"): the span is then a
 ``LOCATION_FACILITY``, as is every listed facility. A listed street is a ``LOCATION_ADDRESS``
 only with its house number, which joins the span ("Kampala Road 12", "12 Kampala Road").
-Every other place is a ``LOCATION_VILLAGE``. Scripts written without spaces are not read.
+Every other place is a ``LOCATION_VILLAGE``. Names in scripts written without spaces are not
+read.
 
-Spans have the source ``rule.place.gazetteer``, ranked below a model's spans: where the model
-reads the same words (as part of an organisation, as a person), its reading stands.
+Spans have the source ``rule.place.gazetteer``, ranked below a model's spans and a name
+label's value: where those read the same words (an organisation, a person), their reading
+stands.
 """
 
 from __future__ import annotations
@@ -90,9 +98,13 @@ class _Name:
 
 @dataclass(frozen=True, slots=True)
 class _Index:
-    """The names of one gazetteer by their first word, longest first."""
+    """The names of one gazetteer: those of one word by the word, the longer ones by their
+    first two words (longest first)."""
 
-    by_first: Mapping[str, tuple[_Name, ...]]
+    single: Mapping[str, _Name]
+    by_pair: Mapping[tuple[str, str], tuple[_Name, ...]]
+    #: the words that begin some name, with the attached prefixes stripped
+    first: frozenset[str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,16 +124,27 @@ class _Context:
     words: frozenset[str]
     #: the joiners, normalised
     joiners: frozenset[str]
+    #: the locatives also written before people, normalised
+    people: frozenset[str]
 
 
 @cache
 def _index(countries: tuple[str, ...], scripts: frozenset[str]) -> _Index:
-    grouped: dict[str, list[_Name]] = {}
+    single: dict[str, _Name] = {}
+    pairs: dict[tuple[str, str], list[_Name]] = {}
     for entry in gazetteer(countries, scripts):
         words = tuple(w.casefold() for w in _WORD.findall(entry.name))
-        if words and not UNSPACED.search(entry.name):
-            grouped.setdefault(words[0], []).append(_Name(entry, words))
-    return _Index({k: tuple(sorted(v, key=lambda n: -len(n.words))) for k, v in grouped.items()})
+        if not words or UNSPACED.search(entry.name):
+            continue
+        if len(words) == 1:
+            single.setdefault(words[0], _Name(entry, words))
+        else:
+            pairs.setdefault(words[:2], []).append(_Name(entry, words))
+    return _Index(
+        single,
+        {k: tuple(sorted(v, key=lambda n: -len(n.words))) for k, v in pairs.items()},
+        frozenset(single) | frozenset(k[0] for k in pairs),
+    )
 
 
 def _before_pattern(phrases: Iterable[str]) -> regex.Pattern[str] | None:
@@ -158,6 +181,7 @@ def _context(langs: tuple[str, ...]) -> _Context:
             for word in _WORD.findall(phrase)
         ),
         joiners=frozenset(normalise(j) for pw in words for j in pw.joiners),
+        people=frozenset(normalise(p) for pw in words for p in pw.people),
     )
 
 
@@ -224,7 +248,7 @@ class GazetteerRule(RuleDetector):
         langs = tuple(segment_languages(segment))
         scripts = frozenset({language_info(lang).script for lang in langs} | {"Latin"})
         index = _index(tuple(sorted(segment_countries(segment))), scripts)
-        if not index.by_first:
+        if not index.first:
             return []
         context = _context(langs)
         words = [(m.start(), m.end(), m.group().casefold()) for m in _WORD.finditer(text)]
@@ -253,15 +277,18 @@ class GazetteerRule(RuleDetector):
     ) -> tuple[Span, int] | None:
         start, _, first = words[i]
         attached = False
-        candidates = index.by_first.get(first, ())
-        if not candidates:
+        if first not in index.first:
             for prefix in context.attached:
-                if first.startswith(prefix) and len(first) > len(prefix):
-                    candidates = index.by_first.get(first[len(prefix) :], ())
-                    if candidates:
-                        start, attached = start + len(prefix), True
-                        break
-        for name in candidates:
+                if first.startswith(prefix) and first[len(prefix) :] in index.first:
+                    start, attached, first = start + len(prefix), True, first[len(prefix) :]
+                    break
+            else:
+                return None
+        candidates: tuple[_Name, ...] = ()
+        if i + 1 < len(words):
+            candidates = index.by_pair.get((first, words[i + 1][2]), ())
+        one = index.single.get(first)
+        for name in (*candidates, one) if one is not None else candidates:
             last = self._whole(text, words, i, name)
             if last is None:
                 continue
@@ -308,7 +335,15 @@ class GazetteerRule(RuleDetector):
         after = context.facility_after.match(text, end) if context.facility_after else None
         locative = None if attached or context.before is None else context.before.search(window)
         has_context = bool(attached or locative or head or after)
-        if not self._plausible(text, start, end, name, has_context, langs):
+        # "to Linda", "à Marie": a locative also written before people is no context for a
+        # place that is also a person's name
+        for_people = bool(
+            attached
+            or head
+            or after
+            or (locative is not None and normalise(locative.group()) not in context.people)
+        )
+        if not self._plausible(text, start, end, name, has_context, for_people, langs):
             return None
         if entry.kind is PlaceKind.STREET:
             return self._street(text, start, end)
@@ -336,10 +371,12 @@ class GazetteerRule(RuleDetector):
         end: int,
         name: _Name,
         has_context: bool,
+        for_people: bool,
         langs: tuple[str, ...],
     ) -> bool:
         """Whether the written name reads as the place: by its case, and by context where it
-        is also a word or a person's name."""
+        is also a word or a person's name (``for_people``: context that is not also written
+        before people)."""
         written = text[start:end]
         entry = name.entry
         if _has_case(written) and not _capitals_as_listed(written, entry.name):
@@ -353,7 +390,7 @@ class GazetteerRule(RuleDetector):
         ):
             return has_context  # capitals in a text of small letters: an acronym ("ADA")
         if len(name.words) == 1 and is_person_name(entry.name, langs):
-            return has_context
+            return for_people
         if entry.major or entry.kind is PlaceKind.FACILITY:
             return True
         common = all(any(is_common_word(w, lang) for lang in langs) for w in name.words)
