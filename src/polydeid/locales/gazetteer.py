@@ -46,8 +46,9 @@ MAJOR_POPULATION = 1_000_000
 COMMON_ZIPF = 4.0
 #: The languages whose common nouns are read from ``german-nouns`` instead of ``wordfreq``.
 _NOUN_LEXICONS = frozenset({"de"})
-#: Pack files that are no vocabulary of the language (lists of people's names).
-_NOT_VOCABULARY = frozenset({"names_heldout", "language"})
+#: Pack files that are no vocabulary of the language: lists of people's names, the pack's
+#: codes, and contact formats (whose domain lists hold city names: ".berlin", ".madrid").
+_NOT_VOCABULARY = frozenset({"names_heldout", "language", "contacts"})
 _LANGUAGES = _ROOT / "languages"
 _LETTERS = regex.compile(r"\p{L}[\p{L}\p{M}]+")
 

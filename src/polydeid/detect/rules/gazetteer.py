@@ -18,11 +18,12 @@ language and English count):
   after it ("Hospital", "Health Centre IV");
 - a name that is also a **common word** of the segment's languages
   (:func:`~polydeid.locales.gazetteer.is_common_word`) needs context, unless it is the name of
-  a major city; a name that is also a **person's name** needs context that is not also written
-  before people (``[context] people``: "to Linda", "à Marie"); a name written in small letters
-  counts only for a listed facility after its context ("seen at mulago"); a name in capitals
-  within a text of small letters ("ADA") needs context; initials of a facility ("KNH") count
-  only in capitals;
+  a major city and no word of the languages' own packs ("Aba": these, in Kinyarwanda); a
+  name that is also a **person's name** needs context that is not also written before people
+  (``[context] people``: "to Linda", "à Marie"); a name written in small letters counts only
+  for a listed facility after its context ("seen at mulago"); a name in capitals within a
+  text of small letters ("ADA") needs context; initials of a facility ("KNH") count only in
+  capitals;
 - a name that is part of a **longer name** is left to the model: after an organisation's noun
   within a few words ("Tribunal Administrativo de Ankara", ``[words] organisations``) unless
   a locative that is no joiner stands right before it ("benki mjini Aden"), or a capitalised
@@ -61,6 +62,7 @@ from polydeid.locales.gazetteer import (
     gazetteer,
     is_common_word,
     is_person_name,
+    pack_words,
 )
 from polydeid.locales.place_words import place_words
 from polydeid.text.normalise import normalise
@@ -391,8 +393,12 @@ class GazetteerRule(RuleDetector):
             return has_context  # capitals in a text of small letters: an acronym ("ADA")
         if len(name.words) == 1 and is_person_name(entry.name, langs):
             return for_people
-        if entry.major or entry.kind is PlaceKind.FACILITY:
+        if entry.kind is PlaceKind.FACILITY:
             return True
+        if entry.major:  # a word of the language's own pack is a word even so ("Aba": these)
+            return has_context or not all(
+                any(w in pack_words(lang) for lang in langs) for w in name.words
+            )
         common = all(any(is_common_word(w, lang) for lang in langs) for w in name.words)
         return has_context or not common
 
