@@ -74,10 +74,13 @@ def test_rules_profile_covers_the_seven_rule_categories():
         Category.DATE,
         Category.AGE,
     )
-    # … of addresses only labelled postal codes, and of names, occupations, tribes, religions
-    # and clans only those after their labels
+    # … of addresses only labelled postal codes and listed streets, of villages and facilities
+    # only the listed ones (rules.places.v1), and of names, occupations, tribes, religions and
+    # clans only those after their labels
     assert set(profile_categories("rules")) - set(profile_categories("rules", partial=False)) == {
         Category.LOCATION_ADDRESS,
+        Category.LOCATION_VILLAGE,
+        Category.LOCATION_FACILITY,
         Category.PERSON,
         Category.PERSON_THIRD_PARTY,
         Category.PERSON_CLAN,

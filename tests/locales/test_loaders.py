@@ -99,7 +99,21 @@ WORD_KINDS: list[tuple[str, Callable[[str], Any], Mapping[str, str]]] = [
             "not_labels": "not_age.labels",
         },
     ),
-    ("places", place_words, {"heads_before": "heads.before", "conjunctions": "words.conjunctions"}),
+    (
+        "places",
+        place_words,
+        {
+            "heads_before": "heads.before",
+            "conjunctions": "words.conjunctions",
+            "joiners": "words.joiners",
+            "organisations": "words.organisations",
+            "locatives": "context.before",
+            "attached": "context.attached",
+            "people": "context.people",
+            "facility_before": "facility.before",
+            "facility_after": "facility.after",
+        },
+    ),
 ]
 
 
@@ -123,10 +137,10 @@ def test_every_pack_ships_the_word_kinds(lang: str) -> None:
 
 
 def test_empty_without_a_file() -> None:
-    # Only Dholuo ships a language-level places.toml.
+    # Only Dholuo writes administrative heads before a place; Chinese ships no places.toml.
     assert place_words("luo").heads_before and place_words("luo").conjunctions
-    assert place_words("en") == PlaceWords("en")
-    assert [c for c in LANGS if language_data(c, "places")] == ["luo"]
+    assert [c for c in LANGS if place_words(c).heads_before] == ["luo"]
+    assert place_words("zh") == PlaceWords("zh")
     assert IdentifierWords("xx").words("national_id") == ()
     assert ContactWords("xx").phone == () and FactWords("xx").vitals == {}
     assert AgeWords("xx").numbers is None

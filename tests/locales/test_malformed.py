@@ -98,6 +98,20 @@ CASES = [
     ),
     ("languages/luo/places.toml", place_words, "luo", "[heads]\nbefore = 'ma'", "heads.before"),
     (
+        "languages/de/places.toml",
+        place_words,
+        "de",
+        "[words]\nnouns_capitalised = 'yes'",
+        "words.nouns_capitalised",
+    ),
+    (
+        "languages/sw/places.toml",
+        place_words,
+        "sw",
+        "[facility]\nafter = 'Hospital'",
+        "facility.after",
+    ),
+    (
         "countries/UG/ids.toml",
         country_ids,
         "UG",

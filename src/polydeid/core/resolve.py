@@ -54,6 +54,9 @@ DEFAULT_PRIORITIES: Mapping[str, int] = {
     # patient of a birth record; its category) stands, and the value's whole extent comes
     # from polydeid.detect.roles.
     "rule.name.": 5,
+    # A place known by name (rules.places.v1) fills in where nothing else found one; where a
+    # model or a name label reads the same words (an organisation, a person), that stands.
+    "rule.place.": 4,
     "tagger.": 10,
     "backend.": 10,
 }

@@ -25,6 +25,7 @@ _RULES = (
     "rules.ages.v1",
     "rules.names.v1",
     "rules.demographics.v1",
+    "rules.places.v1",
 )
 
 TAGGER = "tagger.e5small.v1"
@@ -49,6 +50,7 @@ def register_builtins() -> None:
         dates,
         demographics,
         eponyms,
+        gazetteer,
         ids,
         names,
         phones,
@@ -66,6 +68,7 @@ def register_builtins() -> None:
     register("rules.ages.v1", ages.AgeRule)
     register("rules.names.v1", names.LabelledNameRule)
     register("rules.demographics.v1", demographics.LabelledDemographicRule)
+    register("rules.places.v1", gazetteer.GazetteerRule)
     register(TAGGER, _tagger)
 
 

@@ -3,10 +3,23 @@ around them (the country-level ``places.toml`` of place lists is :mod:`polydeid.
 
 ``locales/languages/<code>/places.toml`` (every table optional)::
 
-    [meta]   sources, licence
-    [heads]  before = heads written right before a place's name and part of it
-             ("county ma" in Dholuo "County ma Siaya")
-    [words]  conjunctions = words that never end a place ("gi", "kod": and, with)
+    [meta]     sources, licence
+    [heads]    before = heads written right before a place's name and part of it
+               ("county ma" in Dholuo "County ma Siaya")
+    [words]    conjunctions = words that never end a place ("gi", "kod": and, with);
+               nouns_capitalised = whether the language capitalises every noun (German), so
+               that a capital letter does not make a common word a name;
+               joiners = words that join the parts of a longer name ("of", "de", "ya":
+               "Afrika ya Kati"); organisations = nouns that open an organisation's name
+               ("university", "tribunal", "chuo kikuu"), whose place is the organisation's
+    [context]  before = locative words written right before a place ("e", "mu", "in", "bei",
+               "tại"); attached = locative prefixes written joined to the place (Amharic "በ");
+               people = those of them that stand before people's names as often ("to",
+               "from", "à", "bei"): no context for a place that is also a person's name
+    [facility] before = facility words written before a place that names the facility
+               ("hospitali ya", "kituo cha afya"; context, not part of the name);
+               after = facility words written after it and part of the facility's name
+               ("Hospital", "Health Centre IV")
 
 :func:`place_words` reads it into a :class:`PlaceWords`; words are kept as written.
 """
@@ -27,6 +40,14 @@ class PlaceWords:
     code: str
     heads_before: tuple[str, ...] = ()
     conjunctions: tuple[str, ...] = ()
+    nouns_capitalised: bool = False
+    joiners: tuple[str, ...] = ()
+    organisations: tuple[str, ...] = ()
+    locatives: tuple[str, ...] = ()
+    attached: tuple[str, ...] = ()
+    people: tuple[str, ...] = ()
+    facility_before: tuple[str, ...] = ()
+    facility_after: tuple[str, ...] = ()
 
 
 @cache
@@ -36,8 +57,18 @@ def place_words(code: str) -> PlaceWords:
     file = f"languages/{code}/places.toml"
     heads = schema.table(raw, "heads", file)
     words = schema.table(raw, "words", file)
+    context = schema.table(raw, "context", file)
+    facility = schema.table(raw, "facility", file)
     return PlaceWords(
         code=code,
         heads_before=schema.strings(heads, "before", file, "heads."),
         conjunctions=schema.strings(words, "conjunctions", file, "words."),
+        nouns_capitalised=schema.flag(words, "nouns_capitalised", file, "words."),
+        joiners=schema.strings(words, "joiners", file, "words."),
+        organisations=schema.strings(words, "organisations", file, "words."),
+        locatives=schema.strings(context, "before", file, "context."),
+        attached=schema.strings(context, "attached", file, "context."),
+        people=schema.strings(context, "people", file, "context."),
+        facility_before=schema.strings(facility, "before", file, "facility."),
+        facility_after=schema.strings(facility, "after", file, "facility."),
     )

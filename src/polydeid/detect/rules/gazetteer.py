@@ -1,0 +1,476 @@
+"""Places and health facilities the packs know: "e Mulago", "hospitali ya Muhimbili",
+"referred from Kisenyi Health Centre IV", "wohnhaft in Bremen", "tại Bệnh viện Bạch Mai".
+
+The gazetteer (:func:`polydeid.locales.gazetteer.gazetteer`: the segment's countries'
+facilities, place lists, streets and GeoNames cities, and every major city) is matched word by
+word: a name of one word by the word, a longer one by its first two words, longest first, so
+a text is read once whatever the size of the lists. A name of several words matches whole, its
+words joined by spaces, a hyphen, an apostrophe, a dot or a slash; a name glued to a word by a
+hyphen ("Kampala-based") is no match.
+
+Whether a match is a place depends on how it is written and what surrounds it (the words are
+in each language's ``places.toml``, :mod:`polydeid.locales.place_words`; the segment's
+language and English count):
+
+- **context** is a locative written right before the name (``[context] before``: "e", "mu",
+  "katika", "in", "bei", "à", "tại"; or a prefix joined to it, ``attached``: Amharic "በ"), a
+  facility word before it ("hospitali ya", "ibitaro bya", "Hospital Universitario de") or
+  after it ("Hospital", "Health Centre IV");
+- a name that is also a **common word** of the segment's languages
+  (:func:`~polydeid.locales.gazetteer.is_common_word`) needs context, unless it is the name of
+  a major city and no word of the languages' own packs ("Aba": these, in Kinyarwanda); a
+  name that is also a **person's name** needs context that is not also written before people
+  (``[context] people``: "to Linda", "à Marie"); a name written in small letters counts only
+  for a listed facility after its context ("seen at mulago"); a name in capitals within a
+  text of small letters ("ADA") needs context; initials of a facility ("KNH") count only in
+  capitals;
+- a name that is part of a **longer name** is left to the model: after an organisation's noun
+  within a few words ("Tribunal Administrativo de Ankara", ``[words] organisations``) unless
+  a locative that is no joiner stands right before it ("benki mjini Aden"), or a capitalised
+  name that runs on into a capitalised word or initials ("Makerere University", "Real
+  Madrid", "Gicumbi FC"), directly or through a joiner ("Afrika ya Kati", ``[words]
+  joiners``), unless that word is context or a common word opening the sentence.
+
+A facility word after the name joins the span ("Mulago Hospital"), and so does a capitalised
+facility word before it ("Hospital Universitario de Getafe"): the span is then a
+``LOCATION_FACILITY``, as is every listed facility. A listed street is a ``LOCATION_ADDRESS``
+only with its house number, which joins the span ("Kampala Road 12", "12 Kampala Road").
+Every other place is a ``LOCATION_VILLAGE``. Names in scripts written without spaces are not
+read.
+
+Spans have the source ``rule.place.gazetteer``, ranked below a model's spans and a name
+label's value: where those read the same words (an organisation, a person), their reading
+stands.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import cache
+
+import regex
+
+from polydeid.core.segments import Segment
+from polydeid.core.spans import Span
+from polydeid.core.taxonomy import Category, Fact
+from polydeid.detect.rules._base import RuleDetector
+from polydeid.locales import language_info, languages, segment_countries, segment_languages
+from polydeid.locales.gazetteer import (
+    PlaceEntry,
+    PlaceKind,
+    gazetteer,
+    is_common_word,
+    is_person_name,
+    pack_words,
+)
+from polydeid.locales.place_words import place_words
+from polydeid.text.normalise import normalise
+from polydeid.text.patterns import compile_pattern, phrase_alternation
+from polydeid.text.scripts import UNSPACED
+
+RULE_ID = "rules.places.v1"
+SOURCE = "rule.place.gazetteer"
+SCORE = 0.85
+
+_WORD = regex.compile(r"[\p{L}\p{M}\p{N}]+")
+#: What may stand between two words of one name in the text.
+_JOIN = regex.compile(r"[ \t\u00a0]{0,2}[-‐–'’./]?[ \t\u00a0]{0,2}")
+#: A character after which a word starts a sentence (or a field, a list item).
+_OPENERS = frozenset(".!?:;\n\r•*-–—([{\"'«“‘")
+#: How far before a name its context is looked for (characters).
+_REACH = 60
+_NUMBER_AFTER = regex.compile(
+    r"[ \t\u00a0]*,?[ \t\u00a0]*(?:n[º°o.]\s*)?\d{1,5}[a-zA-Z]?(?![\p{L}\p{N}])"
+)
+_NUMBER_BEFORE = regex.compile(r"(?<![\p{L}\p{N}])\d{1,5}[a-zA-Z]?,?[ \t\u00a0]+\Z")
+
+_LABELS = frozenset(
+    {Category.LOCATION_FACILITY, Category.LOCATION_VILLAGE, Category.LOCATION_ADDRESS}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _Name:
+    """A gazetteer entry split into its case-folded words."""
+
+    entry: PlaceEntry
+    words: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Index:
+    """The names of one gazetteer: those of one word by the word, the longer ones by their
+    first two words (longest first)."""
+
+    single: Mapping[str, _Name]
+    by_pair: Mapping[tuple[str, str], tuple[_Name, ...]]
+    #: the words that begin some name, with the attached prefixes stripped
+    first: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True)
+class _Context:
+    """The context patterns of a set of languages."""
+
+    before: regex.Pattern[str] | None
+    facility_before: regex.Pattern[str] | None
+    facility_after: regex.Pattern[str] | None
+    attached: tuple[str, ...]
+    nouns_capitalised: bool
+    #: an organisation's noun a few words before the name
+    organisation: regex.Pattern[str] | None
+    #: a word right before the name through a joiner (groups ``word`` and ``joiner``)
+    joined: regex.Pattern[str] | None
+    #: the context words themselves, case-folded: no name is one of them
+    words: frozenset[str]
+    #: the joiners, normalised
+    joiners: frozenset[str]
+    #: the locatives also written before people, normalised
+    people: frozenset[str]
+
+
+@cache
+def _index(countries: tuple[str, ...], scripts: frozenset[str]) -> _Index:
+    single: dict[str, _Name] = {}
+    pairs: dict[tuple[str, str], list[_Name]] = {}
+    for entry in gazetteer(countries, scripts):
+        words = tuple(w.casefold() for w in _WORD.findall(entry.name))
+        if not words or UNSPACED.search(entry.name):
+            continue
+        if len(words) == 1:
+            single.setdefault(words[0], _Name(entry, words))
+        else:
+            pairs.setdefault(words[:2], []).append(_Name(entry, words))
+    return _Index(
+        single,
+        {k: tuple(sorted(v, key=lambda n: -len(n.words))) for k, v in pairs.items()},
+        frozenset(single) | frozenset(k[0] for k in pairs),
+    )
+
+
+def _before_pattern(phrases: Iterable[str]) -> regex.Pattern[str] | None:
+    """Phrases that end right before a name: after spaces, or joined after an apostrophe."""
+    words = [p for p in phrases if p.strip()]
+    if not words:
+        return None
+    alternation = phrase_alternation(words, fold_case=True)
+    return compile_pattern(rf"(?<![\p{{L}}\p{{N}}])(?:{alternation})(?:[ \t\u00a0]+|(?<=['’]))\Z")
+
+
+@cache
+def _context(langs: tuple[str, ...]) -> _Context:
+    words = [place_words(lang) for lang in langs]
+    after = [w for pw in words for w in pw.facility_after]
+    return _Context(
+        before=_before_pattern(w for pw in words for w in pw.locatives),
+        facility_before=_before_pattern(w for pw in words for w in pw.facility_before),
+        facility_after=compile_pattern(
+            rf"[ \t\u00a0]+(?:{phrase_alternation(after, fold_case=True)})(?![\p{{L}}\p{{N}}])"
+        )
+        if after
+        else None,
+        attached=tuple(
+            sorted({a for pw in words for a in pw.attached}, key=lambda a: (-len(a), a))
+        ),
+        nouns_capitalised=any(pw.nouns_capitalised for pw in words),
+        organisation=_organisation_pattern(w for pw in words for w in pw.organisations),
+        joined=_joined_pattern(w for pw in words for w in pw.joiners),
+        words=frozenset(
+            word.casefold()
+            for pw in words
+            for phrase in (*pw.locatives, *pw.facility_before, *pw.facility_after, *pw.joiners)
+            for word in _WORD.findall(phrase)
+        ),
+        joiners=frozenset(normalise(j) for pw in words for j in pw.joiners),
+        people=frozenset(normalise(p) for pw in words for p in pw.people),
+    )
+
+
+def _organisation_pattern(nouns: Iterable[str]) -> regex.Pattern[str] | None:
+    """An organisation's noun followed by at most six words (no punctuation) up to the name."""
+    words = [n for n in nouns if n.strip()]
+    if not words:
+        return None
+    alternation = phrase_alternation(words, fold_case=True)
+    return compile_pattern(
+        rf"(?<![\p{{L}}\p{{N}}])(?:{alternation})(?![\p{{L}}\p{{N}}])"
+        r"(?:[ \t\u00a0'’]+[\p{L}\p{M}\p{N}.\-]+){0,6}[ \t\u00a0'’]+\Z"
+    )
+
+
+def _joined_pattern(joiners: Iterable[str]) -> regex.Pattern[str] | None:
+    words = [j for j in joiners if j.strip()]
+    if not words:
+        return None
+    alternation = phrase_alternation(words, fold_case=True)
+    return compile_pattern(
+        r"(?P<word>[\p{L}][\p{L}\p{M}'’.]*)[ \t\u00a0]+"
+        rf"(?P<joiner>(?<![\p{{L}}\p{{N}}])(?:{alternation}))(?:[ \t\u00a0]+|(?<=['’]))\Z"
+    )
+
+
+def _has_case(text: str) -> bool:
+    return any(c.isupper() or c.islower() for c in text)
+
+
+def _capitalised(text: str) -> bool:
+    """Title case: a capital first and a small letter after (not all capitals)."""
+    return text[:1].isupper() and any(c.islower() for c in text)
+
+
+def _capitals_as_listed(written: str, listed: str) -> bool:
+    """Whether every word the list writes with a capital is written with one."""
+    pairs = zip(_WORD.findall(written), _WORD.findall(listed), strict=False)
+    return all(w[:1].isupper() or not n[:1].isupper() for w, n in pairs)
+
+
+def _starts_sentence(text: str, start: int) -> bool:
+    i = start - 1
+    while i >= 0 and text[i] in " \t\u00a0":
+        i -= 1
+    return i < 0 or text[i] in _OPENERS
+
+
+class GazetteerRule(RuleDetector):
+    """Places and facilities of the segment's countries, and major cities, by name."""
+
+    id = RULE_ID
+    labels: frozenset[Category | Fact] = frozenset(_LABELS)
+    #: Only listed places are found; a model finds the rest.
+    partial_labels: frozenset[Category] = _LABELS
+
+    def __init__(self) -> None:
+        self.languages = frozenset(languages())
+
+    def find(self, segment: Segment) -> Iterable[Span]:
+        text = segment.text
+        if not text.strip():
+            return []
+        langs = tuple(segment_languages(segment))
+        scripts = frozenset({language_info(lang).script for lang in langs} | {"Latin"})
+        index = _index(tuple(sorted(segment_countries(segment))), scripts)
+        if not index.first:
+            return []
+        context = _context(langs)
+        words = [(m.start(), m.end(), m.group().casefold()) for m in _WORD.finditer(text)]
+        spans: list[Span] = []
+        i = 0
+        while i < len(words):
+            found = self._match(text, words, i, index, context, langs)
+            if found is None:
+                i += 1
+                continue
+            span, last = found
+            spans.append(span)
+            while i < len(words) and words[i][0] < span.end:
+                i += 1
+            i = max(i, last + 1)
+        return spans
+
+    def _match(
+        self,
+        text: str,
+        words: list[tuple[int, int, str]],
+        i: int,
+        index: _Index,
+        context: _Context,
+        langs: tuple[str, ...],
+    ) -> tuple[Span, int] | None:
+        start, _, first = words[i]
+        attached = False
+        if first not in index.first:
+            for prefix in context.attached:
+                if first.startswith(prefix) and first[len(prefix) :] in index.first:
+                    start, attached, first = start + len(prefix), True, first[len(prefix) :]
+                    break
+            else:
+                return None
+        candidates: tuple[_Name, ...] = ()
+        if i + 1 < len(words):
+            candidates = index.by_pair.get((first, words[i + 1][2]), ())
+        one = index.single.get(first)
+        for name in (*candidates, one) if one is not None else candidates:
+            last = self._whole(text, words, i, name)
+            if last is None:
+                continue
+            span = self._accept(text, start, words[last][1], name, context, langs, attached)
+            if span is not None:
+                return span, last
+        return None
+
+    @staticmethod
+    def _whole(text: str, words: list[tuple[int, int, str]], i: int, name: _Name) -> int | None:
+        """The index of the name's last word when the words from ``i`` spell it whole."""
+        for k, word in enumerate(name.words[1:], 1):
+            if i + k >= len(words) or words[i + k][2] != word:
+                return None
+            gap = text[words[i + k - 1][1] : words[i + k][0]]
+            if not gap or _JOIN.fullmatch(gap) is None:
+                return None
+        return i + len(name.words) - 1
+
+    def _accept(
+        self,
+        text: str,
+        start: int,
+        end: int,
+        name: _Name,
+        context: _Context,
+        langs: tuple[str, ...],
+        attached: bool,
+    ) -> Span | None:
+        written = text[start:end]
+        # glued to a word by a hyphen: "Kampala-based", "Nord-Berlin"
+        if (text[end : end + 1] in "-‐" and text[end + 1 : end + 2].isalpha()) or (
+            start >= 2 and text[start - 1] in "-‐" and text[start - 2].isalpha()
+        ):
+            return None
+        entry = name.entry
+        if entry.kind is PlaceKind.FACILITY and entry.name.isupper():
+            if written != entry.name:  # initials count only in capitals: "KNH", not "knh"
+                return None
+        elif len(name.words) == 1 and name.words[0] in context.words:
+            return None  # a name that is one of the context words themselves ("Katika")
+        window = text[max(0, start - _REACH) : start]
+        head = context.facility_before.search(window) if context.facility_before else None
+        after = context.facility_after.match(text, end) if context.facility_after else None
+        locative = None if attached or context.before is None else context.before.search(window)
+        has_context = bool(attached or locative or head or after)
+        # "to Linda", "à Marie": a locative also written before people is no context for a
+        # place that is also a person's name
+        for_people = bool(
+            attached
+            or head
+            or after
+            or (locative is not None and normalise(locative.group()) not in context.people)
+        )
+        if not self._plausible(text, start, end, name, has_context, for_people, langs):
+            return None
+        if entry.kind is PlaceKind.STREET:
+            return self._street(text, start, end)
+        label = (
+            Category.LOCATION_FACILITY
+            if entry.kind is PlaceKind.FACILITY or head or after
+            else Category.LOCATION_VILLAGE
+        )
+        if after is not None:
+            end = after.end()
+        if head is not None:
+            head_start = start - len(window) + head.start()
+            if _capitalised(text[head_start:start]):
+                start = head_start
+        elif after is None and self._in_longer_name(
+            text, start, end, window, locative, context, langs
+        ):
+            return None
+        return Span(start, end, label, SOURCE, SCORE)
+
+    @staticmethod
+    def _plausible(
+        text: str,
+        start: int,
+        end: int,
+        name: _Name,
+        has_context: bool,
+        for_people: bool,
+        langs: tuple[str, ...],
+    ) -> bool:
+        """Whether the written name reads as the place: by its case, and by context where it
+        is also a word or a person's name (``for_people``: context that is not also written
+        before people)."""
+        written = text[start:end]
+        entry = name.entry
+        if _has_case(written) and not _capitals_as_listed(written, entry.name):
+            # small letters: only a facility, after its context ("seen at mulago")
+            return has_context and entry.kind is PlaceKind.FACILITY
+        if (
+            _has_case(written)
+            and written.isupper()
+            and not entry.name.isupper()
+            and _has_small_letters_near(text, start, end)
+        ):
+            return has_context  # capitals in a text of small letters: an acronym ("ADA")
+        if len(name.words) == 1 and is_person_name(entry.name, langs):
+            return for_people
+        if entry.kind is PlaceKind.FACILITY:
+            return True
+        if entry.major:  # a word of the language's own pack is a word even so ("Aba": these)
+            return has_context or not all(
+                any(w in pack_words(lang) for lang in langs) for w in name.words
+            )
+        common = all(any(is_common_word(w, lang) for lang in langs) for w in name.words)
+        return has_context or not common
+
+    @staticmethod
+    def _in_longer_name(
+        text: str,
+        start: int,
+        end: int,
+        window: str,
+        locative: regex.Match[str] | None,
+        context: _Context,
+        langs: tuple[str, ...],
+    ) -> bool:
+        """Whether the name is part of a longer name, which is left to the model: it follows
+        an organisation's noun within a few words ("Tribunal Administrativo de Ankara"), or a
+        capitalised name runs on into a capitalised word ("Makerere University", "Real
+        Madrid", "Gicumbi FC"), directly or through a joiner ("Afrika ya Kati"), that is not
+        its context."""
+        # after a locative that is no joiner ("mjini", "in"), the place is where, not whose
+        where = locative is not None and normalise(locative.group()) not in context.joiners
+        if not where and context.organisation is not None and context.organisation.search(window):
+            return True
+        if not _capitalised(text[start:end]):
+            return False
+        following = regex.match(r"[ \t\u00a0]+([\p{L}][\p{L}\p{M}'’]*)", text[end : end + 40])
+        if following is not None and _name_like(following.group(1)):
+            word = following.group(1)
+            if not (context.nouns_capitalised and any(is_common_word(word, g) for g in langs)):
+                return True
+        joined = context.joined.search(window) if context.joined is not None else None
+        if (
+            joined is not None
+            and _name_like(joined.group("word"))
+            and (locative is None or locative.start() >= joined.start("joiner"))
+        ):
+            word_start = start - len(window) + joined.start("word")
+            if not _common_opener(text, word_start, joined.group("word"), langs):
+                return True
+        if locative is not None:
+            return False
+        preceding = _PRECEDING.search(window)
+        if preceding is not None and _name_like(preceding.group(1)):
+            word_start = start - len(window) + preceding.start(1)
+            return not _common_opener(text, word_start, preceding.group(1), langs)
+        return False
+
+    @staticmethod
+    def _street(text: str, start: int, end: int) -> Span | None:
+        """A street with its house number (after or before it), or nothing."""
+        after = _NUMBER_AFTER.match(text, end)
+        if after is not None:
+            return Span(start, after.end(), Category.LOCATION_ADDRESS, SOURCE, SCORE)
+        before = _NUMBER_BEFORE.search(text, max(0, start - 12), start)
+        if before is not None:
+            return Span(before.start(), end, Category.LOCATION_ADDRESS, SOURCE, SCORE)
+        return None
+
+
+_PRECEDING = regex.compile(r"([\p{L}][\p{L}\p{M}'’.]*)[ \t\u00a0]+\Z")
+
+
+def _name_like(word: str) -> bool:
+    """A capitalised word, or initials in capitals ("FC", "IPRC")."""
+    return _capitalised(word) or (word.isupper() and len(word) >= 2)
+
+
+def _common_opener(text: str, start: int, word: str, langs: tuple[str, ...]) -> bool:
+    """Whether ``word`` at ``start`` is a common word opening a sentence ("Yesterday"), which
+    is capitalised for that alone."""
+    return _starts_sentence(text, start) and any(is_common_word(word, g) for g in langs)
+
+
+def _has_small_letters_near(text: str, start: int, end: int) -> bool:
+    around = text[max(0, start - 40) : start] + text[end : end + 40]
+    return any(c.islower() for c in around)

