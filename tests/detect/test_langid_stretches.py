@@ -1,0 +1,223 @@
+"""The language of each part of a mixed record: pieces, stretches, the lingua second opinion,
+and how a mixed segment is routed through the pipeline (invented people; fictional numbers)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from polydeid import Deidentifier
+from polydeid.core.errors import RecordError, UnknownLanguageError
+from polydeid.core.segments import Segment, Stretch
+from polydeid.core.spans import Span
+from polydeid.core.taxonomy import Category
+from polydeid.detect.langid import stretches as mixed
+from polydeid.detect.langid.stretches import (
+    language_stretches,
+    mixed_segment,
+    pieces,
+)
+from polydeid.detect.pipeline import Pipeline, language_parts
+
+RECORDS = json.loads(
+    (Path(__file__).parents[1] / "fixtures" / "mixed_language" / "records.json").read_text("utf-8")
+)["records"]
+
+#: One sentence per language, for records that switch into it from English (or from
+#: Kiswahili, for English itself).
+SENTENCES = {
+    "en": "The patient reports fever and headache since yesterday evening.",
+    "de": "Er klagte über Brustschmerzen und Atemnot seit zwei Tagen.",
+    "es": "Refiere dolor abdominal y vómitos desde hace dos días.",
+    "fr": "Le patient se plaint de douleurs thoraciques depuis deux jours.",
+    "vi": "Bệnh nhân sốt cao và ho kéo dài ba ngày nay.",
+    "sw": "Mgonjwa analalamika maumivu ya kichwa na homa kwa siku tatu sasa.",
+    "lg": "Omulwadde agamba nti alina omusujja n'okulumwa omutwe okuva eggulo.",
+    "rw": "Umurwayi yaje kwa muganga afite umuriro n'uburibwe bw'umutwe.",
+    "luo": "Jatuo nigi midhusi kod rem wich nyaka nyoro odhiambo.",
+}
+OTHER = {
+    "en": "Mgonjwa amepewa dawa za malaria na ameshauriwa kurudi kliniki baada ya wiki moja.",
+    **dict.fromkeys(
+        ["de", "es", "fr", "vi", "sw", "lg", "rw", "luo"],
+        "She was given antimalarials and advised to return to the clinic in one week.",
+    ),
+}
+
+
+def _language_at(segment: Segment, start: int, end: int) -> str:
+    """The language of the stretch holding most of ``[start, end)``."""
+    if not segment.stretches:
+        return segment.lang
+    return max(segment.stretches, key=lambda s: min(end, s.end) - max(start, s.start)).lang
+
+
+@pytest.mark.parametrize("lang", sorted(SENTENCES))
+def test_each_language_is_found_inside_a_record_of_another(lang: str) -> None:
+    other = OTHER[lang]
+    text = f"{other}\n{SENTENCES[lang]}\n{other}"
+    segment = mixed_segment(text)
+    start = len(other) + 1
+    assert segment.lang != lang  # the record's language is the other one
+    assert _language_at(segment, start, start + len(SENTENCES[lang])) == lang
+    assert _language_at(segment, 0, len(other)) == segment.lang
+
+
+@pytest.mark.parametrize("record", RECORDS, ids=[r["id"] for r in RECORDS])
+def test_every_sentence_of_the_mixed_records_gets_its_language(record: dict) -> None:
+    text = record["join"].join(s for _, s in record["sentences"])
+    segment = mixed_segment(text)
+    position = 0
+    wrong = []
+    for k, (lang, sentence) in enumerate(record["sentences"]):
+        start = text.index(sentence, position)
+        position = start + len(sentence)
+        # A sentence of fewer letters than a piece needs continues the one before it.
+        long_enough = mixed.count_letters(sentence) >= mixed.PIECE_LETTERS
+        if long_enough and _language_at(segment, start, position) != lang:
+            wrong.append(k)
+    assert wrong == []
+
+
+def test_pieces_cover_the_text_and_keep_titles_with_names() -> None:
+    text = "Plan:\nreview.\nSeen by Dr. Kamau today. Ok.\n\nThe child is well."
+    bounds = pieces(text)
+    assert [text[s:e] for s, e in bounds] == [
+        "Plan:\n",
+        "review.\n",
+        "Seen by Dr. Kamau today. ",
+        "Ok.\n\n",
+        "The child is well.",
+    ]
+    assert pieces("") == [] and pieces("short") == [(0, 5)]
+
+
+def test_short_pieces_continue_the_one_before() -> None:
+    text = f"{SENTENCES['sw']}\nBP 120/80. Ok.\n{SENTENCES['en']}\nNo cough."
+    found = language_stretches(text, "sw")
+    segment = Segment(text, "sw", stretches=found)
+    bp = text.index("BP")
+    assert _language_at(segment, bp, bp + 14) == "sw"
+    assert _language_at(segment, len(text) - 9, len(text)) == "en"
+
+
+def test_one_language_record_has_no_stretches_and_never_loads_lingua(monkeypatch) -> None:
+    def refuse():
+        raise AssertionError("lingua loaded for a record in one language")
+
+    monkeypatch.setattr(mixed, "_lingua", refuse)
+    text = " ".join([SENTENCES["en"], OTHER["de"], "No cough. Lives alone. BP 120/80."])
+    segment = mixed_segment(text)
+    assert segment.lang == "en" and segment.stretches == ()
+    assert language_stretches(SENTENCES["sw"] + " " + OTHER["en"], "sw") == ()
+
+
+def test_a_doubtful_piece_asks_lingua_and_stays_without_its_confidence(monkeypatch) -> None:
+    # A short English line in a Kiswahili record: our identifier leans to English without
+    # the confidence to leave the record's language, so lingua is asked; the record's language
+    # stays unless the two together are confident.
+    asked: list[int] = []
+
+    def undecided(piece: str) -> dict[str, float]:
+        asked.append(len(piece))
+        return {"en": 0.5, "sw": 0.5}
+
+    def sure(piece: str) -> dict[str, float]:
+        asked.append(len(piece))
+        return {"en": 0.999, "sw": 0.001}
+
+    text = f"{SENTENCES['sw']}\nLives alone in Kibera.\n{SENTENCES['sw']}"
+    start = text.index("Lives")
+    monkeypatch.setattr(mixed, "_lingua_probabilities", undecided)
+    stays = language_stretches(text, "sw")
+    assert asked and stays == ()
+    monkeypatch.setattr(mixed, "_lingua_probabilities", sure)
+    moves = Segment(text, "sw", stretches=language_stretches(text, "sw"))
+    assert _language_at(moves, start, start + 22) == "en"
+
+
+def test_lingua_knows_the_packs_languages_it_has() -> None:
+    probabilities = mixed._lingua_probabilities(SENTENCES["lg"])
+    assert max(probabilities, key=probabilities.__getitem__) == "lg"
+    assert {"en", "sw", "lg", "de", "es", "fr", "vi"} <= probabilities.keys()
+    assert not {"luo", "rw", "am"} & probabilities.keys()
+
+
+def test_auto_fails_closed_and_a_named_language_is_taken_whole() -> None:
+    with pytest.raises(RecordError) as info:
+        mixed_segment("Sarah 12/03/2024", location="note.txt")
+    assert "Sarah" not in str(info.value)
+    text = f"{SENTENCES['en']}\n{SENTENCES['sw']}"
+    assert mixed_segment(text, "sw").stretches == ()
+    assert {s.lang for s in mixed_segment(text, "auto").stretches} == {"en", "sw"}
+
+
+# -- the segment and the pipeline -----------------------------------------------------------
+
+
+def test_stretches_must_cover_the_text_in_order() -> None:
+    Segment("abcdef", "en", stretches=(Stretch(0, 2, "en"), Stretch(2, 6, "sw")))
+    for bad in [
+        (Stretch(0, 2, "en"),),
+        (Stretch(0, 3, "en"), Stretch(2, 6, "sw")),
+        (Stretch(1, 6, "en"),),
+        (Stretch(0, 0, "en"), Stretch(0, 6, "sw")),
+    ]:
+        with pytest.raises(ValueError):
+            Segment("abcdef", "en", stretches=bad)
+
+
+class _Recorder:
+    """A detector of one language that marks its whole input and records what it saw."""
+
+    labels = frozenset({Category.PERSON})
+
+    def __init__(self, lang: str) -> None:
+        self.id = f"fake.{lang}"
+        self.languages = frozenset({lang})
+        self.seen: list[tuple[str, str]] = []
+
+    def detect(self, segment: Segment) -> list[Span]:
+        self.seen.append((segment.lang, segment.text))
+        return [Span(0, len(segment.text), Category.PERSON, self.id)]
+
+
+def test_pipeline_reads_each_language_run_with_its_own_detectors() -> None:
+    text = "aaaa bbbb cccc"
+    segment = Segment(
+        text,
+        "sw",
+        stretches=(Stretch(0, 5, "en"), Stretch(5, 10, "sw"), Stretch(10, 14, "sw")),
+    )
+    assert [(o, s.lang, s.text) for o, s in language_parts(segment)] == [
+        (0, "en", "aaaa "),
+        (5, "sw", "bbbb cccc"),
+    ]
+    en, sw = _Recorder("en"), _Recorder("sw")
+    spans = Pipeline([en, sw], segment_steps=False).candidates(segment)
+    assert en.seen == [("en", "aaaa ")] and sw.seen == [("sw", "bbbb cccc")]
+    assert sorted((s.start, s.end, s.source) for s in spans) == [
+        (0, 5, "fake.en"),
+        (5, 14, "fake.sw"),
+    ]
+
+
+def test_a_part_in_a_language_no_detector_reads_fails_closed() -> None:
+    segment = Segment("aaaa bbbb", "en", stretches=(Stretch(0, 5, "en"), Stretch(5, 9, "de")))
+    with pytest.raises(UnknownLanguageError):
+        Pipeline([_Recorder("en")]).detect(segment)
+
+
+# -- end to end with the rule layer (the tagger's tests: tests/test_mixed_language.py) ----
+
+
+def test_fixed_format_identifiers_leave_every_mixed_record() -> None:
+    deid = Deidentifier(profile="rules")
+    for record in RECORDS:
+        text = record["join"].join(s for _, s in record["sentences"])
+        out = deid.redact(text, lang="auto")
+        for value in record["identifiers"]:
+            if any(c.isdigit() for c in value) or "@" in value:
+                assert value not in out, record["id"]
