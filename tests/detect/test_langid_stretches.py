@@ -225,3 +225,20 @@ def test_fixed_format_identifiers_leave_every_mixed_record() -> None:
                 assert any(s.start <= start and start + len(value) <= s.end for s in spans), record[
                     "id"
                 ]
+
+
+#: An English record with one Kiswahili sentence holding a date in Kiswahili words.
+EN_WITH_SW_DATE = (
+    "The patient was seen in the outpatient clinic today with fever and cough.\n"
+    "Mgonjwa atarudi kliniki tarehe 5 Machi 2025 kwa uchunguzi zaidi.\n"
+    "She was given paracetamol and advised to drink plenty of fluids."
+)
+
+
+def test_a_part_is_read_with_its_own_languages_rules() -> None:
+    deid = Deidentifier(profile="rules")
+    date = EN_WITH_SW_DATE.index("5 Machi")
+    whole = deid.detect(EN_WITH_SW_DATE, lang="en")
+    parts = deid.detect(EN_WITH_SW_DATE, lang="auto")
+    assert not any(s.start <= date < s.end for s in whole)
+    assert any(s.start <= date < s.end and s.label is Category.DATE for s in parts)

@@ -30,10 +30,10 @@ not depend on the language of the sentence around it, and a Kiswahili note quote
 US number (``617-555-0134``), an English note a German one (``030 12345678``). A foreign
 reading must be valid in that region's national form and, without a phone context word, grouped
 the way that region writes numbers: led by its trunk prefix (``0772 123456``,
-``020 7946 0958``), or, where the region writes none, in exactly the digit groups of its national format
-(``617-555-0134`` as ``(617) 555-0134``) with at least ten digits. A bare digit string is never
-a foreign number without context, and a candidate the segment's own regions accept is never
-read again.
+``020 7946 0958``), or, where the region writes none, in exactly the digit groups of its
+national format (``617-555-0134`` as ``(617) 555-0134``) with at least ten digits. A bare
+digit string is never a foreign number without context, and a candidate the segment's own
+regions accept is never read again.
 """
 
 from __future__ import annotations
