@@ -204,6 +204,31 @@ def test_pipeline_reads_each_language_run_with_its_own_detectors() -> None:
     ]
 
 
+class _Batcher(_Recorder):
+    """A detector of every language that reads parts in batches, like the tagger."""
+
+    def __init__(self) -> None:
+        super().__init__("any")
+        self.languages = frozenset({"en", "sw"})
+        self.batches: list[int] = []
+
+    def detect_many(self, segments: list[Segment]) -> list[list[Span]]:
+        self.batches.append(len(segments))
+        return [self.detect(s) for s in segments]
+
+
+def test_a_batching_detector_reads_all_its_parts_at_once() -> None:
+    segment = Segment(
+        "aaaa bbbb cccc",
+        "en",
+        stretches=(Stretch(0, 5, "en"), Stretch(5, 10, "sw"), Stretch(10, 14, "en")),
+    )
+    batcher = _Batcher()
+    spans = Pipeline([batcher], segment_steps=False).candidates(segment)
+    assert batcher.batches == [3]
+    assert [(s.start, s.end) for s in spans] == [(0, 5), (5, 10), (10, 14)]
+
+
 def test_a_part_in_a_language_no_detector_reads_fails_closed() -> None:
     segment = Segment("aaaa bbbb", "en", stretches=(Stretch(0, 5, "en"), Stretch(5, 9, "de")))
     with pytest.raises(UnknownLanguageError):

@@ -69,17 +69,30 @@ class Pipeline:
         A segment whose ``stretches`` mix languages is read part by part: each run of one
         language is a segment of its own, read by that language's detectors (rules and tagger)
         with the segment's origin, countries and hints, its spans moved back to the segment's
-        offsets. Language-independent detectors (every fixed-format rule) run on every part.
+        offsets. Language-independent detectors (every fixed-format rule) run on every part; a
+        detector with ``detect_many`` (the tagger) gets all its parts in one batch.
         """
-        parts = language_parts(segment)
+        parts = [(offset, *self._routed(part)) for offset, part in language_parts(segment)]
         if len(parts) == 1:
-            return self._candidates(parts[0][1])
+            _, part, applicable = parts[0]
+            return [span for detector in applicable for span in detector.detect(part)]
         spans: list[Span] = []
-        for offset, part in parts:
-            spans.extend(span.shifted(offset) for span in self._candidates(part))
+        for detector in self.detectors:
+            mine = [(offset, part) for offset, part, applicable in parts if detector in applicable]
+            if not mine:
+                continue
+            many = getattr(detector, "detect_many", None)
+            found = (
+                many([part for _, part in mine])
+                if many is not None
+                else [detector.detect(part) for _, part in mine]
+            )
+            for (offset, _), part_spans in zip(mine, found, strict=True):
+                spans.extend(span.shifted(offset) for span in part_spans)
         return spans
 
-    def _candidates(self, segment: Segment) -> list[Span]:
+    def _routed(self, segment: Segment) -> tuple[Segment, tuple[Detector, ...]]:
+        """``segment`` with its canonical language code, and the detectors routed to it."""
         lang = canonical_language(segment.lang)
         if lang != segment.lang:
             segment = Segment(segment.text, lang, segment.origin, segment.countries, segment.hints)
@@ -89,10 +102,7 @@ class Pipeline:
             raise UnknownLanguageError(
                 lang, known=sorted({code for d in self.detectors for code in d.languages})
             )
-        spans: list[Span] = []
-        for detector in applicable:
-            spans.extend(detector.detect(segment))
-        return spans
+        return segment, applicable
 
     def detect(self, segment: Segment) -> tuple[Span, ...]:
         """Resolved, non-overlapping identifier spans, sorted by start, after the segment

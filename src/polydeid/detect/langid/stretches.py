@@ -54,7 +54,9 @@ _FLOOR = 1e-3
 #: text goes to the Bantu languages it knows, never to English).
 _STAND_INS = {"luo": ("sw", "lg"), "rw": ("lg", "sw"), "am": ("ar",)}
 
-_PIECE_END = regex.compile(r"(?<=[.!?;。！？؟।።])(?<!\b\p{Lu}\p{Ll}{0,3}\.)\s+|\n\s*")
+#: Where a piece ends: after a sentence's end and space (not after ``Dr.``), after a full-width
+#: sentence end (written with no space), at a line break.
+_PIECE_END = regex.compile(r"(?<=[.!?;؟।።])(?<!\b\p{Lu}\p{Ll}{0,3}\.)\s+|(?<=[。！？；])\s*|\n\s*")
 
 
 def pieces(text: str) -> list[tuple[int, int]]:
@@ -80,7 +82,8 @@ def language_stretches(
         else None
         for s, e in bounds
     ]
-    # A piece too short to judge continues the one before it (the first, the one after it).
+    # A piece too short to judge continues the one before it; leading ones take the language
+    # of the first piece judged.
     ahead = next((j for j in judged if j is not None), lang)
     found: list[Stretch] = []
     for (start, end), piece_lang in zip(bounds, judged, strict=True):
