@@ -295,6 +295,19 @@ def test_foreign_number_is_found_whole_in_any_language(number: str, lang: str) -
     assert found(FOREIGN_SENTENCES[lang].format(number), lang) == [number]
 
 
+@pytest.mark.parametrize(
+    "lang,text,numbers",
+    [
+        ("sw", "Ndugu: 020 7946 0958, 020 7946 0959.", ["020 7946 0958", "020 7946 0959"]),
+        ("sw", "Ndugu: 020 7946 0958 / 0151 23456789", ["020 7946 0958", "0151 23456789"]),
+        ("vi", "Người nhà: 617-555-0134; (617) 555-0199", ["617-555-0134", "(617) 555-0199"]),
+    ],
+    ids=["uk-uk", "uk-de", "us-us"],
+)
+def test_a_list_of_foreign_numbers(lang: str, text: str, numbers: list[str]) -> None:
+    assert found(text, lang) == numbers
+
+
 def test_foreign_number_whatever_the_segment_countries() -> None:
     # The countries a segment carries choose how its own numbers read; they never hide another
     # country's number.
@@ -311,8 +324,24 @@ def test_foreign_number_whatever_the_segment_countries() -> None:
         ("de", "Zeitraum 2019 - 2024 und 1234 5678"),  # years and 8-digit groups: no country
         ("sw", "namba ya faili 6175550134"),  # a bare digit string without a phone word
         ("fr", "dossier 4455 6677 clos"),  # eight digits in two groups, no trunk prefix
+        ("es", "al alta de 800-1000 ml/día"),  # a range: "8" is a trunk prefix only in some
+        ("es", "NASS: 84 37283957 33."),  # a social-security number
+        ("es", "NASS: 91 03577050 06."),  # the same, with a 0 inside
+        ("es", "NASS: 08 76457156 14."),  # a foreign number's grouping inside a longer id
+        ("es", "NSS: 92-91-90-8443-1."),
+        ("es", "Médico: NºCol: 08 08 76541."),  # a licence number: "08" is no area code
     ],
-    ids=["short-groups", "bare-digits", "two-groups"],
+    ids=[
+        "short-groups",
+        "bare-digits",
+        "two-groups",
+        "volume-range",
+        "nass",
+        "nass-inner-zero",
+        "nass-slice",
+        "nss-slice",
+        "licence",
+    ],
 )
 def test_foreign_reading_needs_grouping_or_context(lang: str, text: str) -> None:
     assert found(text, lang) == []

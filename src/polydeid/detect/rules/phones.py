@@ -29,11 +29,14 @@ then read in every other region phonenumbers knows (``rule.phone.foreign.v1``): 
 not depend on the language of the sentence around it, and a Kiswahili note quotes a relative's
 US number (``617-555-0134``), an English note a German one (``030 12345678``). A foreign
 reading must be valid in that region's national form and, without a phone context word, grouped
-the way that region writes numbers: led by its trunk prefix (``0772 123456``,
-``020 7946 0958``), or, where the region writes none, in exactly the digit groups of its
-national format (``617-555-0134`` as ``(617) 555-0134``) with at least ten digits. A bare
-digit string is never a foreign number without context, and a candidate the segment's own
-regions accept is never read again.
+the way that region writes numbers: led by its trunk prefix ``0`` with the area or network
+code in the first group (``0772 123456``, ``020 7946 0958``), or in exactly the digit groups of
+its national format with at least ten digits (``617-555-0134`` as ``(617) 555-0134``,
+``06 12 34 56 78``). Other trunk prefixes (``8`` in Russia, ``1`` in North America) need a
+phone word: ``800-1000 ml`` and ``84 37283957`` are no numbers. A foreign number is a whole run
+of digit groups or one item of a list (``617-555-0134 / 617-555-0199``), never a slice of a
+longer identifier. A bare digit string is never a foreign number without context, and a
+candidate the segment's own regions accept is never read again.
 """
 
 from __future__ import annotations
@@ -527,9 +530,13 @@ def _find_national(digits: str, regions: Sequence[str]) -> _Finding | None:
 _FOREIGN_LENGTHS = frozenset(range(_NATIONAL_DIGITS[0], _NATIONAL_DIGITS[1] + 1))
 
 
-#: Fewest digits of a foreign number written without a trunk prefix and without context: shorter
-#: groupings (``2019 - 2024``, ``1234 5678``) are as often years or identifiers.
+#: Fewest digits of a foreign number known by its national grouping alone: shorter groupings
+#: (``2019 - 2024``, ``1234 5678``) are as often years or identifiers.
 _FOREIGN_UNPREFIXED_DIGITS = 10
+#: Digits of the first group of a foreign number known by its trunk prefix ``0``: the prefix
+#: and an area or network code (``020``, ``0772``, ``01512``); ``08 08 76541`` is a licence
+#: number, ``03577050 06`` part of a social-security number.
+_FOREIGN_LEAD_DIGITS = (3, 5)
 
 
 @dataclass(frozen=True, slots=True)
@@ -613,17 +620,20 @@ def _foreign_verdict(
 
 
 def _written_as_in(candidate: str, digits: str, region: str) -> bool:
-    """Whether ``candidate`` is grouped as ``region`` writes its numbers: led by its trunk
-    prefix, or in the digit groups of its national format."""
+    """Whether ``candidate`` is written as ``region`` writes its numbers: in the digit groups of
+    its national format (ten digits or more), or led by a trunk prefix ``0`` with the area or
+    network code in its first group (``0772 123456``, ``020 7946 0958``)."""
+    groups = _group_lengths(candidate)
     metadata = phonenumbers.PhoneMetadata.metadata_for_region(region)
     prefix = (metadata.national_prefix or "") if metadata is not None else ""
-    if prefix and digits.startswith(prefix):
+    lead_low, lead_high = _FOREIGN_LEAD_DIGITS
+    if prefix == "0" and digits.startswith("0") and lead_low <= groups[0] <= lead_high:
         return True
     number = _parse(digits, region) if len(digits) >= _FOREIGN_UNPREFIXED_DIGITS else None
     if number is None:
         return False
     national = phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.NATIONAL)
-    return _group_lengths(candidate) == _group_lengths(national)
+    return groups == _group_lengths(national)
 
 
 def _group_lengths(text: str) -> tuple[int, ...]:
@@ -802,6 +812,8 @@ def _longest_at(scan: _Scan, run: _Run, i: int, previous_end: int) -> tuple[Span
                 continue  # 0 7 7 2 …: only a run that is exactly one number, not a slice
             end = _close_paren(text, start, run.groups[j][1])
             candidate = text[start:end]
+            if foreign and not _stands_alone(text, run, i, j, previous_end):
+                continue
             verdict = (
                 _foreign_verdict(candidate, shape, scan, has_context)
                 if foreign
@@ -812,6 +824,18 @@ def _longest_at(scan: _Scan, run: _Run, i: int, previous_end: int) -> tuple[Span
                 span = Span(start, end, Category.CONTACT_PHONE, verdict.source, verdict.score)
                 return span, j + 1
     return None
+
+
+def _stands_alone(text: str, run: _Run, i: int, j: int, previous_end: int) -> bool:
+    """Whether groups ``i..j`` are a whole run or one item of a list of numbers, as a foreign
+    number must be: not a slice of a longer identifier (``08 76457156`` of ``08 76457156 14``)."""
+
+    def list_gap(k: int) -> bool:  # between group k and k + 1
+        gap = text[run.groups[k][1] : run.groups[k + 1][0]]
+        return any(c in gap for c in "/,;") or "  " in gap
+
+    starts = i == 0 or previous_end >= run.groups[i - 1][1] or list_gap(i - 1)
+    return starts and (j == len(run.groups) - 1 or list_gap(j))
 
 
 def _is_word_char(char: str) -> bool:
