@@ -267,3 +267,51 @@ def test_a_part_is_read_with_its_own_languages_rules() -> None:
     parts = deid.detect(EN_WITH_SW_DATE, lang="auto")
     assert not any(s.start <= date < s.end for s in whole)
     assert any(s.start <= date < s.end and s.label is Category.DATE for s in parts)
+
+
+#: Fixed-format identifiers of one country or none, in records of another language (invented
+#: values with valid check digits).
+FOREIGN_FORMATS = [
+    ("es-dni", "sw", "Mgonjwa ni raia wa Hispania, DNI 12345678Z, na anaishi hapa.", "12345678Z"),
+    (
+        "de-iban",
+        "vi",
+        "Bệnh nhân người Đức, IBAN DE89 3704 0044 0532 0130 00, đang điều trị.",
+        "DE89 3704 0044 0532 0130 00",
+    ),
+    (
+        "fr-nir",
+        "lg",
+        "Omulwadde ye Omufaransa, NIR 1 84 12 76 451 089 46, era alina omusujja.",
+        "1 84 12 76 451 089 46",
+    ),
+    (
+        "ug-nin",
+        "de",
+        "Der Patient aus Uganda hat die NIN CM12345678ABCD angegeben.",
+        "CM12345678ABCD",
+    ),
+    (
+        "email",
+        "sw",
+        "Mgonjwa ameandika kwa nakato.sarah@example.com leo.",
+        "nakato.sarah@example.com",
+    ),
+    (
+        "url",
+        "fr",
+        "Le patient réserve sur https://clinic.example.org/booking demain.",
+        "https://clinic.example.org/booking",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    "lang,text,value", [c[1:] for c in FOREIGN_FORMATS], ids=[c[0] for c in FOREIGN_FORMATS]
+)
+def test_fixed_formats_are_found_whole_whatever_the_language(
+    lang: str, text: str, value: str
+) -> None:
+    spans = Deidentifier(profile="rules").detect(text, lang=lang)
+    start = text.index(value)
+    assert any(s.start == start and s.end == start + len(value) for s in spans)
