@@ -23,6 +23,11 @@ people, fictional numbers; every sentence with its language and every identifier
    counts as left; an e-mail address counts when whole), with the record read in its one
    identified language and read per part.
 
+And, where ../shared/data is present, the language per sentence of records made from public
+corpora (evaluation only): ``--corpus-records`` records per language, each three English
+clinical queries of ASQ-PHI dev alternating with three MasakhaNER dev sentences of Kiswahili,
+Luganda, Kinyarwanda or Dholuo (news), joined by spaces, drawn with a fixed seed.
+
 Writes benchmarks/results/mixed_language.md.
 """
 
@@ -30,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import statistics
 import time
 from collections import Counter
@@ -45,6 +51,8 @@ from polydeid.detect.langid import stretches as mixed
 ROOT = Path(__file__).resolve().parents[1]
 RECORDS = ROOT / "tests" / "fixtures" / "mixed_language" / "records.json"
 RESULTS = ROOT / "benchmarks" / "results" / "mixed_language.md"
+SHARED = ROOT.parent / "shared" / "data"
+MASAKHANER = {"sw": "swa", "lg": "lug", "rw": "kin", "luo": "luo"}
 _TOKEN = regex.compile(r"[\p{L}\p{N}]+")
 
 
@@ -80,6 +88,48 @@ def language_accuracy(records: list[dict]) -> tuple[Counter[str], Counter[str], 
             record_right[lang] += whole == lang
             part_right[lang] += _language_at(segment, start, end) == lang
     return total, record_right, part_right
+
+
+def _conll_sentences(path: Path) -> list[str]:
+    sentences, tokens = [], []
+    for line in [*path.read_text("utf-8").splitlines(), ""]:
+        if line.strip():
+            tokens.append(line.split()[0])
+        elif tokens:
+            sentences.append(" ".join(tokens))
+            tokens = []
+    return sentences
+
+
+def _queries(path: Path) -> list[str]:
+    blocks = path.read_text("utf-8").split("===QUERY===")
+    return [b.split("===PHI_TAGS===")[0].strip() for b in blocks if b.strip()]
+
+
+def corpus_records(per_language: int) -> list[dict]:
+    """Records of English ASQ-PHI queries and MasakhaNER sentences, alternating (see above)."""
+    queries = [q for q in _queries(SHARED / "asq_phi" / "queries-dev.txt") if len(q) > 40]
+    rng = random.Random(33)
+    records = []
+    for lang, folder in MASAKHANER.items():
+        sentences = [
+            x
+            for x in _conll_sentences(SHARED / "masakhaner" / folder / "dev.txt")
+            if len(x.split()) >= 6
+        ]
+        for k in range(per_language):
+            mine = rng.sample(sentences, 3)
+            english = rng.sample(queries, 3)
+            parts = [p for pair in zip(english, mine, strict=True) for p in pair]
+            langs = ["en", lang] * 3
+            records.append(
+                {
+                    "id": f"{lang}-{k}",
+                    "join": " ",
+                    "sentences": [list(x) for x in zip(langs, parts, strict=True)],
+                }
+            )
+    return records
 
 
 def _medians_ms(before, after, texts: list[str], repeat: int) -> tuple[float, float]:
@@ -158,6 +208,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--systems", default="rules", help="comma-separated profiles")
     parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument(
+        "--corpus-records", type=int, default=25, help="records per language from public corpora"
+    )
     args = parser.parse_args()
     records = json.loads(RECORDS.read_text("utf-8"))["records"]
 
@@ -180,6 +233,24 @@ def main() -> None:
     lines.append(
         f"| all | {n} | {sum(by_record.values()) / n:.3f} | {sum(by_part.values()) / n:.3f} |"
     )
+
+    if args.corpus_records and (SHARED / "masakhaner").is_dir():
+        extra = corpus_records(args.corpus_records)
+        total, by_record, by_part = language_accuracy(extra)
+        lines += [
+            "",
+            f"### Records from public corpora ({len(extra)}: ASQ-PHI dev queries and MasakhaNER"
+            " dev sentences)",
+            "",
+            "| language | sentences | record (as before) | per part |",
+            "|---|---:|---:|---:|",
+        ]
+        for lang in sorted(total):
+            lines.append(f"| {lang} | {total[lang]} | {by_record[lang]} | {by_part[lang]} |")
+        n = sum(total.values())
+        lines.append(
+            f"| all | {n} | {sum(by_record.values()) / n:.3f} | {sum(by_part.values()) / n:.3f} |"
+        )
 
     load = lingua_load_ms()
     lines += [
