@@ -100,6 +100,14 @@ class Deidentifier:
     def segment(
         text: str, *, lang: str = "en", countries: Sequence[str] = (), origin: Origin | None = None
     ) -> Segment:
+        """A segment of ``text`` in ``lang``; ``lang="auto"`` identifies the record's language
+        and the language of each of its parts (a record mixing English and Kiswahili is read
+        sentence by sentence with each one's rules and tagger), and raises
+        :class:`~polydeid.core.errors.RecordError` when the record's language is undetermined."""
+        if lang.strip().lower() == "auto":
+            from polydeid.detect.langid.stretches import mixed_segment
+
+            return mixed_segment(text, origin=origin, countries=countries)
         return Segment(text, lang=lang, origin=origin or Origin(), countries=tuple(countries))
 
     def detect(self, text: str, *, lang: str = "en", countries: Sequence[str] = ()) -> list[Span]:

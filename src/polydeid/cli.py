@@ -326,8 +326,10 @@ def _process_file(
     if fmt == "text":
         try:
             text = decode_utf8(data, source=source)
-            lang = _record_language(text, None, default_lang, source)
-            segment = Segment(text, lang=lang, origin=Origin(file=source), countries=countries)
+            segment = _record_segment(
+                text, None, default_lang, source, Origin(file=source), countries
+            )
+            lang = segment.lang
             result = _with_language(handle(segment, {}), lang, None, default_lang)
         except PolydeidError as exc:
             report.fail(exc.at(source) if exc.location is None else exc)
@@ -341,13 +343,15 @@ def _process_file(
             lines.append(_error_line(item.line, item.error))
             continue
         try:
-            lang = _record_language(item.text, item.lang, default_lang, f"{source}:{item.line}")
-            segment = Segment(
+            segment = _record_segment(
                 item.text,
-                lang=lang,
-                origin=Origin(file=source, line=item.line),
-                countries=countries,
+                item.lang,
+                default_lang,
+                f"{source}:{item.line}",
+                Origin(file=source, line=item.line),
+                countries,
             )
+            lang = segment.lang
             out = _with_language(handle(segment, item.data), lang, item.lang, default_lang)
         except PolydeidError as exc:
             err = exc if exc.location else exc.at(f"{source}:{item.line}")
@@ -389,6 +393,25 @@ def _record_language(
 
         return resolve_language(text, location=location)
     return default_lang or "en"
+
+
+def _record_segment(
+    text: str,
+    declared: str | None,
+    default_lang: str | None,
+    location: str,
+    origin: Origin,
+    countries: tuple[str, ...],
+) -> Segment:
+    """The record as a segment in its language (:func:`_record_language`); with ``--lang auto``
+    and no language of its own, each part in another language carries that language (a
+    record mixing English and Kiswahili is read sentence by sentence)."""
+    if declared or default_lang != AUTO:
+        lang = _record_language(text, declared, default_lang, location)
+        return Segment(text, lang=lang, origin=origin, countries=countries)
+    from polydeid.detect.langid.stretches import mixed_segment
+
+    return mixed_segment(text, origin=origin, countries=countries, location=location)
 
 
 def _with_language(

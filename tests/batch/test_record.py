@@ -64,3 +64,18 @@ def test_bad_records_raise_located_errors_without_text(job, record, message):
 def test_config_is_picklable_for_workers():
     config = JobConfig(profile="rules", countries=("UG",), keep=("a",))
     assert pickle.loads(pickle.dumps(config)) == config
+
+
+def test_lang_auto_reads_a_mixed_record_part_by_part() -> None:
+    # An English record with a Kiswahili sentence: its date in Kiswahili words is found with
+    # the Kiswahili rules.
+    text = (
+        "The patient was seen in the outpatient clinic today with fever and cough.\n"
+        "Mgonjwa atarudi kliniki tarehe 5 Machi 2025 kwa uchunguzi zaidi."
+    )
+    config = JobConfig(profile="rules", lang="auto")
+    deid = build_deidentifier(config)
+    out = redact_record(deid, {"id": 1, "text": text}, config, location="x")
+    assert "tarehe [DATE] kwa" in out["text"]
+    named = JobConfig(profile="rules", lang="en")
+    assert "5 Machi" in redact_record(deid, {"id": 1, "text": text}, named, location="x")["text"]

@@ -177,6 +177,17 @@ def test_redact_text_with_policies(client: TestClient) -> None:
     assert "[CONTACT_PHONE-1]" in numbered.json()["text"]
 
 
+def test_auto_language_reads_a_mixed_text_part_by_part(client: TestClient) -> None:
+    # An English text with a Kiswahili sentence: its date in Kiswahili words is found.
+    text = (
+        "The patient was seen in the outpatient clinic today with fever and cough.\n"
+        "Mgonjwa atarudi kliniki tarehe 5 Machi 2025 kwa uchunguzi zaidi."
+    )
+    r = client.post("/redact", json={"text": text, "lang": "auto"})
+    assert r.status_code == 200
+    assert r.json()["lang"] == "en" and "tarehe [DATE] kwa" in r.json()["text"]
+
+
 def test_redact_auto_language(client: TestClient) -> None:
     r = client.post("/redact", json={"text": NOTE, "lang": "auto"})
     assert r.status_code == 200

@@ -18,7 +18,7 @@ from typing import Any
 
 from polydeid.api import Deidentifier
 from polydeid.core.errors import RecordError, UnknownLanguageError
-from polydeid.core.segments import Origin, Segment
+from polydeid.core.segments import Origin, Segment, Stretch
 from polydeid.locales import canonical_language
 
 
@@ -98,7 +98,18 @@ def redact_record_labelled(
         )
     lang = record_language(record, config, location)
     patient = record.get(config.patient_field)
-    segment = Segment(text, lang=lang, origin=Origin(path=location), countries=config.countries)
+    stretches: tuple[Stretch, ...] = ()
+    if not record.get(config.lang_field) and config.lang.strip().lower() == "auto":
+        from polydeid.detect.langid.stretches import language_stretches
+
+        stretches = language_stretches(text, lang)  # a mixed record is read part by part
+    segment = Segment(
+        text,
+        lang=lang,
+        origin=Origin(path=location),
+        countries=config.countries,
+        stretches=stretches,
+    )
     document_id = None if record_id is None else str(record_id)
     result = deid.redact_segment(
         segment,

@@ -6,7 +6,7 @@ from collections.abc import Collection, Sequence
 
 from polydeid.core.errors import UnknownLanguageError
 from polydeid.core.resolve import DEFAULT_POLICY, ResolvePolicy, facts_only, resolve
-from polydeid.core.segments import Segment
+from polydeid.core.segments import Segment, Stretch
 from polydeid.core.spans import Span
 from polydeid.detect.base import Detector
 from polydeid.detect.passes import SEGMENT_PASSES, SegmentContext, SpanPass, check_known, select
@@ -64,7 +64,35 @@ class Pipeline:
         return tuple(d for d in self.detectors if not d.languages or lang in d.languages)
 
     def candidates(self, segment: Segment) -> list[Span]:
-        """Every detector's raw spans (identifiers and protected facts), unresolved."""
+        """Every detector's raw spans (identifiers and protected facts), unresolved.
+
+        A segment whose ``stretches`` mix languages is read part by part: each run of one
+        language is a segment of its own, read by that language's detectors (rules and tagger)
+        with the segment's origin, countries and hints, its spans moved back to the segment's
+        offsets. Language-independent detectors (every fixed-format rule) run on every part; a
+        detector with ``detect_many`` (the tagger) gets all its parts in one batch.
+        """
+        parts = [(offset, *self._routed(part)) for offset, part in language_parts(segment)]
+        if len(parts) == 1:
+            _, part, applicable = parts[0]
+            return [span for detector in applicable for span in detector.detect(part)]
+        spans: list[Span] = []
+        for detector in self.detectors:
+            mine = [(offset, part) for offset, part, applicable in parts if detector in applicable]
+            if not mine:
+                continue
+            many = getattr(detector, "detect_many", None)
+            found = (
+                many([part for _, part in mine])
+                if many is not None
+                else [detector.detect(part) for _, part in mine]
+            )
+            for (offset, _), part_spans in zip(mine, found, strict=True):
+                spans.extend(span.shifted(offset) for span in part_spans)
+        return spans
+
+    def _routed(self, segment: Segment) -> tuple[Segment, tuple[Detector, ...]]:
+        """``segment`` with its canonical language code, and the detectors routed to it."""
         lang = canonical_language(segment.lang)
         if lang != segment.lang:
             segment = Segment(segment.text, lang, segment.origin, segment.countries, segment.hints)
@@ -74,10 +102,7 @@ class Pipeline:
             raise UnknownLanguageError(
                 lang, known=sorted({code for d in self.detectors for code in d.languages})
             )
-        spans: list[Span] = []
-        for detector in applicable:
-            spans.extend(detector.detect(segment))
-        return spans
+        return segment, applicable
 
     def detect(self, segment: Segment) -> tuple[Span, ...]:
         """Resolved, non-overlapping identifier spans, sorted by start, after the segment
@@ -99,3 +124,32 @@ class Pipeline:
     def facts(self, segment: Segment) -> tuple[Span, ...]:
         """The protected clinical-fact spans found in ``segment``."""
         return facts_only(self.candidates(segment))
+
+
+def language_parts(segment: Segment) -> list[tuple[int, Segment]]:
+    """``segment`` as (offset, segment) parts of one language each: itself when it has no
+    stretches or only one language, else each run of consecutive stretches of one language."""
+    languages = {s.lang for s in segment.stretches}
+    if len(languages) <= 1:
+        lang = next(iter(languages)) if languages else segment.lang
+        plain = Segment(segment.text, lang, segment.origin, segment.countries, segment.hints)
+        return [(0, plain if segment.stretches or lang != segment.lang else segment)]
+    runs: list[Stretch] = []
+    for stretch in segment.stretches:
+        if runs and runs[-1].lang == stretch.lang:
+            runs[-1] = Stretch(runs[-1].start, stretch.end, stretch.lang)
+        else:
+            runs.append(stretch)
+    return [
+        (
+            run.start,
+            Segment(
+                segment.text[run.start : run.end],
+                run.lang,
+                segment.origin,
+                segment.countries,
+                segment.hints,
+            ),
+        )
+        for run in runs
+    ]

@@ -21,7 +21,7 @@ from polydeid.core.errors import (
     RecordError,
     UnknownLanguageError,
 )
-from polydeid.core.segments import Origin, Segment
+from polydeid.core.segments import Origin, Segment, Stretch
 from polydeid.core.taxonomy import Category
 from polydeid.detect.base import Detector
 from polydeid.detect.profiles import partial_categories
@@ -227,7 +227,19 @@ class Service:
 
     def _text(self, job: Job, deid: Deidentifier, text: str) -> dict[str, Any]:
         lang = self.language(job.lang, text)
-        segment = Segment(text, lang=lang, origin=Origin(file="<text>"), countries=job.countries)
+        requested = job.lang if job.lang is not None else self.settings.default_lang
+        stretches: tuple[Stretch, ...] = ()
+        if requested.strip().lower() == AUTO:
+            from polydeid.detect.langid.stretches import language_stretches
+
+            stretches = language_stretches(text, lang)  # a mixed text is read part by part
+        segment = Segment(
+            text,
+            lang=lang,
+            origin=Origin(file="<text>"),
+            countries=job.countries,
+            stretches=stretches,
+        )
         spans = deid.detect_segment(segment)
         out: dict[str, Any] = {
             "kind": "text",

@@ -19,6 +19,7 @@ from polydeid.core.taxonomy import Category
 from polydeid.detect.rules import phones
 from polydeid.detect.rules.phones import (
     SOURCE_CONTEXT,
+    SOURCE_FOREIGN,
     SOURCE_INTERNATIONAL,
     SOURCE_NATIONAL,
     PhoneRule,
@@ -166,9 +167,13 @@ def test_sources_and_scores() -> None:
 
 
 def test_region_comes_from_segment_countries() -> None:
-    text = "Tel. 612 345 678"
+    # A Spanish mobile number in Spanish grouping is a number of the segment's region on its
+    # own; anywhere else it needs a phone word (Spain writes no trunk prefix).
+    text = "llamar 612 345 678"
     assert found(text, "en", countries=("ES",)) == ["612 345 678"]
     assert found(text, "en", countries=("UG",)) == []
+    spans = RULE.detect(Segment("Tel. 612 345 678", lang="en", countries=("UG",)))
+    assert [s.source for s in spans] == [SOURCE_FOREIGN]
 
 
 def test_unknown_country_fails_closed() -> None:
@@ -248,3 +253,95 @@ def test_spans_are_in_bounds_and_disjoint(text: str) -> None:
         assert 0 <= span.start < span.end <= len(text)
     for a, b in itertools.pairwise(spans):
         assert a.end <= b.start
+
+
+# -- foreign numbers: every country's national form, in a record of any language ----------
+
+#: (label, number in its country's national form); fictional or example ranges.
+FOREIGN_NUMBERS = [
+    ("us-dashes", "617-555-0134"),
+    ("us-parens", "(617) 555-0134"),
+    ("uk-landline", "020 7946 0958"),
+    ("uk-mobile", "07911 123456"),
+    ("de-landline", "030 12345678"),
+    ("de-mobile", "0151 23456789"),
+    ("fr-mobile", "06 12 34 56 78"),
+    ("fr-landline", "01 42 34 56 78"),
+    ("ke-mobile", "0712 345678"),
+    ("ke-mobile-3-3", "0722 123 456"),
+    ("ug-mobile", "0772 123456"),
+    ("ug-landline", "0414 123456"),
+    ("vn-mobile", "0912 345 678"),
+    ("vn-landline", "024 3825 1234"),
+]
+
+#: A sentence of each language with no phone word in it.
+FOREIGN_SENTENCES = {
+    "en": "Her sister, {}, was informed.",
+    "de": "Die Tochter, {}, wurde informiert.",
+    "es": "La hermana, {}, fue informada.",
+    "fr": "La sœur, {}, a été informée.",
+    "vi": "Chị gái, {}, đã được thông báo.",
+    "sw": "Dada yake, {}, amejulishwa.",
+    "lg": "Mwannyina, {}, yategeezeddwa.",
+}
+
+
+@pytest.mark.parametrize("lang", sorted(FOREIGN_SENTENCES))
+@pytest.mark.parametrize(
+    "number", [n for _, n in FOREIGN_NUMBERS], ids=[k for k, _ in FOREIGN_NUMBERS]
+)
+def test_foreign_number_is_found_whole_in_any_language(number: str, lang: str) -> None:
+    assert found(FOREIGN_SENTENCES[lang].format(number), lang) == [number]
+
+
+@pytest.mark.parametrize(
+    "lang,text,numbers",
+    [
+        ("sw", "Ndugu: 020 7946 0958, 020 7946 0959.", ["020 7946 0958", "020 7946 0959"]),
+        ("sw", "Ndugu: 020 7946 0958 / 0151 23456789", ["020 7946 0958", "0151 23456789"]),
+        ("vi", "Người nhà: 617-555-0134; (617) 555-0199", ["617-555-0134", "(617) 555-0199"]),
+    ],
+    ids=["uk-uk", "uk-de", "us-us"],
+)
+def test_a_list_of_foreign_numbers(lang: str, text: str, numbers: list[str]) -> None:
+    assert found(text, lang) == numbers
+
+
+def test_foreign_number_whatever_the_segment_countries() -> None:
+    # The countries a segment carries choose how its own numbers read; they never hide another
+    # country's number.
+    assert found("Dada yake, 617-555-0134, amejulishwa.", "sw", countries=("KE",)) == [
+        "617-555-0134"
+    ]
+    spans = RULE.detect(Segment("Bruder 617-555-0134", lang="de"))
+    assert [s.source for s in spans] == [SOURCE_FOREIGN]
+
+
+@pytest.mark.parametrize(
+    "lang,text",
+    [
+        ("de", "Zeitraum 2019 - 2024 und 1234 5678"),  # years and 8-digit groups: no country
+        ("sw", "namba ya faili 6175550134"),  # a bare digit string without a phone word
+        ("fr", "dossier 4455 6677 clos"),  # eight digits in two groups, no trunk prefix
+        ("es", "al alta de 800-1000 ml/día"),  # a range: "8" is a trunk prefix only in some
+        ("es", "NASS: 84 37283957 33."),  # a social-security number
+        ("es", "NASS: 91 03577050 06."),  # the same, with a 0 inside
+        ("es", "NASS: 08 76457156 14."),  # a foreign number's grouping inside a longer id
+        ("es", "NSS: 92-91-90-8443-1."),
+        ("es", "Médico: NºCol: 08 08 76541."),  # a licence number: "08" is no area code
+    ],
+    ids=[
+        "short-groups",
+        "bare-digits",
+        "two-groups",
+        "volume-range",
+        "nass",
+        "nass-inner-zero",
+        "nass-slice",
+        "nss-slice",
+        "licence",
+    ],
+)
+def test_foreign_reading_needs_grouping_or_context(lang: str, text: str) -> None:
+    assert found(text, lang) == []

@@ -23,10 +23,25 @@ only when read another way (``772 123456`` lacking the trunk prefix) or only *po
 well-formed numbers such as the North American 555-01xx range are tagged like any other:
 in a record they are indistinguishable from real ones. An extension written after a number
 (``ext. 204``, ``Durchwahl -12``, ``转 8``) is part of its span.
+
+The segment's countries (or its language's) are read first. A candidate none of them accepts is
+then read in every other region phonenumbers knows (``rule.phone.foreign.v1``): a number does
+not depend on the language of the sentence around it, and a Kiswahili note quotes a relative's
+US number (``617-555-0134``), an English note a German one (``030 12345678``). A foreign
+reading must be valid in that region's national form and, without a phone context word, grouped
+the way that region writes numbers: led by its trunk prefix ``0`` with the area or network
+code in the first group (``0772 123456``, ``020 7946 0958``), or in exactly the digit groups of
+its national format with at least ten digits (``617-555-0134`` as ``(617) 555-0134``,
+``06 12 34 56 78``). Other trunk prefixes (``8`` in Russia, ``1`` in North America) need a
+phone word: ``800-1000 ml`` and ``84 37283957`` are no numbers. A foreign number is a whole run
+of digit groups or one item of a list (``617-555-0134 / 617-555-0199``), never a slice of a
+longer identifier. A bare digit string is never a foreign number without context, and a
+candidate the segment's own regions accept is never read again.
 """
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -60,6 +75,7 @@ from polydeid.text.patterns import (
 SOURCE_INTERNATIONAL = "rule.phone.intl.v1"
 SOURCE_NATIONAL = "rule.phone.national.v1"
 SOURCE_CONTEXT = "rule.phone.context.v1"
+SOURCE_FOREIGN = "rule.phone.foreign.v1"
 
 #: Decimal digits of the scripts that write phone numbers with their own digits: ASCII,
 #: Arabic-Indic, Extended Arabic-Indic, Devanagari, full-width.
@@ -144,6 +160,7 @@ class _Scan:
     hinted: bool
     rule_id: str
     memo: dict[tuple[bool, str], _Finding | None] = field(default_factory=dict)
+    foreign_memo: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def context_before(self, start: int, floor: int) -> bool:
         """Whether a phone/fax word precedes ``start`` (not before ``floor``, the last number)."""
@@ -159,6 +176,12 @@ class _Scan:
                 else _find_national(digits, self.regions)
             )
         return self.memo[key]
+
+    def foreign(self, digits: str) -> tuple[str, ...]:
+        """The regions outside the segment's where ``digits`` are valid in national form."""
+        if digits not in self.foreign_memo:
+            self.foreign_memo[digits] = _find_foreign(digits, self.regions)
+        return self.foreign_memo[digits]
 
 
 def _breaks_run(gap: str) -> bool:
@@ -503,6 +526,120 @@ def _find_national(digits: str, regions: Sequence[str]) -> _Finding | None:
     return _Finding(valid=other is not None, other=other, possible=possible)
 
 
+#: Digit counts a foreign candidate may have (every region's national lengths lie in it).
+_FOREIGN_LENGTHS = frozenset(range(_NATIONAL_DIGITS[0], _NATIONAL_DIGITS[1] + 1))
+
+
+#: Fewest digits of a foreign number known by its national grouping alone: shorter groupings
+#: (``2019 - 2024``, ``1234 5678``) are as often years or identifiers.
+_FOREIGN_UNPREFIXED_DIGITS = 10
+#: Digits of the first group of a foreign number known by its trunk prefix ``0``: the prefix
+#: and an area or network code (``020``, ``0772``, ``01512``); ``08 08 76541`` is a licence
+#: number, ``03577050 06`` part of a social-security number.
+_FOREIGN_LEAD_DIGITS = (3, 5)
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """What a region's general description allows, for a cheap first look at a foreign
+    candidate (compiled with ``re``, as phonenumbers does: the full shapes of every region
+    would take a second to build)."""
+
+    region: str
+    prefix: str
+    general: re.Pattern[str]
+    strip: re.Pattern[str] | None
+    lengths: frozenset[int]
+
+    def may_be_national(self, digits: str) -> bool:
+        if self.general.fullmatch(digits):
+            return True
+        lead = self.strip.match(digits) if self.strip is not None else None
+        return (
+            lead is not None
+            and lead.end() > 0
+            and bool(self.general.fullmatch(digits[lead.end() :]))
+        )
+
+
+@cache
+def _plans_of_length(n_digits: int) -> tuple[_Plan, ...]:
+    """Every region (in code order) whose numbers written nationally can have ``n_digits``."""
+    plans = []
+    for region in sorted(phonenumbers.SUPPORTED_REGIONS):
+        metadata = phonenumbers.PhoneMetadata.metadata_for_region(region)
+        general = metadata.general_desc if metadata is not None else None
+        if general is None or not general.national_number_pattern:
+            continue
+        prefix = metadata.national_prefix or ""
+        sizes = (*general.possible_length, *general.possible_length_local_only)
+        if not any(n_digits in (n, n + len(prefix)) for n in sizes):
+            continue
+        rule = metadata.national_prefix_for_parsing
+        plans.append(
+            _Plan(
+                region,
+                prefix,
+                re.compile(general.national_number_pattern),
+                re.compile(rule) if rule else None,
+                frozenset(sizes),
+            )
+        )
+    return tuple(plans)
+
+
+def _find_foreign(digits: str, own: Sequence[str]) -> tuple[str, ...]:
+    """The regions other than ``own`` where ``digits`` are a valid number in national form."""
+    low, high = _NATIONAL_DIGITS
+    if not low <= len(digits) <= high:
+        return ()
+    return tuple(
+        plan.region
+        for plan in _plans_of_length(len(digits))
+        if plan.region not in own
+        and plan.may_be_national(digits)
+        and _is_canonical(digits, plan.region, plan.prefix)
+    )
+
+
+def _foreign_verdict(
+    candidate: str, shape: _Shape, scan: _Scan, has_context: Callable[[], bool]
+) -> _Verdict | None:
+    """Accept a number valid only in a region outside the segment's (module docstring)."""
+    if shape.spaced_out or not (shape.grouped or has_context()):
+        return None
+    digits = _digits(candidate)
+    regions = scan.foreign(digits)
+    if not regions:
+        return None
+    if has_context():
+        return _Verdict(SOURCE_FOREIGN, 0.85)
+    if any(_written_as_in(candidate, digits, r) for r in regions):
+        return _Verdict(SOURCE_FOREIGN, 0.8)
+    return None
+
+
+def _written_as_in(candidate: str, digits: str, region: str) -> bool:
+    """Whether ``candidate`` is written as ``region`` writes its numbers: in the digit groups of
+    its national format (ten digits or more), or led by a trunk prefix ``0`` with the area or
+    network code in its first group (``0772 123456``, ``020 7946 0958``)."""
+    groups = _group_lengths(candidate)
+    metadata = phonenumbers.PhoneMetadata.metadata_for_region(region)
+    prefix = (metadata.national_prefix or "") if metadata is not None else ""
+    lead_low, lead_high = _FOREIGN_LEAD_DIGITS
+    if prefix == "0" and digits.startswith("0") and lead_low <= groups[0] <= lead_high:
+        return True
+    number = _parse(digits, region) if len(digits) >= _FOREIGN_UNPREFIXED_DIGITS else None
+    if number is None:
+        return False
+    national = phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.NATIONAL)
+    return groups == _group_lengths(national)
+
+
+def _group_lengths(text: str) -> tuple[int, ...]:
+    return tuple(len(g) for g in _GROUP.findall(text))
+
+
 def _is_canonical(digits: str, region: str, prefix: str) -> bool:
     """phonenumbers' word: valid, and read with the same national significant number."""
     number = _parse(digits, region)
@@ -661,24 +798,44 @@ def _longest_at(scan: _Scan, run: _Run, i: int, previous_end: int) -> tuple[Span
     international = "+" in text[start:first] or "\uff0b" in text[start:first]
     international = international or _digits(text[first : first + 2]) == "00"
     whole = (i, run.last_free(i)) == (0, len(run.groups) - 1)
-    for j in range(run.last_free(i), i - 1, -1):
-        n_digits = run.digits_between(i, j)
-        if n_digits < _NATIONAL_DIGITS[0]:
-            break
-        if n_digits > _INTL_DIGITS[1] + 2 or not (
-            international or n_digits in scan.national_lengths
-        ):
-            continue
-        shape = _Shape(grouped=j > i, spaced_out=run.singles[j + 1] - run.singles[i] >= 5)
-        if shape.spaced_out and not (whole and j == len(run.groups) - 1):
-            continue  # 0 7 7 2 …: only a run that is exactly one number, not a slice of digits
-        end = _close_paren(text, start, run.groups[j][1])
-        verdict = _judge_candidate(text[start:end], shape, scan, has_context)
-        if verdict is not None:
-            end = _extension_end(scan, end)
-            span = Span(start, end, Category.CONTACT_PHONE, verdict.source, verdict.score)
-            return span, j + 1
+    # First the segment's own regions; only where they accept nothing, every other region.
+    for foreign in (False, True) if not international else (False,):
+        lengths = _FOREIGN_LENGTHS if foreign else scan.national_lengths
+        for j in range(run.last_free(i), i - 1, -1):
+            n_digits = run.digits_between(i, j)
+            if n_digits < _NATIONAL_DIGITS[0]:
+                break
+            if n_digits > _INTL_DIGITS[1] + 2 or not (international or n_digits in lengths):
+                continue
+            shape = _Shape(grouped=j > i, spaced_out=run.singles[j + 1] - run.singles[i] >= 5)
+            if shape.spaced_out and not (whole and j == len(run.groups) - 1):
+                continue  # 0 7 7 2 …: only a run that is exactly one number, not a slice
+            end = _close_paren(text, start, run.groups[j][1])
+            candidate = text[start:end]
+            if foreign and not _stands_alone(text, run, i, j, previous_end):
+                continue
+            verdict = (
+                _foreign_verdict(candidate, shape, scan, has_context)
+                if foreign
+                else _judge_candidate(candidate, shape, scan, has_context)
+            )
+            if verdict is not None:
+                end = _extension_end(scan, end)
+                span = Span(start, end, Category.CONTACT_PHONE, verdict.source, verdict.score)
+                return span, j + 1
     return None
+
+
+def _stands_alone(text: str, run: _Run, i: int, j: int, previous_end: int) -> bool:
+    """Whether groups ``i..j`` are a whole run or one item of a list of numbers, as a foreign
+    number must be: not a slice of a longer identifier (``08 76457156`` of ``08 76457156 14``)."""
+
+    def list_gap(k: int) -> bool:  # between group k and k + 1
+        gap = text[run.groups[k][1] : run.groups[k + 1][0]]
+        return any(c in gap for c in "/,;") or "  " in gap
+
+    starts = i == 0 or previous_end >= run.groups[i - 1][1] or list_gap(i - 1)
+    return starts and (j == len(run.groups) - 1 or list_gap(j))
 
 
 def _is_word_char(char: str) -> bool:

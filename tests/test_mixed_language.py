@@ -1,0 +1,87 @@
+"""Mixed-language records end to end: ``polydeid redact --lang auto`` and
+``Deidentifier().redact(text, lang="auto")`` leave no identifier in records that switch between
+English and Kiswahili or Luganda (tests/fixtures/mixed_language: invented people, fictional
+numbers). The language of each part is tested in tests/detect/test_langid_stretches.py."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import regex
+
+from polydeid import Deidentifier
+from polydeid.cli import main
+
+RECORDS = json.loads(
+    (Path(__file__).parent / "fixtures" / "mixed_language" / "records.json").read_text("utf-8")
+)["records"]
+_TOKEN = regex.compile(r"[\p{L}\p{N}]+")
+#: The records mixing English with Kiswahili or Luganda.
+EAST_AFRICAN = [
+    r for r in RECORDS if {lang for lang, _ in r["sentences"]} in ({"en", "sw"}, {"en", "lg"})
+]
+
+
+def _text(record: dict) -> str:
+    return record["join"].join(s for _, s in record["sentences"])
+
+
+def _left(record: dict, output: str, values: list[str] | None = None) -> list[int]:
+    """Indices (never the values) of the record's identifiers of which any part (a word or a
+    group of three or more digits: ``617`` of a phone number's area code) is still in
+    ``output``; an e-mail address counts when whole (its parts are common words)."""
+    values = record["identifiers"] if values is None else values
+    words = set(_TOKEN.findall(output))
+    return [
+        k
+        for k, value in enumerate(values)
+        if (
+            value in output
+            if "@" in value
+            else any(len(p) >= 3 and p in words for p in _TOKEN.findall(value))
+        )
+    ]
+
+
+def test_the_fixture_mixes_both_east_african_languages_with_english() -> None:
+    pairs = {frozenset(lang for lang, _ in r["sentences"]) for r in EAST_AFRICAN}
+    assert pairs == {frozenset({"en", "sw"}), frozenset({"en", "lg"})}
+
+
+@pytest.mark.torch
+def test_redact_lang_auto_cli_leaves_no_identifier(tmp_path: Path) -> None:
+    src = tmp_path / "mixed.jsonl"
+    src.write_text(
+        "".join(json.dumps({"id": r["id"], "text": _text(r)}) + "\n" for r in EAST_AFRICAN),
+        "utf-8",
+    )
+    out = tmp_path / "out.jsonl"
+    assert main(["redact", str(src), "-o", str(out), "--lang", "auto"]) == 0
+    rows = {row["id"]: row for row in map(json.loads, out.read_text("utf-8").splitlines())}
+    for record in EAST_AFRICAN:
+        row = rows[record["id"]]
+        assert row["lang"] in {"en", "sw", "lg"}
+        assert _left(record, row["text"]) == [], record["id"]
+
+
+@pytest.mark.torch
+def test_redact_lang_auto_api_leaves_no_identifier() -> None:
+    deid = Deidentifier()
+    for record in EAST_AFRICAN:
+        assert _left(record, deid.redact(_text(record), lang="auto")) == [], record["id"]
+
+
+def test_redact_lang_auto_text_file_with_the_rule_layer(tmp_path: Path) -> None:
+    # The fixed-format identifiers (dates, phones of every country, e-mail) of every mixed
+    # record, through the CLI's plain-text path.
+    for record in RECORDS:
+        src = tmp_path / f"{record['id']}.txt"
+        src.write_text(_text(record), "utf-8")
+        out = tmp_path / f"{record['id']}.out.txt"
+        argv = ["redact", str(src), "-o", str(out), "--lang", "auto", "--profile", "rules"]
+        assert main(argv) == 0
+        output = out.read_text("utf-8")
+        fixed = [v for v in record["identifiers"] if any(c.isdigit() for c in v) or "@" in v]
+        assert _left(record, output, fixed) == [], record["id"]
