@@ -93,12 +93,15 @@ def test_categories_languages_policies(client: TestClient) -> None:
     categories = {c["name"]: c["detected"] for c in client.get("/categories").json()["categories"]}
     assert set(categories) == {c.value for c in Category}
     assert categories["CONTACT_PHONE"] is True
-    assert categories["LOCATION_FACILITY"] is False  # the rules profile finds no facilities
+    assert categories["ORGANIZATION"] is False  # the rules profile finds no organisations
     partial = {c["name"] for c in client.get("/categories").json()["categories"] if c["partial"]}
-    # postcodes of addresses, names only after name labels ("Patient name: …"), occupations,
-    # tribes, religions and clans only after their labels ("Kabila: …")
+    # postcodes of addresses, places and facilities the gazetteer lists, names only after name
+    # labels ("Patient name: …"), occupations, tribes, religions and clans only after their
+    # labels ("Kabila: …")
     assert partial == {
         "LOCATION_ADDRESS",
+        "LOCATION_VILLAGE",
+        "LOCATION_FACILITY",
         "PERSON",
         "PERSON_THIRD_PARTY",
         "PERSON_CLAN",
