@@ -136,6 +136,8 @@ class _Rules:
     git_skip: tuple[re.Pattern[str], ...]
     git_date: re.Pattern[str]
     attribution: re.Pattern[str]
+    rcs_id: re.Pattern[str]
+    mailbox: re.Pattern[str]
     particles: frozenset[str]
     organisation_words: frozenset[str]
     fence_open: re.Pattern[str]
@@ -209,6 +211,8 @@ def _rules() -> _Rules:
         git_skip=tuple(re.compile(p) for p in git["skip"]),
         git_date=re.compile(git["header_date"]),
         attribution=re.compile(git["attribution_label"]),
+        rcs_id=re.compile(git["rcs_id"]),
+        mailbox=re.compile(git["mailbox"]),
         particles=frozenset(git["name_particles"]),
         organisation_words=frozenset(w.casefold() for w in git["organisation_words"]),
         fence_open=re.compile(raw["markdown"]["fence_open"]),
@@ -490,10 +494,29 @@ class _Builder:
             self.add(start, end, path)
 
     def attribution(self, start: int, end: int, path: str, encode: Encoder = _one_line) -> bool:
-        """``Author: Jane Doe <jane@example.org>`` and commit trailers; False if not one."""
-        found = _attribution(self.text[start:end], self.rules)
+        """``Author: Jane Doe <jane@example.org>``, a list of authors, commit trailers and a
+        version-control ``$Id:`` line's committer; False if not one."""
+        line = self.text[start:end]
+        rcs = self.rules.rcs_id.match(line)
+        if rcs:
+            who = value_role(Category.PERSON)
+            self.add(
+                start + rcs.start("who"), start + rcs.end("who"), f"{path}.person", who, encode
+            )
+            return True
+        authors = _author_list(line, self.rules)
+        if authors:
+            person = value_role(Category.PERSON)
+            pos = 0
+            for person_start, person_end in authors:
+                self.add(start + pos, start + person_start, path, TEXT, encode)
+                self.add(start + person_start, start + person_end, f"{path}.person", person, encode)
+                pos = person_end
+            self.add(start + pos, end, path, TEXT, encode)
+            return True
+        found = _attribution(line, self.rules)
         if found is None:
-            return False
+            return self._mailbox(start, end, path, encode)
         (person_start, person_end), email, rest = found
         person = value_role(Category.PERSON)
         self.add(start + person_start, start + person_end, f"{path}.person", person, encode)
@@ -502,6 +525,27 @@ class _Builder:
             self.add(start + email[0], start + email[1], f"{path}.email", contact, encode)
         self.add(start + rest, end, path, TEXT, encode)
         return True
+
+    def _mailbox(self, start: int, end: int, path: str, encode: Encoder) -> bool:
+        """A name-like ``Jane Doe <jane@example.org>`` inside the line: the name a PERSON, the
+        address a contact, the rest text; False if there is none."""
+        for m in self.rules.mailbox.finditer(self.text, start, end):
+            words = m.group("who").split()
+            while words and not _name_like(words, self.rules):
+                words = words[1:]  # "support by Jane Doe": the name is the capitalised tail
+            if len(words) < 2:
+                continue
+            who_start = m.end("who") - len(" ".join(words))
+            if self.text[who_start : m.end("who")].split() != words:
+                continue
+            person = value_role(Category.PERSON)
+            contact = value_role(Category.CONTACT_OTHER)
+            self.add(start, who_start, path, TEXT, encode)
+            self.add(who_start, m.end("who"), f"{path}.person", person, encode)
+            self.add(m.start("email"), m.end("email"), f"{path}.email", contact, encode)
+            self.add(m.end("email") + 1, end, path, TEXT, encode)
+            return True
+        return False
 
     # -- code ----------------------------------------------------------------------------
 
@@ -846,17 +890,29 @@ def _calendar_only(content: str) -> int:
     return len(words) if _CALENDAR_GLUE.fullmatch(rest) else 0
 
 
+#: What stands between two items of one list or tuple of literals.
+_LIST_GLUE = re.compile(r"""[\s,'"`\[\](){}]*""")
+
+
+def _listed(text: str, first: LiteralPiece, second: LiteralPiece) -> bool:
+    """Whether two literals are neighbouring items of one list (only quotes, commas, brackets
+    and blanks between them)."""
+    return bool(_LIST_GLUE.fullmatch(text, first.end, second.start))
+
+
 def _calendar_tables(text: str, found: Sequence[CommentPiece | LiteralPiece]) -> set[int]:
     """The ids of the literals that are entries of a month or weekday table: a literal of
-    calendar names only, next to another such literal (``["Jan", "Feb", …]``) or holding two
-    names or more itself. A lone ``"May"`` is not a table."""
+    calendar names only, listed next to another such literal (``["Jan", "Feb", …]``) or holding
+    two names or more itself. A lone ``"May"`` is not a table."""
     literals = [p for p in found if isinstance(p, LiteralPiece)]
     counts = [_calendar_only(text[p.start : p.end]) for p in literals]
     tables: set[int] = set()
     for i, (piece, n) in enumerate(zip(literals, counts, strict=True)):
         if not n:
             continue
-        beside = (i > 0 and counts[i - 1] > 0) or (i + 1 < len(counts) and counts[i + 1] > 0)
+        beside = (i > 0 and counts[i - 1] > 0 and _listed(text, literals[i - 1], piece)) or (
+            i + 1 < len(counts) and counts[i + 1] > 0 and _listed(text, piece, literals[i + 1])
+        )
         if n >= 2 or beside:
             tables.add(id(piece))
     return tables
@@ -879,6 +935,47 @@ def _literal_role(key: str | None, config: bool) -> Role:
     if config:
         return role_for_name(key)
     return text_role(" ".join(normalise_name(key)[-4:]))
+
+
+#: What separates the names of a list of authors ("Ben Gertzfield, Barry Warsaw",
+#: "Baxter, Wouters and Warsaw").
+_AUTHOR_SEPARATOR = re.compile(r"\s*,\s*(?:and\s+)?|\s+(?:and|&)\s+")
+
+
+def _author_list(line: str, rules: _Rules) -> list[tuple[int, int]]:
+    """Where an attribution line that credits two people or more (``Authors: Baxter, Wouters
+    and Warsaw``) names each, relative to ``line``; empty if it is no such list (fewer than
+    two names, a word that is not name-like, an organisation, an e-mail address)."""
+    m = rules.attribution.match(line)
+    if not m:
+        return []
+    rest_at = m.end()
+    stop = len(line)
+    for mark in ("<", "(", ";", " - ", "\t", "."):
+        i = line.find(mark, rest_at)
+        if i != -1 and not (mark == "." and i > 0 and line[i - 1 : i].isupper()):
+            stop = min(stop, i)
+    stop = len(line[:stop].rstrip())
+    names: list[tuple[int, int]] = []
+    pos = rest_at
+    for sep in [*_AUTHOR_SEPARATOR.finditer(line, rest_at, stop), None]:
+        end = stop if sep is None else sep.start()
+        words = line[pos:end].split()
+        if not words or len(words) > 5 or not _name_like(words, rules):
+            return []
+        names.append((pos, end))
+        if sep is not None:
+            pos = sep.end()
+    return names if len(names) >= 2 else []
+
+
+def _name_like(words: Sequence[str], rules: _Rules) -> bool:
+    """Capitalised words (apart from name particles), none an organisation word or a bot."""
+    if any(w.casefold() in rules.organisation_words or w.endswith("[bot]") for w in words):
+        return False
+    return not words[0][:1].islower() and all(
+        not w[:1].islower() or w in rules.particles for w in words
+    )
 
 
 def _attribution(
