@@ -34,6 +34,7 @@ def persons(doc: Document) -> list[str]:
         "# see bugs 1555570 and 1721862, changeset 0cf700464177",
         "# Copyright (C) 2001-2007 Python Software Foundation",
         "# ISO 8601 times, PEP 8 names, bpo-27397",
+        "# job 123e4567-e89b-12d3-a456-426614174000 built from 9fceb02",
     ],
 )
 def test_standards_codecs_bugs_and_copyright_years_are_not_scanned(comment: str) -> None:
