@@ -86,6 +86,7 @@ def test_what_is_no_identifier_of_its_category(category: Category, text: str) ->
         (Category.CONTACT_PHONE, "+254 712 345 678"),
         (Category.CONTACT_PHONE, "555 0134"),
         (Category.CONTACT_OTHER, "wanjiru.k@example.org"),
+        (Category.CONTACT_OTHER, "wkamau@intranet"),
         (Category.CONTACT_OTHER, "nguyen dot an at gmail dot com"),
         (Category.CONTACT_OTHER, "juan [arroba] hospital [punto] es"),
         (Category.CONTACT_OTHER, "https://example.org/p/4471"),
