@@ -19,10 +19,12 @@ from typing import Any
 from polydeid.core.errors import ConfigError
 from polydeid.core.resolve import ResolvePolicy
 from polydeid.core.spans import Span
+from polydeid.core.taxonomy import Category
 from polydeid.detect.kinship import drop_kinship_mentions
 from polydeid.detect.places import grow_to_heads, strip_conjunctions
 from polydeid.detect.propagate import propagate_names
 from polydeid.detect.roles import assign_label_roles, grow_to_values
+from polydeid.lexicon.shapes import fits
 
 
 class Stage(StrEnum):
@@ -85,6 +87,14 @@ class SegmentContext:
     policy: ResolvePolicy = field(repr=False)
 
 
+def _minimal_shapes(ctx: SegmentContext, spans: tuple[Span, ...]) -> tuple[Span, ...]:
+    return tuple(
+        s
+        for s in spans
+        if not isinstance(s.label, Category) or fits(s.label, ctx.text[s.start : s.end])
+    )
+
+
 def _conjunctions(ctx: SegmentContext, spans: tuple[Span, ...]) -> tuple[Span, ...]:
     return strip_conjunctions(ctx.text, spans, ctx.lang)
 
@@ -111,6 +121,13 @@ def _label_roles(ctx: SegmentContext, spans: tuple[Span, ...]) -> tuple[Span, ..
 
 #: The pipeline's passes after resolution, in order.
 SEGMENT_PASSES: tuple[SpanPass, ...] = (
+    SpanPass(
+        "shapes.minimal",
+        Stage.SEGMENT,
+        _minimal_shapes,
+        "a span of any detector that lacks its category's minimal shape (lexicon/data/"
+        "shapes.toml: an ID with no digit, a clock range, a phone shorter than any plan) goes",
+    ),
     SpanPass(
         "places.trailing_conjunction",
         Stage.SEGMENT,

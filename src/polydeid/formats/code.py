@@ -30,6 +30,7 @@ module chooses the mode and turns lines and lexed pieces into fields (``_Builder
 
 from __future__ import annotations
 
+import codecs
 import re
 import tomllib
 from bisect import bisect_right
@@ -64,6 +65,8 @@ from polydeid.lexicon.fields import (
     text_role,
     value_role,
 )
+from polydeid.lexicon.shapes import calendar_words
+from polydeid.locales.dates import name_key
 
 #: How much of a file without a telling extension is looked at to choose its mode.
 _SNIFF_CHARS = 20_000
@@ -109,7 +112,8 @@ class _Rules:
     guess_min_fraction: float
     code_line: re.Pattern[str]
     skip_literal: tuple[re.Pattern[str], ...]
-    versions: re.Pattern[str]
+    skip_code_literal: tuple[re.Pattern[str], ...]
+    unscanned: re.Pattern[str]
     timestamp: re.Pattern[str]
     level_first: re.Pattern[str]
     level_item: re.Pattern[str]
@@ -132,11 +136,17 @@ class _Rules:
     git_skip: tuple[re.Pattern[str], ...]
     git_date: re.Pattern[str]
     attribution: re.Pattern[str]
+    rcs_id: re.Pattern[str]
+    mailbox: re.Pattern[str]
     particles: frozenset[str]
     organisation_words: frozenset[str]
     fence_open: re.Pattern[str]
     comment_prefix: re.Pattern[str]
     comment_suffix: re.Pattern[str]
+    markers: frozenset[str]
+    signature: re.Pattern[str]
+    signature_inside: re.Pattern[str]
+    signature_max_zipf: float
 
 
 def _layout_role(group: str, spec: str) -> Role:
@@ -169,7 +179,10 @@ def _rules() -> _Rules:
         guess_min_fraction=float(raw["guess"]["min_fraction"]),
         code_line=re.compile("|".join(f"(?:{p})" for p in raw["code_lines"]["patterns"])),
         skip_literal=tuple(re.compile(p) for p in raw["literals"]["skip"]),
-        versions=re.compile("|".join(f"(?:{p})" for p in raw["versions"]["patterns"])),
+        skip_code_literal=tuple(re.compile(p) for p in raw["literals"]["code_skip"]),
+        unscanned=re.compile(
+            "|".join(f"(?:{p})" for p in (*raw["versions"]["patterns"], *raw["tokens"]["patterns"]))
+        ),
         timestamp=re.compile(rf"[\[(]?(?:{timestamps})[\])]?(?=[\s|:,\-\]]|$)"),
         # A line opening with a level: bracketed in any case, bare only in upper case.
         level_first=re.compile(rf"(?:[\[<](?i:{levels})[\]>]|(?:{levels})):?(?=\s|$)"),
@@ -198,11 +211,17 @@ def _rules() -> _Rules:
         git_skip=tuple(re.compile(p) for p in git["skip"]),
         git_date=re.compile(git["header_date"]),
         attribution=re.compile(git["attribution_label"]),
+        rcs_id=re.compile(git["rcs_id"]),
+        mailbox=re.compile(git["mailbox"]),
         particles=frozenset(git["name_particles"]),
         organisation_words=frozenset(w.casefold() for w in git["organisation_words"]),
         fence_open=re.compile(raw["markdown"]["fence_open"]),
         comment_prefix=re.compile(raw["comments"]["line_prefix"]),
         comment_suffix=re.compile(raw["comments"]["line_suffix"]),
+        markers=frozenset(raw["comments"]["markers"]),
+        signature=re.compile(raw["comments"]["signature"]),
+        signature_inside=re.compile(raw["comments"]["signature_inside"]),
+        signature_max_zipf=float(raw["comments"]["signature_max_zipf"]),
     )
 
 
@@ -442,11 +461,11 @@ class _Builder:
         if role.kind is RoleKind.SKIP:
             return
         if role.kind is RoleKind.TEXT:
-            # version numbers after a version marker are not scanned (see code.toml)
-            for m in self.rules.versions.finditer(self.text, start, end):
-                group = next(i for i in range(1, len(m.groups()) + 1) if m.group(i))
-                self.add(start, m.start(group), path, role, encode)
-                start = m.end(group)
+            # version numbers after a version marker, standards, codec and file names, bug
+            # references and copyright years are not scanned (code.toml [versions], [tokens])
+            for cut_start, cut_end in _unscanned(self.text, start, end, self.rules):
+                self.add(start, cut_start, path, role, encode)
+                start = cut_end
             start, end = _trim(self.text, start, end)
             if start >= end:
                 return
@@ -475,10 +494,29 @@ class _Builder:
             self.add(start, end, path)
 
     def attribution(self, start: int, end: int, path: str, encode: Encoder = _one_line) -> bool:
-        """``Author: Jane Doe <jane@example.org>`` and commit trailers; False if not one."""
-        found = _attribution(self.text[start:end], self.rules)
+        """``Author: Jane Doe <jane@example.org>``, a list of authors, commit trailers and a
+        version-control ``$Id:`` line's committer; False if not one."""
+        line = self.text[start:end]
+        rcs = self.rules.rcs_id.match(line)
+        if rcs:
+            who = value_role(Category.PERSON)
+            self.add(
+                start + rcs.start("who"), start + rcs.end("who"), f"{path}.person", who, encode
+            )
+            return True
+        authors = _author_list(line, self.rules)
+        if authors:
+            person = value_role(Category.PERSON)
+            pos = 0
+            for person_start, person_end in authors:
+                self.add(start + pos, start + person_start, path, TEXT, encode)
+                self.add(start + person_start, start + person_end, f"{path}.person", person, encode)
+                pos = person_end
+            self.add(start + pos, end, path, TEXT, encode)
+            return True
+        found = _attribution(line, self.rules)
         if found is None:
-            return False
+            return self._mailbox(start, end, path, encode)
         (person_start, person_end), email, rest = found
         person = value_role(Category.PERSON)
         self.add(start + person_start, start + person_end, f"{path}.person", person, encode)
@@ -487,6 +525,27 @@ class _Builder:
             self.add(start + email[0], start + email[1], f"{path}.email", contact, encode)
         self.add(start + rest, end, path, TEXT, encode)
         return True
+
+    def _mailbox(self, start: int, end: int, path: str, encode: Encoder) -> bool:
+        """A name-like ``Jane Doe <jane@example.org>`` inside the line: the name a PERSON, the
+        address a contact, the rest text; False if there is none."""
+        for m in self.rules.mailbox.finditer(self.text, start, end):
+            words = m.group("who").split()
+            while words and not _name_like(words, self.rules):
+                words = words[1:]  # "support by Jane Doe": the name is the capitalised tail
+            if len(words) < 2:
+                continue
+            who_start = m.end("who") - len(" ".join(words))
+            if self.text[who_start : m.end("who")].split() != words:
+                continue
+            person = value_role(Category.PERSON)
+            contact = value_role(Category.CONTACT_OTHER)
+            self.add(start, who_start, path, TEXT, encode)
+            self.add(who_start, m.end("who"), f"{path}.person", person, encode)
+            self.add(m.start("email"), m.end("email"), f"{path}.email", contact, encode)
+            self.add(m.end("email") + 1, end, path, TEXT, encode)
+            return True
+        return False
 
     # -- code ----------------------------------------------------------------------------
 
@@ -501,27 +560,79 @@ class _Builder:
             self.lines(start, end, fences=False, indented_code=False)
             return
         escapes = not (lexer_family(language) & self.rules.no_escapes)
-        for piece in pieces(self.text, tokens, config=config, escapes=escapes, skip_keys=skip_keys):
+        found = list(pieces(self.text, tokens, config=config, escapes=escapes, skip_keys=skip_keys))
+        tables = _calendar_tables(self.text, found)
+        signers = self._signers(found)
+        for piece in found:
             if isinstance(piece, CommentPiece):
-                self._comment(piece.start, piece.end)
-            else:
+                self._comment(piece.start, piece.end, signers)
+            elif id(piece) not in tables:
                 self._literal(piece, config)
 
-    def _comment(self, start: int, end: int) -> None:
-        """A comment: one field a line, its markers left out."""
+    def _comment_lines(self, start: int, end: int) -> Iterator[tuple[int, int]]:
+        """``(start, end)`` of each line of the comment ``text[start:end]`` without its markers
+        and blank ends (empty lines left out)."""
         rules = self.rules
         for ls, le in _split_lines(self.text, start, end):
             line = self.text[ls:le]
             m = rules.comment_prefix.match(line)
             cs = ls + (m.end() if m else 0)
             s = rules.comment_suffix.search(self.text, cs, le)
-            ce = s.start() if s else le
-            ce = max(ce, cs)
+            ce = max(s.start() if s else le, cs)
             cs, ce = _trim(self.text, cs, ce)
-            if cs >= ce:
+            if cs < ce:
+                yield cs, ce
+
+    def _signatures(self, cs: int, ce: int) -> Iterator[tuple[str, int, int, bool]]:
+        """(initials, start, end, with a colon) of each place where the comment line
+        ``text[cs:ce]`` may be signed: its opening token, and a token after a sentence."""
+        line = self.text[cs:ce]
+        m = self.rules.signature.match(line)
+        if m:
+            yield m.group("who"), cs + m.start("who"), cs + m.end("who"), ":" in m.group(0)
+        for m in self.rules.signature_inside.finditer(line):
+            yield m.group("who"), cs + m.start("who"), cs + m.end("who"), True
+
+    def _signers(self, found: Sequence[CommentPiece | LiteralPiece]) -> frozenset[str]:
+        """The initials that sign comments here (``# BAW: should we…``): a capitalised token
+        that signs a comment with a colon somewhere, is no comment marker and no common word,
+        and occurs nowhere else in the document (code.toml ``[comments]``)."""
+        rules = self.rules
+        places: dict[str, int] = {}
+        with_colon: set[str] = set()
+        for piece in found:
+            if not isinstance(piece, CommentPiece):
                 continue
-            if not self.attribution(cs, ce, "comment", _comment_encoder):
-                self.add(cs, ce, "comment", TEXT, _comment_encoder)
+            for cs, ce in self._comment_lines(piece.start, piece.end):
+                for who, _s, _e, colon in self._signatures(cs, ce):
+                    if who in rules.markers:
+                        continue
+                    places[who] = places.get(who, 0) + 1
+                    if colon:
+                        with_colon.add(who)
+        return frozenset(
+            who
+            for who in with_colon
+            if len(re.findall(rf"\b{who}\b", self.text)) == places[who]
+            and _zipf(who) < rules.signature_max_zipf
+        )
+
+    def _comment(self, start: int, end: int, signers: frozenset[str] = frozenset()) -> None:
+        """A comment: one field a line, its markers left out; initials in ``signers`` where
+        they sign it are a person."""
+        person = value_role(Category.PERSON)
+        for cs, ce in self._comment_lines(start, end):
+            signed = [(s, e) for who, s, e, _c in self._signatures(cs, ce) if who in signers]
+            if not signed:
+                if not self.attribution(cs, ce, "comment", _comment_encoder):
+                    self.add(cs, ce, "comment", TEXT, _comment_encoder)
+                continue
+            pos = cs
+            for s, e in signed:
+                self.add(pos, s, "comment", TEXT, _comment_encoder)
+                self.add(s, e, "comment.person", person, _comment_encoder)
+                pos = e
+            self.add(pos, ce, "comment", TEXT, _comment_encoder)
 
     def _literal(self, piece: LiteralPiece, config: bool) -> None:
         """A string literal or configuration value: one field a line, its escapes decoded;
@@ -530,15 +641,35 @@ class _Builder:
         content = self.text[start:end].strip(BLANK)
         if any(p.match(content) for p in self.rules.skip_literal):
             return
+        if (
+            not config
+            and piece.kind == "string"
+            and any(p.match(content) for p in self.rules.skip_code_literal)
+            and (piece.key is None or role_for_name(piece.key).category is None)
+        ):
+            return
         role = _literal_role(piece.key, config)
         if role.kind is RoleKind.SKIP:
             return
         path = piece.kind
         encode = _string_encoder(piece.quote, doubled=piece.doubled, raw=piece.raw)
+        doctest = False
         for ls, le in _split_lines(self.text, start, end):
             ls, le = _trim(self.text, ls, le)
             if ls >= le:
+                doctest = False
                 continue
+            if piece.kind == "docstring":
+                # a doctest (a prompt line, its continuations and output, up to a blank line)
+                # is code: lexed as Python
+                prompt = _DOCTEST_PROMPT.match(self.text, ls, le)
+                if prompt is not None and (doctest or prompt.group().startswith(">")):
+                    doctest = True
+                    self.lex(prompt.end(), le, "python")
+                    continue
+                if doctest:
+                    self.lex(ls, le, "python")
+                    continue
             decoded = decode_escapes(self.text[ls:le], ls) if piece.decode else None
             if decoded is None:
                 if role.kind is RoleKind.TEXT and self.attribution(ls, le, path, encode):
@@ -699,6 +830,94 @@ class _Builder:
 # --- attribution helpers (pure) ------------------------------------------------------------
 
 
+#: A token that may name a codec: letters and digits joined by ``-`` or ``_``, with a digit or
+#: a joiner (``gb2312``, ``ks_c_5601-1987``, ``euc-jp``), not inside a path or an address.
+_CODEC_TOKEN = re.compile(r"(?<![\w@./\\-])[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)*(?![\w@/\\-])")
+#: A doctest prompt opening a docstring line (``>>> `` or, inside a doctest, ``... ``).
+_DOCTEST_PROMPT = re.compile(r"(?:>>>|\.\.\.)(?:[ \t]|$)")
+_CALENDAR_WORD = re.compile(r"[^\W\d_]+")
+_CALENDAR_GLUE = re.compile(r"[\s,;.|/]*")
+
+
+@cache
+def _is_codec(token: str) -> bool:
+    """Whether Python's codec registry knows ``token`` (a codec name or alias)."""
+    if not any(c.isdigit() or c in "-_" for c in token):
+        return False
+    try:
+        codecs.lookup(token)
+    except (LookupError, ValueError):
+        return False
+    return True
+
+
+@cache
+def _zipf(word: str) -> float:
+    """How common ``word`` is in English (wordfreq's Zipf scale; 0 for an unknown word)."""
+    from wordfreq import zipf_frequency
+
+    return float(zipf_frequency(word, "en"))
+
+
+def _unscanned(text: str, start: int, end: int, rules: _Rules) -> list[tuple[int, int]]:
+    """The parts of ``text[start:end]`` that are never scanned, in order and apart: version
+    numbers, standards, file names, bug references and copyright years (group 1 of
+    ``[versions]`` and ``[tokens]``) and codec names."""
+    cuts: list[tuple[int, int]] = []
+    for m in rules.unscanned.finditer(text, start, end):
+        group = next(i for i in range(1, len(m.groups()) + 1) if m.group(i))
+        cuts.append(m.span(group))
+    for m in _CODEC_TOKEN.finditer(text, start, end):
+        if _is_codec(m.group()):
+            cuts.append(m.span())
+    out: list[tuple[int, int]] = []
+    for s, e in sorted(cuts):
+        if out and s < out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], e))
+        else:
+            out.append((s, e))
+    return out
+
+
+def _calendar_only(content: str) -> int:
+    """How many month or weekday names ``content`` holds if it holds nothing else (names
+    separated by blanks or punctuation), else 0."""
+    words = _CALENDAR_WORD.findall(content)
+    known = calendar_words()
+    if not words or any(name_key(w) not in known for w in words):
+        return 0
+    rest = _CALENDAR_WORD.sub(" ", content)
+    return len(words) if _CALENDAR_GLUE.fullmatch(rest) else 0
+
+
+#: What stands between two items of one list or tuple of literals.
+_LIST_GLUE = re.compile(r"""[\s,'"`\[\](){}]*""")
+
+
+def _listed(text: str, first: LiteralPiece, second: LiteralPiece) -> bool:
+    """Whether two literals are neighbouring items of one list (only quotes, commas, brackets
+    and blanks between them)."""
+    return bool(_LIST_GLUE.fullmatch(text, first.end, second.start))
+
+
+def _calendar_tables(text: str, found: Sequence[CommentPiece | LiteralPiece]) -> set[int]:
+    """The ids of the literals that are entries of a month or weekday table: a literal of
+    calendar names only, listed next to another such literal (``["Jan", "Feb", …]``) or holding
+    two names or more itself. A lone ``"May"`` is not a table."""
+    literals = [p for p in found if isinstance(p, LiteralPiece)]
+    counts = [_calendar_only(text[p.start : p.end]) for p in literals]
+    tables: set[int] = set()
+    for i, (piece, n) in enumerate(zip(literals, counts, strict=True)):
+        if not n:
+            continue
+        beside = (i > 0 and counts[i - 1] > 0 and _listed(text, literals[i - 1], piece)) or (
+            i + 1 < len(counts) and counts[i + 1] > 0 and _listed(text, piece, literals[i + 1])
+        )
+        if n >= 2 or beside:
+            tables.add(id(piece))
+    return tables
+
+
 def _trim(text: str, start: int, end: int) -> tuple[int, int]:
     """``start:end`` without the blank characters at its ends."""
     while start < end and text[start] in BLANK:
@@ -716,6 +935,47 @@ def _literal_role(key: str | None, config: bool) -> Role:
     if config:
         return role_for_name(key)
     return text_role(" ".join(normalise_name(key)[-4:]))
+
+
+#: What separates the names of a list of authors ("Ben Gertzfield, Barry Warsaw",
+#: "Baxter, Wouters and Warsaw").
+_AUTHOR_SEPARATOR = re.compile(r"\s*,\s*(?:and\s+)?|\s+(?:and|&)\s+")
+
+
+def _author_list(line: str, rules: _Rules) -> list[tuple[int, int]]:
+    """Where an attribution line that credits two people or more (``Authors: Baxter, Wouters
+    and Warsaw``) names each, relative to ``line``; empty if it is no such list (fewer than
+    two names, a word that is not name-like, an organisation, an e-mail address)."""
+    m = rules.attribution.match(line)
+    if not m:
+        return []
+    rest_at = m.end()
+    stop = len(line)
+    for mark in ("<", "(", ";", " - ", "\t", "."):
+        i = line.find(mark, rest_at)
+        if i != -1 and not (mark == "." and i > 0 and line[i - 1 : i].isupper()):
+            stop = min(stop, i)
+    stop = len(line[:stop].rstrip())
+    names: list[tuple[int, int]] = []
+    pos = rest_at
+    for sep in [*_AUTHOR_SEPARATOR.finditer(line, rest_at, stop), None]:
+        end = stop if sep is None else sep.start()
+        words = line[pos:end].split()
+        if not words or len(words) > 5 or not _name_like(words, rules):
+            return []
+        names.append((pos, end))
+        if sep is not None:
+            pos = sep.end()
+    return names if len(names) >= 2 else []
+
+
+def _name_like(words: Sequence[str], rules: _Rules) -> bool:
+    """Capitalised words (apart from name particles), none an organisation word or a bot."""
+    if any(w.casefold() in rules.organisation_words or w.endswith("[bot]") for w in words):
+        return False
+    return not words[0][:1].islower() and all(
+        not w[:1].islower() or w in rules.particles for w in words
+    )
 
 
 def _attribution(
