@@ -64,6 +64,11 @@ class Fact(StrEnum):
     #: A clinician named by a specialty whose name holds a kinship word ("su médico de familia",
     #: the general practitioner; rule ``facts.care_roles.v1``): not a relative.
     CARE_ROLE = "CARE_ROLE"
+    #: A clinical term that reads like a name: an eponymous device, sign, test, manoeuvre or
+    #: scale ("Foley catheter", "signe de Lasègue", "Glasgow 15"), Latin anatomy with its
+    #: abbreviated head ("N. suralis"), an organism ("E. coli") (rules ``facts.eponym_terms.v1``,
+    #: ``facts.latin_terms.v1``).
+    CLINICAL_TERM = "CLINICAL_TERM"
 
 
 Label = Category | Fact

@@ -22,6 +22,7 @@ from polydeid.core.spans import Span
 from polydeid.detect.places import grow_to_heads, strip_conjunctions
 from polydeid.detect.propagate import propagate_names
 from polydeid.detect.roles import assign_label_roles, grow_to_values
+from polydeid.detect.vocabulary import drop_common_words
 
 
 class Stage(StrEnum):
@@ -92,6 +93,10 @@ def _heads(ctx: SegmentContext, spans: tuple[Span, ...]) -> tuple[Span, ...]:
     return grow_to_heads(ctx.text, spans, ctx.lang)
 
 
+def _common_word(ctx: SegmentContext, spans: tuple[Span, ...]) -> tuple[Span, ...]:
+    return drop_common_words(ctx.text, spans, ctx.lang)
+
+
 def _carry(ctx: SegmentContext, spans: tuple[Span, ...]) -> tuple[Span, ...]:
     return propagate_names(ctx.text, spans, ctx.facts, ctx.lang, ctx.policy)
 
@@ -117,6 +122,13 @@ SEGMENT_PASSES: tuple[SpanPass, ...] = (
         Stage.SEGMENT,
         _heads,
         "a place span grows over the administrative unit written right before it",
+    ),
+    SpanPass(
+        "names.common_word",
+        Stage.SEGMENT,
+        _common_word,
+        "a model's name whose every word is vocabulary (a common word below a confident score, "
+        "a clinical word or drug name at any score) is no name ('Leber', 'aline', 'Olanzapine')",
     ),
     SpanPass(
         "names.carry",
