@@ -25,6 +25,7 @@ from typing import ClassVar
 
 import regex
 
+from polydeid.core.errors import RuleTimeoutError
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
@@ -34,7 +35,13 @@ from polydeid.locales.ages import age_words
 from polydeid.locales.eponyms import eponyms
 from polydeid.locales.facts import fact_words
 from polydeid.locales.names import name_words
-from polydeid.text.patterns import Pattern, compile_pattern, guarded_finditer, phrase_alternation
+from polydeid.text.patterns import (
+    PATTERN_TIMEOUT_S,
+    Match,
+    Pattern,
+    compile_pattern,
+    phrase_alternation,
+)
 
 SOURCE = "facts.eponyms.v1"
 
@@ -96,6 +103,8 @@ _VALUE = (
     r"(?:(?:100|\d{1,2}(?:[.,]\d)?)(?:[ \t]*/[ \t]*\d{1,3})?(?:[ \t]*%)?|IV|V|I{1,3}|[A-D])"
 )
 _PREVIOUS_WORD = regex.compile(r"([\p{L}]+)\.?[ \t\u00a0]+$")
+#: A word of the text: where a term may start.
+_WORD = regex.compile(r"[\p{L}\p{M}]+")
 _NEXT_WORD = regex.compile(r"[ \t\u00a0]*([\p{L}]+\.?)")
 
 
@@ -144,6 +153,22 @@ def _term_pattern(langs: tuple[str, ...]) -> Pattern | None:
 
 
 @cache
+def _first_words(langs: tuple[str, ...]) -> frozenset[str]:
+    """The casefolded first words of every term and of every word written before one: only
+    where one of them starts can a term start."""
+    data = eponyms()
+    before = [
+        w for lang in langs for w in (*fact_words(lang).term_before, *fact_words(lang).term_results)
+    ]
+    out = set()
+    for phrase in (*data.terms, *before):
+        first = _WORD.match(phrase)
+        if first is not None:
+            out.add(first.group().casefold())
+    return frozenset(out)
+
+
+@cache
 def _guards(langs: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str]]:
     """The titles and honorifics of ``langs`` (casefolded, no dot), and their age unit words
     (casefolded)."""
@@ -182,9 +207,17 @@ class EponymTermRule(RuleDetector):
         if pattern is None:
             return []
         titles, units = _guards(langs)
+        firsts = _first_words(langs)
         text = segment.text
         spans = []
-        for m in guarded_finditer(pattern, segment, self.id):
+        end = 0
+        for word in _WORD.finditer(text):
+            if word.start() < end or word.group().casefold() not in firsts:
+                continue
+            m = self._match_at(pattern, segment, word.start())
+            if m is None:
+                continue
+            end = m.end()
             previous = _PREVIOUS_WORD.search(text, max(0, m.start() - 40), m.start())
             if previous is not None and previous.group(1).casefold() in titles:
                 continue
@@ -195,3 +228,14 @@ class EponymTermRule(RuleDetector):
                     continue
             spans.append(Span(m.start(), m.end(), Fact.CLINICAL_TERM, self.id))
         return spans
+
+    def _match_at(self, pattern: Pattern, segment: Segment, start: int) -> Match | None:
+        """``pattern`` matched at ``start``, failing closed on a timeout."""
+        try:
+            return pattern.match(segment.text, start, timeout=PATTERN_TIMEOUT_S)
+        except TimeoutError:
+            raise RuleTimeoutError(
+                f"rule {self.id} exceeded {PATTERN_TIMEOUT_S}s on a segment of "
+                f"{len(segment.text)} chars",
+                location=str(segment.origin),
+            ) from None
