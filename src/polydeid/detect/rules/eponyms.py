@@ -223,8 +223,8 @@ class EponymTermRule(RuleDetector):
                 continue
             if m.group("scale") is not None:
                 following = _NEXT_WORD.match(text, m.end(), min(len(text), m.end() + 40))
-                word = following.group(1).casefold() if following is not None else ""
-                if word in units or word.rstrip(".") in units:
+                unit = following.group(1).casefold() if following is not None else ""
+                if unit in units or unit.rstrip(".") in units:
                     continue
             spans.append(Span(m.start(), m.end(), Fact.CLINICAL_TERM, self.id))
         return spans
