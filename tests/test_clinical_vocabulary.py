@@ -1,6 +1,10 @@
 """Clinical vocabulary end to end (issue 33, part 3): eponymous devices, signs, tests and
 scales, Latin anatomy, organisms, drugs and common words leave ``Deidentifier()`` (the default
-profile, tagger included) as written, and the real name beside them does not."""
+profile, tagger included) as written, and the real name beside them does not. Without the
+rules ``facts.eponym_terms.v1`` and ``facts.latin_terms.v1`` and the pass
+``names.common_word`` the shipped tagger redacts "aline", "ALINE", "FOLEY", "murphy",
+"Karnofsky", "Braden", "Babinski", "Lasègue", "Romberg", "Trendelenburg-Lagerung" and
+"Valsalva-Manöver" here."""
 
 from __future__ import annotations
 
@@ -21,21 +25,24 @@ def deidentifier() -> Deidentifier:
 CASES = [
     (
         "en",
-        "Foley catheter in place, swan removed, aline dampened, neo weaned, peep 5, afebrile. "
-        "Babinski neg, positive Romberg, Murphy's sign negative, Glasgow 15, Apgar 9/10. "
+        "pt on neo and levo, aline in place, peep 8, afebrile overnight. "
+        "NEURO: ALERT, BABINSKI NEG. ALINE DAMPENED. FOLEY DRAINING. "
+        "foley d/c'd, swan pulled. murphy's sign neg. Karnofsky 80%, Braden 12, Glasgow 15. "
         "Urine grew E. coli. Started Olanzapine. Seen by Dr Marcus Pellington.",
         [
-            "Foley catheter",
-            "swan",
-            "aline",
             "neo",
+            "aline",
             "peep",
             "afebrile",
-            "Babinski",
-            "Romberg",
-            "Murphy's sign",
+            "BABINSKI NEG",
+            "ALINE",
+            "FOLEY",
+            "foley",
+            "swan",
+            "murphy's sign",
+            "Karnofsky 80%",
+            "Braden 12",
             "Glasgow 15",
-            "Apgar 9/10",
             "E. coli",
             "Olanzapine",
         ],
@@ -44,17 +51,20 @@ CASES = [
     (
         "de",
         "Patientin: Jutta Kowalczyk. Leber und Kniegelenk unauffällig, Fieber seit gestern, "
-        "Salbe lokal. Babinski negativ, Zeichen nach Lasègue, Lasègue negativ. Verschluss der "
-        "A. brachialis, Läsion des N. suralis, V. cava frei, M. deltoideus atroph. "
-        "In der Blutkultur S. aureus.",
+        "Salbe lokal. Babinski negativ, Lasègue negativ, Romberg unsicher, Zeichen nach "
+        "Lasègue. Trendelenburg-Lagerung, Valsalva-Manöver. Verschluss der A. brachialis, "
+        "Läsion des N. suralis, V. cava frei, M. deltoideus atroph. In der Blutkultur S. aureus.",
         [
             "Leber",
             "Kniegelenk",
             "Fieber",
             "Salbe",
             "Babinski negativ",
-            "Zeichen nach Lasègue",
             "Lasègue negativ",
+            "Romberg unsicher",
+            "Zeichen nach Lasègue",
+            "Trendelenburg-Lagerung",
+            "Valsalva-Manöver",
             "A. brachialis",
             "N. suralis",
             "V. cava",
