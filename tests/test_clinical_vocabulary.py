@@ -74,6 +74,24 @@ CASES = [
         "Kowalczyk",
     ),
     (
+        "de",
+        "Babinski negativ, Lasègue negativ, Romberg unsicher. Zeichen nach Lasègue rechts "
+        "positiv.\nGlasgow 15, Trendelenburg-Lagerung, Valsalva-Manöver, Swan-Ganz-Katheter, "
+        "Foley-Katheter.\nEhemann Horst Brandmeier informiert.",
+        [
+            "Babinski negativ",
+            "Lasègue negativ",
+            "Romberg unsicher",
+            "Zeichen nach Lasègue",
+            "Glasgow 15",
+            "Trendelenburg-Lagerung",
+            "Valsalva-Manöver",
+            "Swan-Ganz-Katheter",
+            "Foley-Katheter",
+        ],
+        "Brandmeier",
+    ),
+    (
         "es",
         "Paciente: Lucía Ferrandis Oltra. Signo de Babinski negativo, sonda Foley, escala de "
         "Glasgow 15, maniobra de Valsalva. Hemocultivo con K. pneumoniae.",
@@ -123,7 +141,9 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize(("lang", "text", "vocabulary", "name"), CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize(
+    ("lang", "text", "vocabulary", "name"), CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)]
+)
 def test_clinical_vocabulary_stays_and_the_name_goes(
     lang: str, text: str, vocabulary: list[str], name: str
 ) -> None:
