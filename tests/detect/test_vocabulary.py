@@ -142,3 +142,17 @@ def test_the_pass_runs_in_the_pipeline_and_is_switched_off_by_id() -> None:
     assert [text[s.start : s.end] for s in with_pass] == ["Jana Voss"]
     without = Pipeline([found], disabled_passes={"names.common_word"}).detect(segment)
     assert [text[s.start : s.end] for s in without] == ["Fieber", "Jana Voss"]
+
+
+def test_lower_case_common_words_are_left_to_the_model() -> None:
+    # a kinship word is no name, but that is the kinship pass's to say, not the word prior's
+    text = "Vive con la madre y la hermana."
+    assert kept(text, "es", ["madre", "hermana"]) == ["madre", "hermana"]
+
+
+def test_a_word_beside_another_identifier_is_part_of_it() -> None:
+    text = "C/ Fiscal Luis Portero García 29010"
+    street = Span(3, text.index(" Portero"), Category.LOCATION_ADDRESS, TAGGER, 0.8)
+    word = model_names(text, ["Portero"], 0.7)[0]
+    assert drop_common_words(text, [street, word], "es") == (street, word)
+    assert drop_common_words(text, [word], "es") == ()
