@@ -11,6 +11,7 @@ import pytest
 from polydeid.core.taxonomy import Category
 from polydeid.locales import countries, country_data, language_data, languages, shared_data
 from polydeid.locales.ages import AGE_UNITS, NUMBER_ORDERS, AgeWords, age_languages, age_words
+from polydeid.locales.clinical_terms import clinical_terms
 from polydeid.locales.contacts import ContactWords, contact_words
 from polydeid.locales.eponyms import eponyms
 from polydeid.locales.facts import FactWords, fact_words
@@ -82,6 +83,9 @@ WORD_KINDS: list[tuple[str, Callable[[str], Any], Mapping[str, str]]] = [
             "links": "link.words",
             "eponym_after": "eponym.after",
             "eponym_before": "eponym.before",
+            "term_after": "eponym_term.after",
+            "term_before": "eponym_term.before",
+            "term_results": "eponym_term.results",
             "care_determiners": "care_role.determiners",
             "care_roles": "care_role.roles",
         },
@@ -283,6 +287,20 @@ def test_eponyms() -> None:
     names = eponyms().names
     assert names == tuple(shared_data("eponyms")["eponyms"]["names"])
     assert "Crohn" in names and eponyms() is eponyms()
+    terms = shared_data("eponyms")["terms"]
+    assert eponyms().terms == tuple(terms["names"])
+    assert eponyms().scales == tuple(terms["scales"]) and "Glasgow" in eponyms().scales
+    assert set(eponyms().alone) | set(eponyms().lower_alone) <= set(eponyms().terms)
+
+
+def test_clinical_terms() -> None:
+    raw = shared_data("clinical_terms")
+    terms = clinical_terms()
+    assert terms.anatomy_heads == tuple(raw["anatomy"]["heads"]) and "N." in terms.anatomy_heads
+    assert terms.species == tuple(raw["organisms"]["species"]) and "coli" in terms.species
+    assert terms.drug_stems == tuple(raw["drugs"]["stems"])
+    assert "aline" in terms.words_of("en") and "fieber" in terms.words_of("de")
+    assert terms.words_of("lg") == frozenset() and clinical_terms() is terms
 
 
 @pytest.mark.parametrize(

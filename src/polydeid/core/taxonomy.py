@@ -68,6 +68,11 @@ class Fact(StrEnum):
     #: madre", "the patient", "Frau Kollegin"; pass ``names.kinship``, and MEDDOCAN's relatives'
     #: annotations made only of kinship words): identifies nobody.
     KINSHIP = "KINSHIP"
+    #: A clinical term that reads like a name: an eponymous device, sign, test, manoeuvre or
+    #: scale ("Foley catheter", "signe de Lasègue", "Glasgow 15"), Latin anatomy with its
+    #: abbreviated head ("N. suralis"), an organism ("E. coli") (rules ``facts.eponym_terms.v1``,
+    #: ``facts.latin_terms.v1``).
+    CLINICAL_TERM = "CLINICAL_TERM"
 
 
 Label = Category | Fact

@@ -24,6 +24,7 @@ from polydeid.detect.kinship import drop_kinship_mentions
 from polydeid.detect.places import grow_to_heads, strip_conjunctions
 from polydeid.detect.propagate import propagate_names
 from polydeid.detect.roles import assign_label_roles, grow_to_values
+from polydeid.detect.vocabulary import drop_common_words
 from polydeid.lexicon.shapes import fits
 
 
@@ -107,6 +108,10 @@ def _kinship(ctx: SegmentContext, spans: tuple[Span, ...]) -> tuple[Span, ...]:
     return drop_kinship_mentions(ctx.text, spans, ctx.lang)
 
 
+def _common_word(ctx: SegmentContext, spans: tuple[Span, ...]) -> tuple[Span, ...]:
+    return drop_common_words(ctx.text, spans, ctx.lang)
+
+
 def _carry(ctx: SegmentContext, spans: tuple[Span, ...]) -> tuple[Span, ...]:
     return propagate_names(ctx.text, spans, ctx.facts, ctx.lang, ctx.policy)
 
@@ -147,6 +152,13 @@ SEGMENT_PASSES: tuple[SpanPass, ...] = (
         "a name made only of kinship and role words, forms of address and their articles "
         "('his wife', 'the patient', 'Sehr geehrte Frau Kollegin') is a kinship mention, no "
         "identifier",
+    ),
+    SpanPass(
+        "names.common_word",
+        Stage.SEGMENT,
+        _common_word,
+        "a model's name whose every word is vocabulary (a common word below a confident score, "
+        "a clinical word or drug name at any score) is no name ('Leber', 'aline', 'Olanzapine')",
     ),
     SpanPass(
         "names.carry",

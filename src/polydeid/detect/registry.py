@@ -16,6 +16,8 @@ _REGISTRY: dict[str, DetectorFactory] = {}
 _RULES = (
     "facts.clinical.v1",
     "facts.eponyms.v1",
+    "facts.eponym_terms.v1",
+    "facts.latin_terms.v1",
     "facts.care_roles.v1",
     "rules.ids.v1",
     "rules.records.v1",
@@ -52,6 +54,7 @@ def register_builtins() -> None:
         eponyms,
         gazetteer,
         ids,
+        latin_terms,
         names,
         phones,
         records,
@@ -59,6 +62,8 @@ def register_builtins() -> None:
 
     register("facts.clinical.v1", clinical_facts.ClinicalFactRule)
     register("facts.eponyms.v1", eponyms.EponymRule)
+    register("facts.eponym_terms.v1", eponyms.EponymTermRule)
+    register("facts.latin_terms.v1", latin_terms.LatinTermRule)
     register("facts.care_roles.v1", care_roles.CareRoleRule)
     register("rules.ids.v1", ids.IdentifierRule)
     register("rules.records.v1", records.RecordNumberRule)

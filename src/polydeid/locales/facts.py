@@ -17,6 +17,8 @@ the top of ``languages/en/facts.toml``)::
     [quantity]      labels = labels followed by a small count
     [link]          words = words between a label and its value
     [eponym]        after, before = disease words written after or before an eponym
+    [eponym_term]   after, before = device, sign, test and scale words written after or before
+                    an eponym of ``eponyms.toml [terms]``; results = finding words ("negativ")
     [care_role]     determiners, roles = a clinician's specialty title after a determiner
 
 :func:`fact_words` reads it into a :class:`FactWords`; words are kept as written.
@@ -81,6 +83,10 @@ class FactWords:
     # [eponym]
     eponym_after: tuple[str, ...] = ()
     eponym_before: tuple[str, ...] = ()
+    # [eponym_term]
+    term_after: tuple[str, ...] = ()
+    term_before: tuple[str, ...] = ()
+    term_results: tuple[str, ...] = ()
     # [care_role]
     care_determiners: tuple[str, ...] = ()
     care_roles: tuple[str, ...] = ()
@@ -147,6 +153,9 @@ def fact_words(code: str) -> FactWords:
         links=words("link", "words"),
         eponym_after=words("eponym", "after"),
         eponym_before=words("eponym", "before"),
+        term_after=words("eponym_term", "after"),
+        term_before=words("eponym_term", "before"),
+        term_results=words("eponym_term", "results"),
         care_determiners=words("care_role", "determiners"),
         care_roles=words("care_role", "roles"),
     )

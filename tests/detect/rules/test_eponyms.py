@@ -1,4 +1,5 @@
-"""Eponymous diagnoses are protected facts; the same surnames elsewhere stay names."""
+"""Eponymous diagnoses, devices, signs, tests and scales are protected facts; the same surnames
+elsewhere stay names."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ from polydeid.core.resolve import resolve
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
-from polydeid.detect.rules.eponyms import EponymRule, eponym_names
+from polydeid.detect.rules.eponyms import EponymRule, EponymTermRule, eponym_names
 from polydeid.locales import language_data, languages
+from polydeid.locales.eponyms import eponyms
 
 
 def found(text: str, lang: str) -> list[str]:
@@ -99,5 +101,145 @@ def test_every_language_table_is_well_formed() -> None:
         with_tables += 1
         assert set(table) <= {"after", "before"}, lang
         for word in (*table.get("after", ()), *table.get("before", ())):
+            assert word.strip() == word and word, lang
+    assert with_tables >= 9
+
+
+# --- eponymous devices, signs, tests, manoeuvres and scales ------------------------------------
+
+
+def terms(text: str, lang: str) -> list[str]:
+    return [text[s.start : s.end] for s in EponymTermRule().detect(Segment(text, lang=lang))]
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "expected"),
+    [
+        (
+            "en",
+            "Foley catheter in place, Babinski neg, positive Romberg, Murphy's sign positive, "
+            "Swan-Ganz catheter, Glasgow 15, Apgar 9/10, Child-Pugh B, Mallampati II.",
+            [
+                "Foley catheter",
+                "Babinski neg",
+                "positive Romberg",
+                "Murphy's sign",
+                "Swan-Ganz catheter",
+                "Glasgow 15",
+                "Apgar 9/10",
+                "Child-Pugh B",
+                "Mallampati II",
+            ],
+        ),
+        # the ways ICU notes write them: lower case, capitals, devices alone in lower case
+        (
+            "en",
+            "foley draining clear urine, swan removed, hickman site clean, BABINSKI NEGATIVE, "
+            "glasgow coma scale 15, ambu bag at bedside, yankauer for secretions.",
+            [
+                "foley",
+                "swan",
+                "hickman",
+                "BABINSKI NEGATIVE",
+                "glasgow coma scale",
+                "ambu bag",
+                "yankauer",
+            ],
+        ),
+        (
+            "de",
+            "Babinski-Zeichen negativ, Zeichen nach Lasègue, Lasègue negativ, positiver Babinski, "
+            "Trendelenburg-Lagerung, Valsalva-Manöver, Glasgow-Koma-Skala 15.",
+            [
+                "Babinski-Zeichen",
+                "Zeichen nach Lasègue",
+                "Lasègue negativ",
+                "positiver Babinski",
+                "Trendelenburg-Lagerung",
+                "Valsalva-Manöver",
+                "Glasgow-Koma-Skala",
+            ],
+        ),
+        (
+            "es",
+            "signo de Babinski, sonda Foley, escala de Glasgow 15, maniobra de Valsalva, "
+            "Lasègue positivo.",
+            [
+                "signo de Babinski",
+                "sonda Foley",
+                "escala de Glasgow",
+                "maniobra de Valsalva",
+                "Lasègue positivo",
+            ],
+        ),
+        (
+            "fr",
+            "signe de Lasègue, sonde de Foley, score de Glasgow à 15, manœuvre de Valsalva, "
+            "Babinski négatif.",
+            [
+                "signe de Lasègue",
+                "sonde de Foley",
+                "score de Glasgow",
+                "manœuvre de Valsalva",
+                "Babinski négatif",
+            ],
+        ),
+        (
+            "vi",
+            "dấu hiệu Babinski âm tính, thang điểm Glasgow 15, nghiệm pháp Valsalva.",
+            ["dấu hiệu Babinski", "thang điểm Glasgow", "nghiệm pháp Valsalva"],
+        ),
+        (
+            "sw",
+            "Katheta ya Foley imewekwa; kipimo cha Glasgow ni 15.",
+            ["Katheta ya Foley", "kipimo cha Glasgow"],
+        ),
+        # Luganda has no term words of its own: the English ones and the distinctive eponyms
+        ("lg", "Foley catheter eteekeddwamu, Apgar 9.", ["Foley catheter", "Apgar 9"]),
+    ],
+)
+def test_eponymous_terms_are_found_whole(lang: str, text: str, expected: list[str]) -> None:
+    assert terms(text, lang) == expected
+
+
+@pytest.mark.parametrize(
+    ("lang", "text"),
+    [
+        ("en", "Mr Murphy was seen today."),  # a surname with no term word
+        ("en", "Dr Thomas test results reviewed."),  # after a title: the person
+        ("en", "Wells 45 years old, known diabetic."),  # a scale's value followed by an age unit
+        ("en", "Seen with Foley and Murphy today."),  # capitalised devices alone are names
+        ("de", "Herr Weber kam mit seiner Frau."),
+        ("fr", "Mme Glasgow est venue seule."),
+        ("es", "El paciente Romberg refiere dolor."),
+    ],
+)
+def test_surnames_without_a_term_word_are_not_terms(lang: str, text: str) -> None:
+    assert terms(text, lang) == []
+
+
+def test_a_model_name_inside_a_term_is_cut_and_the_name_beside_it_kept() -> None:
+    text = "Foley catheter placed by Mary Hickman"
+    facts = EponymTermRule().detect(Segment(text, lang="en"))
+    assert [f.label for f in facts] == [Fact.CLINICAL_TERM]
+    tagger = [
+        Span(0, 5, Category.PERSON, "tagger.e5small.v1", 0.7),
+        Span(text.index("Mary"), len(text), Category.PERSON, "tagger.e5small.v1", 0.95),
+    ]
+    kept = resolve([*facts, *tagger], text=text)
+    assert [text[s.start : s.end] for s in kept] == ["Mary Hickman"]
+
+
+def test_every_term_table_is_well_formed() -> None:
+    data = eponyms()
+    assert len(data.terms) > 100 and {"Foley", "Babinski", "Glasgow"} <= set(data.terms)
+    with_tables = 0
+    for lang in languages():
+        table = language_data(lang, "facts").get("eponym_term")
+        if table is None:
+            continue
+        with_tables += 1
+        assert set(table) <= {"after", "before", "results"}, lang
+        for word in (*table.get("after", ()), *table.get("before", ()), *table.get("results", ())):
             assert word.strip() == word and word, lang
     assert with_tables >= 9

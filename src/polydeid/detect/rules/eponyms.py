@@ -19,15 +19,29 @@ Several eponyms join with a hyphen, a dash or "and" ("Guillain-Barré", "Creutzf
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import cache
+from typing import ClassVar
 
 import regex
 
-from polydeid.core.taxonomy import Fact
-from polydeid.detect.rules._base import PhraseFactRule
+from polydeid.core.errors import RuleTimeoutError
+from polydeid.core.segments import Segment
+from polydeid.core.spans import Span
+from polydeid.core.taxonomy import Category, Fact
+from polydeid.detect.rules._base import PhraseFactRule, RuleDetector
+from polydeid.locales import languages, segment_languages
+from polydeid.locales.ages import age_words
 from polydeid.locales.eponyms import eponyms
 from polydeid.locales.facts import fact_words
-from polydeid.text.patterns import Pattern, compile_pattern, phrase_alternation
+from polydeid.locales.names import name_words
+from polydeid.text.patterns import (
+    PATTERN_TIMEOUT_S,
+    Match,
+    Pattern,
+    compile_pattern,
+    phrase_alternation,
+)
 
 SOURCE = "facts.eponyms.v1"
 
@@ -44,9 +58,9 @@ def _pattern(langs: tuple[str, ...]) -> Pattern | None:
     after: list[str] = []
     before: list[str] = []
     for lang in langs:
-        words = fact_words(lang)
-        after.extend(words.eponym_after)
-        before.extend(words.eponym_before)
+        vocabulary = fact_words(lang)
+        after.extend(vocabulary.eponym_after)
+        before.extend(vocabulary.eponym_before)
     if not (after or before):
         return None
     name = f"(?:{phrase_alternation(eponym_names(), fold_case=False)})"
@@ -72,3 +86,156 @@ class EponymRule(PhraseFactRule):
 
     def pattern(self, langs: tuple[str, ...]) -> Pattern | None:
         return _pattern(langs)
+
+
+# --- eponymous devices, signs, tests, manoeuvres and scales ------------------------------------
+
+TERM_SOURCE = "facts.eponym_terms.v1"
+
+#: Where a hyphen joins the parts of an entry ("Swan-Ganz"): a hyphen, a dash or spaces.
+_JOIN = r"(?:[ \t]*[-–‐][ \t]*|[ \t]+)"
+#: Between a term and a word written after it: spaces, or a hyphen, dash or colon.
+_AFTER = r"(?:[ \t\u00a0]*[-–‐:][ \t\u00a0]*|[ \t\u00a0]+)"
+#: A scale's value written right after it: a number (one or two digits, or 100; with a decimal,
+#: a denominator or a percent sign), a Roman grade I-V or a letter grade A-D.
+_VALUE = (
+    r"[ \t\u00a0]*(?:[:=][ \t\u00a0]*)?"
+    r"(?:(?:100|\d{1,2}(?:[.,]\d)?)(?:[ \t]*/[ \t]*\d{1,3})?(?:[ \t]*%)?|IV|V|I{1,3}|[A-D])"
+)
+_PREVIOUS_WORD = regex.compile(r"([\p{L}]+)\.?[ \t\u00a0]+$")
+#: A word of the text: where a term may start.
+_WORD = regex.compile(r"[\p{L}\p{M}]+")
+_NEXT_WORD = regex.compile(r"[ \t\u00a0]*([\p{L}]+\.?)")
+
+
+def _entry(name: str) -> str:
+    """One entry as a regex: its hyphens and spaces match any of :data:`_JOIN`."""
+    parts = regex.split(r"[-–‐ ]+", name)
+    return _JOIN.join(regex.escape(p) for p in parts if p)
+
+
+def _entries(names: tuple[str, ...], *, lower: bool = True) -> str:
+    """``names`` as written, in capitals and (``lower``) in lower case, longest first."""
+    forms = {n for name in names for n in (name, name.upper(), *([name.lower()] if lower else []))}
+    return "|".join(_entry(n) for n in sorted(forms, key=lambda n: (-len(n), n)))
+
+
+@cache
+def _term_pattern(langs: tuple[str, ...]) -> Pattern | None:
+    data = eponyms()
+    if not data.terms:
+        return None
+    after: list[str] = []
+    before: list[str] = []
+    results: list[str] = []
+    for lang in langs:
+        vocabulary = fact_words(lang)
+        after.extend(vocabulary.term_after)
+        before.extend(vocabulary.term_before)
+        results.extend(vocabulary.term_results)
+    term = rf"(?:{_entries(data.terms)})(?:['’]s?)?"
+    forms = []
+    if after or results:
+        forms.append(rf"{term}{_AFTER}(?:{phrase_alternation([*after, *results], fold_case=True)})")
+    if data.scales:
+        forms.append(rf"(?P<scale>(?:{_entries(data.scales)}){_VALUE})")
+    if before or results:
+        words = phrase_alternation([*before, *results], fold_case=True)
+        forms.append(rf"(?:{words})(?:(?<=['’])|[ \t\u00a0]+){term}")
+    if data.alone:
+        forms.append(rf"(?:{_entries(data.alone)})(?:['’]s?)?")
+    if data.lower_alone:
+        forms.append("|".join(_entry(n.lower()) for n in data.lower_alone))
+    # a result word may end in a symbol ("+ve", "(-)"): the boundary after is a non-word then
+    return compile_pattern(
+        rf"(?<![\p{{L}}\p{{N}}])(?:{'|'.join(forms)})(?:(?<![\p{{L}}\p{{N}}])|(?![\p{{L}}\p{{N}}]))"
+    )
+
+
+@cache
+def _first_words(langs: tuple[str, ...]) -> frozenset[str]:
+    """The casefolded first words of every term and of every word written before one: only
+    where one of them starts can a term start."""
+    data = eponyms()
+    before = [
+        w for lang in langs for w in (*fact_words(lang).term_before, *fact_words(lang).term_results)
+    ]
+    out = set()
+    for phrase in (*data.terms, *before):
+        first = _WORD.match(phrase)
+        if first is not None:
+            out.add(first.group().casefold())
+    return frozenset(out)
+
+
+@cache
+def _guards(langs: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str]]:
+    """The titles and honorifics of ``langs`` (casefolded, no dot), and their age unit words
+    (casefolded)."""
+    titles = {t for lang in langs for t in (*name_words(lang).titles, *name_words(lang).honorifics)}
+    units = {
+        w.casefold()
+        for lang in langs
+        for unit in age_words(lang).units.values()
+        for w in (*unit.after, *unit.age_only)
+    }
+    return frozenset(t.rstrip(".") for t in titles), frozenset(units)
+
+
+class EponymTermRule(RuleDetector):
+    """Marks eponymous devices, lines, signs, tests, manoeuvres, positions and scales as
+    clinical terms, so that no identifier detector redacts the name in them.
+
+    An eponym of ``locales/eponyms.toml [terms]`` counts next to a term, finding or value word
+    of the segment's language or English (``[eponym_term]`` of ``facts.toml``): "Foley
+    catheter", "Babinski-Zeichen", "Lasègue negativ", "positive Romberg", "signe de Lasègue",
+    "sonda Foley", "Glasgow 15", "Child-Pugh B"; the distinctive ones (``alone``: "Ambu",
+    "Mallampati") wherever written and the devices of ``lower_alone`` alone in lower case
+    ("foley", "swan"). Eponyms match as written, in capitals and in lower case. A match right
+    after a title or honorific ("Dr Thomas test") is a person and is left out, and so is a
+    scale's value followed by an age unit ("Wells 45 years")."""
+
+    id = TERM_SOURCE
+    labels: ClassVar[frozenset[Category | Fact]] = frozenset({Fact.CLINICAL_TERM})
+
+    def __init__(self) -> None:
+        self.languages = frozenset(languages())
+
+    def find(self, segment: Segment) -> Iterable[Span]:
+        langs = tuple(segment_languages(segment))
+        pattern = _term_pattern(langs)
+        if pattern is None:
+            return []
+        titles, units = _guards(langs)
+        firsts = _first_words(langs)
+        text = segment.text
+        spans = []
+        end = 0
+        for word in _WORD.finditer(text):
+            if word.start() < end or word.group().casefold() not in firsts:
+                continue
+            m = self._match_at(pattern, segment, word.start())
+            if m is None:
+                continue
+            end = m.end()
+            previous = _PREVIOUS_WORD.search(text, max(0, m.start() - 40), m.start())
+            if previous is not None and previous.group(1).casefold() in titles:
+                continue
+            if m.group("scale") is not None:
+                following = _NEXT_WORD.match(text, m.end(), min(len(text), m.end() + 40))
+                unit = following.group(1).casefold() if following is not None else ""
+                if unit in units or unit.rstrip(".") in units:
+                    continue
+            spans.append(Span(m.start(), m.end(), Fact.CLINICAL_TERM, self.id))
+        return spans
+
+    def _match_at(self, pattern: Pattern, segment: Segment, start: int) -> Match | None:
+        """``pattern`` matched at ``start``, failing closed on a timeout."""
+        try:
+            return pattern.match(segment.text, start, timeout=PATTERN_TIMEOUT_S)
+        except TimeoutError:
+            raise RuleTimeoutError(
+                f"rule {self.id} exceeded {PATTERN_TIMEOUT_S}s on a segment of "
+                f"{len(segment.text)} chars",
+                location=str(segment.origin),
+            ) from None

@@ -1,0 +1,110 @@
+"""A common-word prior for names, from maintained lexical resources.
+
+* ``wordfreq`` (Apache-2.0; data CC BY-SA 4.0): a word's Zipf frequency in a language (how
+  often it is written per billion words, on a log scale: 3 is once per million), for the
+  languages of ``[prior] languages`` in ``clinical_terms.toml``;
+* ``german-nouns`` (CC BY-SA 4.0, from Wiktionary): German nouns with every inflected form,
+  apart from the entries Wiktionary marks as surnames, given names, toponyms or proper nouns;
+* the shipped name lists (``languages/*/names.toml``): a word one of them lists is a name as
+  well as a word, whatever its frequency;
+* ``clinical_terms.toml``: clinical words and abbreviations per language and drug names by
+  their INN stems.
+
+Every resource is read lazily, on its first question, and cached.
+"""
+
+from __future__ import annotations
+
+import csv
+from functools import cache
+
+from polydeid.locales import _schema as schema
+from polydeid.locales import canonical_language, languages, shared_data
+from polydeid.locales.clinical_terms import clinical_terms
+from polydeid.locales.names import name_data
+from polydeid.text.normalise import normalise
+
+#: Wiktionary part-of-speech marks of German entries that are names, not common nouns.
+_GERMAN_NAME_MARKS = ("Nachname", "Vorname", "Toponym", "Eigenname", "Straßenname")
+#: Where a drug name's stem decides: a word of at least this many letters.
+DRUG_MIN_LETTERS = 8
+
+
+@cache
+def prior_languages() -> frozenset[str]:
+    """The languages whose word frequencies the prior reads (``[prior] languages``)."""
+    raw = shared_data("clinical_terms")
+    table = schema.table(raw, "prior", "clinical_terms.toml")
+    codes = schema.strings(table, "languages", "clinical_terms.toml", "prior.")
+    return frozenset(canonical_language(c) for c in codes)
+
+
+def zipf(word: str, lang: str) -> float:
+    """The Zipf frequency of ``word`` in ``lang`` (0.0 where the prior reads no frequencies of
+    ``lang`` or the word is unknown)."""
+    code = canonical_language(lang)
+    if code not in prior_languages():
+        return 0.0
+    from wordfreq import zipf_frequency
+
+    return float(zipf_frequency(word, code))
+
+
+@cache
+def _german_nouns() -> tuple[frozenset[str], frozenset[str]]:
+    """The casefolded forms of German common nouns, and of the entries marked as names."""
+    from german_nouns.config import CSV_FILE_PATH  # type: ignore[import-untyped]
+
+    nouns: set[str] = set()
+    names: set[str] = set()
+    with open(CSV_FILE_PATH, encoding="utf-8", newline="") as handle:
+        rows = csv.reader(handle)
+        next(rows, None)
+        for row in rows:
+            if len(row) < 2:
+                continue
+            forms = {w.casefold() for w in (row[0], *row[7:]) if w}
+            (names if any(m in row[1] for m in _GERMAN_NAME_MARKS) else nouns).update(forms)
+    return frozenset(nouns - names), frozenset(names)
+
+
+def german_noun(word: str) -> bool:
+    """Whether ``word`` is a form of a German common noun that no entry marks as a name."""
+    return word.casefold() in _german_nouns()[0]
+
+
+@cache
+def _shipped_names() -> frozenset[str]:
+    """Every given and family name of every shipped name list, normalised."""
+    out: set[str] = set()
+    for lang in languages():
+        data = name_data(lang)
+        if data is not None:
+            lookup = data.lookups["*"]
+            out.update(lookup.surnames, lookup.given_names)
+    return frozenset(out)
+
+
+def is_listed_name(word: str) -> bool:
+    """Whether a shipped name list has ``word``."""
+    return normalise(word) in _shipped_names()
+
+
+def is_clinical_word(word: str, *langs: str) -> bool:
+    """Whether ``word`` is a clinical word or abbreviation of ``langs`` or English, or a drug
+    name by its INN stem (a word of :data:`DRUG_MIN_LETTERS` letters or more)."""
+    terms = clinical_terms()
+    folded = word.casefold()
+    if folded in terms.words_of(*langs, "en"):
+        return True
+    if len(folded) >= DRUG_MIN_LETTERS and folded.isalpha():
+        return any(folded.endswith(stem) for stem in _drug_endings())
+    return False
+
+
+@cache
+def _drug_endings() -> tuple[str, ...]:
+    """The INN stems, and those ending in "e" also without it where four letters or more stay
+    ("prazol" of "Pantoprazol", not "son" of "sone")."""
+    stems = [s.casefold() for s in clinical_terms().drug_stems]
+    return tuple({*stems, *(s[:-1] for s in stems if s.endswith("e") and len(s) > 4)})
