@@ -47,8 +47,13 @@ def test_year_text(text: str, langs: list[str], expected: str | None) -> None:
         ("miaka 91", ["sw", "en"], 91.0),
         ("95 Jahre", ["de", "en"], 95.0),
         ("ninety years", ["en"], None),
+        ("1,100 months", ["en"], 1100 / 12),
+        ("1.100 Monate", ["de", "en"], 1100 / 12),
+        ("1 100 months", ["en"], 1100 / 12),
+        ("2.5 years", ["en"], 2.5),
+        ("45-50 years", ["en"], None),
     ],
-    ids=range(7),
+    ids=range(12),
 )
 def test_age_in_years(text: str, langs: list[str], years: float | None) -> None:
     assert age_in_years(text, langs) == years
@@ -75,7 +80,7 @@ SAFE_HARBOR = [
     (
         "en",
         "Seen 9/7. Admitted 12/03/2024, MI 1992, s/p CABG '95. A 92-year-old man, wife 46 years.",
-        "Seen [DATE]. Admitted 2024, MI 1992, s/p CABG '95. A [AGE] man, wife 46 years.",
+        "Seen [DATE]. Admitted 2024, MI 1992, s/p CABG [DATE]. A [AGE] man, wife 46 years.",
     ),
     (
         "de",
@@ -126,18 +131,38 @@ def test_safe_harbor_replaces_other_identifiers() -> None:
     assert out == "Call [CONTACT_PHONE] or write to [CONTACT_OTHER] on [DATE]."
 
 
-def test_keep_year_can_drop_old_years() -> None:
+def test_keep_year_drops_years_revealing_an_age_over_the_cut_off() -> None:
     policy = """
 [default]
 operator = "tag"
 [categories.DATE]
 operator = "keep_year"
-oldest_year = 1935
+oldest_age = 89
+reference_year = 2026
 """
     from polydeid.transform.policy import parse_policy
 
     deid = Deidentifier(profile="rules", policy=parse_policy(policy))
-    assert deid.redact("Born in 1930, MI 1992.", lang="en") == "Born in [DATE], MI 1992."
+    note = "Born in 1930, MI 1992, CABG 1937, DOB 4/5/29, admitted 12.03.1936."
+    assert deid.redact(note, lang="en") == (
+        "Born in [DATE], MI 1992, CABG 1937, DOB [DATE], admitted [DATE]."
+    )
+
+
+def test_shipped_policy_counts_years_from_this_year() -> None:
+    from datetime import date
+
+    deid = Deidentifier(profile="rules", policy="safe-harbor")
+    old, recent = date.today().year - 95, date.today().year - 30
+    note = f"Born in {old}, MI {recent}."
+    assert deid.redact(note, lang="en") == f"Born in [DATE], MI {recent}."
+
+
+def test_keep_age_replaces_ages_read_whole_over_89() -> None:
+    deid = Deidentifier(profile="rules", policy="safe-harbor")
+    assert deid.redact("Infant aged 14 months.", lang="en") == "Infant aged 14 months."
+    out = deid.redact("Patient is 1,100 months old.", lang="en")
+    assert "1,100" not in out and "100" not in out
 
 
 def test_cli_redact_with_safe_harbor(tmp_path) -> None:

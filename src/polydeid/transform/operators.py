@@ -15,8 +15,9 @@ Built-in operators (options in brackets, all optional):
 ``dateshift``     the date moved by the patient's key-derived offset; a tag when the date
                   cannot be parsed (``max_days``, ``min_days``); needs a key
 ``keep_year``     a date's year alone (``12/03/2024`` -> ``2024``; a year alone is kept); a tag
-                  when the date shows no year (``template``, ``oldest_year``: years before it
-                  are replaced too)
+                  when the date shows no year (``template``; ``oldest_age``: a year more than
+                  that many years before ``reference_year``, default this year, and a
+                  two-digit year are replaced too)
 ``keep_age``      the age unchanged when it is at most ``max_years`` (default 89), else a tag
                   (``template``, ``max_years``); an age not written in digits gets the tag
 ``hash``          ``[PERSON:3f2a9c0b1d2e4f56]``: HMAC-SHA256 of the normalised original under
@@ -35,6 +36,7 @@ import base64
 import binascii
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import date
 from functools import partial
 from typing import Any, ClassVar, Protocol, cast, runtime_checkable
 
@@ -54,11 +56,11 @@ from polydeid.core.errors import DecryptionError, PolicyError, UnknownOperatorEr
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category
-from polydeid.dates import date_order, parse_date
+from polydeid.dates import date_order
 from polydeid.locales import segment_languages
 from polydeid.text.normalise import contains_original, normalise
 from polydeid.transform.crypto import PURPOSE_ENCRYPT, KeyRing, derive_key, keyed_digest
-from polydeid.transform.safe_harbor import age_in_years, year_text
+from polydeid.transform.safe_harbor import age_in_years, year_of, year_text
 from polydeid.transform.surrogates import SurrogateGenerator
 from polydeid.transform.vault import Vault, identity_key, seal_original
 
@@ -205,7 +207,8 @@ class DateshiftOptions(Options):
 
 class KeepYearOptions(Options):
     template: str = "[{category}]"
-    oldest_year: int | None = Field(default=None, ge=0, le=9999)
+    oldest_age: int | None = Field(default=None, ge=0, le=150)
+    reference_year: int | None = Field(default=None, ge=1, le=9999)
 
     @field_validator("template")
     @classmethod
@@ -401,7 +404,9 @@ class DateshiftOperator:
 
 @dataclass(frozen=True, slots=True)
 class KeepYearOperator:
-    """HIPAA Safe Harbor for dates: every element but the year goes (see
+    """HIPAA Safe Harbor for dates: every element but the year goes; with ``oldest_age``, so
+    does a year more than that many years before ``reference_year`` (default: this year),
+    which would reveal an age over it, and a two-digit year (see
     :mod:`polydeid.transform.safe_harbor`)."""
 
     options: KeepYearOptions = field(default_factory=KeepYearOptions)
@@ -409,11 +414,14 @@ class KeepYearOperator:
     needs_key: ClassVar[bool] = False
 
     def apply(self, span: Span, original: str, ctx: OperatorContext) -> str:
-        year = year_text(original, segment_languages(ctx.segment), order=date_order(ctx.segment))
-        oldest = self.options.oldest_year
+        langs = segment_languages(ctx.segment)
+        order = date_order(ctx.segment)
+        year = year_text(original, langs, order=order)
+        oldest = self.options.oldest_age
         if year is not None and oldest is not None:
-            parsed = parse_date(year.strip(), segment_languages(ctx.segment))
-            if parsed is None or parsed.year is None or parsed.year < oldest:
+            shown = year_of(original, langs, order=order)
+            now = self.options.reference_year or date.today().year
+            if shown is None or shown[1] or now - shown[0] > oldest:
                 year = None
         if year is None:
             return _tag(identifier_category(span), self.options.template)

@@ -1,10 +1,12 @@
 """What the HIPAA Safe Harbor operators read from an identifier: a date's year, an age in years.
 
 45 CFR 164.514(b)(2)(i)(C) removes "all elements of dates (except year)" and "all ages over
-89": the ``keep_year`` operator writes a date's year alone (:func:`year_text`) and the
-``keep_age`` operator keeps an age that :func:`age_in_years` reads as at most 89 years. Both
-fail closed: a date with no readable year and an age with no readable number (ages written in
-words, say) are replaced.
+89" and "all elements of dates (including year) indicative of such age": the ``keep_year``
+operator writes a date's year alone (:func:`year_text`), and replaces a year that lies more
+than ``oldest_age`` years before the reference year or whose century is a guess
+(:func:`year_of`); the ``keep_age`` operator keeps an age that :func:`age_in_years` reads as at
+most 89 years. Both fail closed: a date with no readable year and an age with no readable
+number (ages written in words, say) are replaced.
 """
 
 from __future__ import annotations
@@ -20,11 +22,16 @@ from polydeid.locales.ages import AGE_UNITS, age_languages, age_words
 from polydeid.locales.dates import DateOrder
 from polydeid.text.patterns import Pattern, compile_pattern
 
-__all__ = ["UNITS_PER_YEAR", "age_in_years", "year_text"]
+__all__ = ["UNITS_PER_YEAR", "age_in_years", "year_of", "year_text"]
 
 #: How many of each age unit make a year.
 UNITS_PER_YEAR: Mapping[str, float] = dict(zip(AGE_UNITS, (1.0, 12.0, 52.0, 365.0), strict=True))
-_NUMBER = compile_pattern(r"\d+")
+#: A number as ages are written: digits in groups of three after thousands separators
+#: ("1,100", "1.100", "1 100"), or digits with an optional decimal part ("2.5", "2,5").
+_NUMBER = compile_pattern(
+    r"(?<!\d)(?:\d{1,3}(?:[,.\u00a0\u202f ]\d{3})+(?![.,]?\d)|\d+(?:[.,]\d+)?)"
+)
+_GROUPED = compile_pattern(r"\d{1,3}(?:[,.\u00a0\u202f ]\d{3})+")
 
 
 def year_text(text: str, langs: Sequence[str], *, order: DateOrder | None = None) -> str | None:
@@ -49,6 +56,23 @@ def year_text(text: str, langs: Sequence[str], *, order: DateOrder | None = None
     return f"{lead}{digits}{trail}"
 
 
+def year_of(
+    text: str, langs: Sequence[str], *, order: DateOrder | None = None
+) -> tuple[int, bool] | None:
+    """The year the written date ``text`` shows and whether it is written with two digits
+    (its century then a guess: "'29", "4/5/29"); None when it shows no year."""
+    core = text.strip()
+    compact = read_compact(core) if core else None
+    if compact is not None:
+        return compact.year, False
+    parsed = parse_date(core, langs, order=order) if core else None
+    if parsed is None or parsed.year is None:
+        return None
+    slot = parsed.slot("year")
+    written = core if slot is None else parsed.text[slot.start : slot.end]
+    return parsed.year, sum(c.isdecimal() for c in written) <= 2
+
+
 @cache
 def _unit_patterns(langs: tuple[str, ...]) -> Mapping[str, Pattern]:
     words: dict[str, set[str]] = {unit: set() for unit in AGE_UNITS}
@@ -68,13 +92,18 @@ def _unit_patterns(langs: tuple[str, ...]) -> Mapping[str, Pattern]:
 
 
 def age_in_years(text: str, langs: Sequence[str]) -> float | None:
-    """The age ``text`` states, in years: its first number, in the unit whose word comes first
-    ("46 years", "emyaka 46", "6-month-old" = 0.5); years when no unit word is written. None
-    when no number is written in digits (any script)."""
-    number = _NUMBER.search(text)
-    if number is None:
+    """The age ``text`` states, in years: its one number (thousands separators and a decimal
+    part read whole: "1,100 months" = 91.7), in the unit whose word comes first ("46 years",
+    "emyaka 46", "6-month-old" = 0.5); years when no unit word is written. None when no
+    number, or more than one, is written in digits (any script): the caller replaces it."""
+    numbers = _NUMBER.findall(text)
+    if len(numbers) != 1:
         return None
-    value = int(number.group())
+    written = numbers[0]
+    if _GROUPED.fullmatch(written):
+        value = float("".join(c for c in written if c.isdecimal()))
+    else:
+        value = float(written.replace(",", "."))
     codes = tuple(dict.fromkeys(canonical_language(c) for c in langs))
     first: tuple[int, str] | None = None
     for unit, pattern in _unit_patterns(codes).items():
