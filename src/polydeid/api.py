@@ -40,6 +40,17 @@ def span_json(span: Span, segment: Segment) -> dict[str, Any]:
     return record
 
 
+def field_span_json(found: FieldSpan, lang: str, countries: Sequence[str] = ()) -> dict[str, Any]:
+    """A document's span as JSON (``FieldSpan.to_dict``: path, line, document offsets), with
+    a date span's ``granularity`` read from its field in ``lang`` as :func:`span_json` reads
+    it."""
+    record = found.to_dict()
+    if found.span.label is Category.DATE:
+        segment = Segment(found.field.value, lang, countries=tuple(countries))
+        record["granularity"] = span_json(found.span, segment)["granularity"]
+    return record
+
+
 #: What ``redact_document`` accepts: raw bytes or text of a file, or a parsed JSON value
 #: (dict or list, e.g. a FHIR resource, chat messages or CSV rows as a list of dicts).
 DocumentInput = bytes | str | dict[str, Any] | list[Any]

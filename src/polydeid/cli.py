@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from polydeid.api import Deidentifier, span_json
+from polydeid.api import Deidentifier, field_span_json, span_json
 from polydeid.core.errors import ConfigError, InputError, PolydeidError
 from polydeid.core.segments import Origin, Segment
 from polydeid.core.taxonomy import Category
@@ -512,7 +512,8 @@ def cmd_detect(args: argparse.Namespace) -> int:
         countries = tuple(c.upper() for c in args.country)
         found = deid.processor().detect(doc, lang=lang, countries=countries, source=source)
         report.count([fs.span.label.value for fs in found])
-        return render({"format": doc.format, "spans": [fs.to_dict() for fs in found]})
+        spans = [field_span_json(fs, lang, countries) for fs in found]
+        return render({"format": doc.format, "spans": spans})
 
     return _run(args, handle, render, ".spans.json", report, handle_document, ".spans.json")
 

@@ -125,9 +125,14 @@ def default_countries(lang: str) -> tuple[str, ...]:
 
 
 def segment_languages(segment: Segment, *, with_english: bool = True) -> Sequence[str]:
-    """The segment's language, plus English (clinical text mixes in English terms)."""
-    lang = canonical_language(segment.lang)
-    return (lang, "en") if with_english and lang != "en" else (lang,)
+    """The segment's language, then the languages of its other parts when it mixes languages
+    (``Segment.stretches``, so that a transform reads a date or age written in any of them),
+    plus English (clinical text mixes in English terms)."""
+    langs = [canonical_language(segment.lang)]
+    langs += [canonical_language(s.lang) for s in segment.stretches]
+    if with_english:
+        langs.append("en")
+    return tuple(dict.fromkeys(langs))
 
 
 def segment_countries(segment: Segment) -> Sequence[str]:

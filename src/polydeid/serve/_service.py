@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from polydeid.api import Deidentifier, span_json
+from polydeid.api import Deidentifier, field_span_json, span_json
 from polydeid.core.errors import (
     ConfigError,
     KeyMaterialError,
@@ -289,7 +289,7 @@ class Service:
         out: dict[str, Any] = {"kind": "document", "lang": lang, "format": doc.format}
         if job.action == "detect":
             found = processor.detect(doc, lang=lang, countries=job.countries, source="<document>")
-            out["spans"] = [fs.to_dict() for fs in found]
+            out["spans"] = [field_span_json(fs, lang, job.countries) for fs in found]
             return out
         result = processor.redact(
             doc,
@@ -298,7 +298,7 @@ class Service:
             source="<document>",
             patient_id=job.patient_id,
         )
-        out["spans"] = [fs.to_dict() for fs in result.spans]
+        out["spans"] = [field_span_json(fs, lang, job.countries) for fs in result.spans]
         out["policy"] = deid.policy.name
         out["labels"] = list(result.labels)
         if parsed:
