@@ -9,12 +9,14 @@ tests, manoeuvres and scales.
     [terms]    sources; names = eponyms of devices, lines, signs, tests, manoeuvres, positions
                and scales, joined forms written joined ("Swan-Ganz"); scales = those also
                written with a value alone ("Glasgow 15"); alone = those that are clinical facts
-               wherever written; lower_alone = devices written alone in lower case ("foley")
+               wherever written; lower_alone = devices written alone in lower case ("foley");
+               surnames = those also listed surnames or given names (``names.toml``), which
+               a finding word alone does not make a term ("Allen present")
 
 The disease, term and finding words written next to them are per language (``[eponym]`` and
 ``[eponym_term]`` of ``facts.toml``, see :mod:`polydeid.locales.facts`). :func:`eponyms` reads
-the file into an :class:`Eponyms`; ``scales``, ``alone`` and ``lower_alone`` must be entries
-of ``[terms] names``.
+the file into an :class:`Eponyms`; ``scales``, ``alone``, ``lower_alone`` and ``surnames``
+must be entries of ``[terms] names``.
 """
 
 from __future__ import annotations
@@ -40,6 +42,8 @@ class Eponyms:
     alone: tuple[str, ...] = ()
     #: the terms that are clinical facts alone where written in lower case
     lower_alone: tuple[str, ...] = ()
+    #: the terms that are also people's names: a term only next to a term word or value
+    surnames: tuple[str, ...] = ()
 
 
 @cache
@@ -52,7 +56,7 @@ def eponyms() -> Eponyms:
     names = schema.strings(terms, "names", file, "terms.")
     subsets = {
         key: schema.strings(terms, key, file, "terms.")
-        for key in ("scales", "alone", "lower_alone")
+        for key in ("scales", "alone", "lower_alone", "surnames")
     }
     for key, values in subsets.items():
         stray = sorted(set(values) - set(names))
@@ -66,4 +70,5 @@ def eponyms() -> Eponyms:
         scales=subsets["scales"],
         alone=subsets["alone"],
         lower_alone=subsets["lower_alone"],
+        surnames=subsets["surnames"],
     )

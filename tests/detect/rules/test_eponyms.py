@@ -3,8 +3,11 @@ elsewhere stay names."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
+from polydeid.api import Deidentifier
 from polydeid.core.resolve import resolve
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
@@ -12,6 +15,15 @@ from polydeid.core.taxonomy import Category, Fact
 from polydeid.detect.rules.eponyms import EponymRule, EponymTermRule, eponym_names
 from polydeid.locales import language_data, languages
 from polydeid.locales.eponyms import eponyms
+from polydeid.locales.names import name_data
+from polydeid.text.normalise import normalise
+
+PERSONS = {Category.PERSON, Category.PERSON_THIRD_PARTY}
+
+
+def lang_id(value: object) -> str:
+    """A test id that shows a case's language only, not its text with its invented names."""
+    return value if isinstance(value, str) and len(value) == 2 else "case"
 
 
 def found(text: str, lang: str) -> list[str]:
@@ -243,3 +255,94 @@ def test_every_term_table_is_well_formed() -> None:
         for word in (*table.get("after", ()), *table.get("before", ()), *table.get("results", ())):
             assert word.strip() == word and word, lang
     assert with_tables >= 9
+
+
+# --- surnames that are also eponyms, in a person's name ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("lang", "text"),
+    [
+        # a labelled name: the eponym is the name's surname, a result or term word after it
+        ("en", "Patient name: Patrick Allen present at bedside."),
+        ("en", "Patient name: Sarah Thomas position unchanged"),
+        ("en", "Patient: Zorbina Jones negative for covid."),
+        ("en", "Patient name: Fowler position reviewed"),
+        ("en", "Seen with Sarah Thomas position unchanged."),  # a given name before it
+        ("en", "Reviewed by J. Weber test results."),  # an initial before it
+        ("en", "Dr Fowler position discussed."),  # a title before it
+        ("de", "Patient: Anna Weber positiv getestet."),
+        ("de", "Name: Thomas Allen unauffällig."),
+        ("de", "Frau Jones Lagerung besprochen."),
+        ("es", "Paciente: María Allen presente en la habitación."),
+        ("es", "Nombre: Jones positivo para gripe."),
+        ("es", "Sra. Fowler positiva en la prueba."),
+        ("fr", "Nom : Claire Weber présent au lit."),
+        ("fr", "Patient : Patrick Thomas négatif."),
+        ("fr", "Mme Jones positive au test."),
+    ],
+    ids=lang_id,
+)
+def test_surname_eponyms_in_a_persons_name_are_not_terms(lang: str, text: str) -> None:
+    assert terms(text, lang) == []
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "expected"),
+    [
+        # a surname-eponym with a term word and no name before it is still the term
+        (
+            "en",
+            "Allen test normal, Thomas splint on, Fowler position.",
+            ["Allen test", "Thomas splint", "Fowler position"],
+        ),
+        (
+            "de",
+            "Weber-Versuch lateralisiert, Schober-Zeichen negativ.",
+            ["Weber-Versuch", "Schober-Zeichen"],
+        ),
+        # a distinctive sign keeps its result words
+        ("en", "Kernig negative, Romberg positive.", ["Kernig negative", "Romberg positive"]),
+    ],
+    ids=lang_id,
+)
+def test_surname_eponyms_with_a_term_word_are_terms(
+    lang: str, text: str, expected: list[str]
+) -> None:
+    assert terms(text, lang) == expected
+
+
+def test_every_term_eponym_that_is_a_listed_name_is_marked_a_surname() -> None:
+    data = eponyms()
+    listed: set[str] = set()
+    for lang in languages():
+        names = name_data(lang)
+        if names is not None:
+            lookup = names.lookups["*"]
+            listed |= lookup.surnames | lookup.given_names
+    unmarked = [
+        term
+        for term in data.terms
+        if term not in data.surnames
+        and any(normalise(part) in listed for part in re.split(r"[-–‐ ]+", term) if part)
+    ]
+    assert unmarked == []
+    assert set(data.surnames) <= set(data.terms)
+
+
+@pytest.mark.parametrize(
+    ("lang", "text"),
+    [
+        ("en", "Patient name: Patrick Allen present at bedside."),
+        ("en", "Patient name: Sarah Thomas position unchanged"),
+        ("en", "Patient name: Zorbina Jones negative for covid."),
+    ],
+    ids=lang_id,
+)
+def test_a_labelled_name_with_a_surname_eponym_is_redacted(lang: str, text: str) -> None:
+    spans = Deidentifier(profile="rules").detect(text, lang=lang)
+    start = text.index(":") + 1
+    name = " ".join(text[start:].split()[:2])
+    start = text.index(name)
+    end = start + len(name)
+    assert [s for s in spans if s.label in PERSONS and s.start <= start and s.end >= end]

@@ -29,12 +29,14 @@ from polydeid.core.errors import RuleTimeoutError
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
+from polydeid.detect.roles import MAX_NAME_WORDS, name_label_before
 from polydeid.detect.rules._base import PhraseFactRule, RuleDetector
 from polydeid.locales import languages, segment_languages
 from polydeid.locales.ages import age_words
 from polydeid.locales.eponyms import eponyms
 from polydeid.locales.facts import fact_words
-from polydeid.locales.names import name_words
+from polydeid.locales.names import name_data, name_words
+from polydeid.text.normalise import normalise
 from polydeid.text.patterns import (
     PATTERN_TIMEOUT_S,
     Match,
@@ -105,6 +107,11 @@ _VALUE = (
 _PREVIOUS_WORD = regex.compile(r"([\p{L}]+)\.?[ \t\u00a0]+$")
 #: A word of the text: where a term may start.
 _WORD = regex.compile(r"[\p{L}\p{M}]+")
+#: A label's colon or equals sign, then up to four name words before a match (group 1: where
+#: the value starts): the match is then within the label's value.
+_NAME_VALUE = regex.compile(
+    rf"[:=][ \t\u00a0]*()(?:[\p{{L}}\p{{M}}'’.-]+[ \t\u00a0]+){{0,{MAX_NAME_WORDS - 1}}}$"
+)
 _NEXT_WORD = regex.compile(r"[ \t\u00a0]*([\p{L}]+\.?)")
 
 
@@ -134,14 +141,22 @@ def _term_pattern(langs: tuple[str, ...]) -> Pattern | None:
         before.extend(vocabulary.term_before)
         results.extend(vocabulary.term_results)
     term = rf"(?:{_entries(data.terms)})(?:['’]s?)?"
+    # a finding word alone makes a term only of an eponym that is no listed name
+    distinctive = tuple(t for t in data.terms if t not in set(data.surnames))
+    sign = rf"(?:{_entries(distinctive)})(?:['’]s?)?"
     forms = []
-    if after or results:
-        forms.append(rf"{term}{_AFTER}(?:{phrase_alternation([*after, *results], fold_case=True)})")
+    if after:
+        forms.append(rf"{term}{_AFTER}(?:{phrase_alternation(after, fold_case=True)})")
+    if results:
+        forms.append(rf"{sign}{_AFTER}(?:{phrase_alternation(results, fold_case=True)})")
     if data.scales:
         forms.append(rf"(?P<scale>(?:{_entries(data.scales)}){_VALUE})")
-    if before or results:
-        words = phrase_alternation([*before, *results], fold_case=True)
+    if before:
+        words = phrase_alternation(before, fold_case=True)
         forms.append(rf"(?:{words})(?:(?<=['’])|[ \t\u00a0]+){term}")
+    if results:
+        words = phrase_alternation(results, fold_case=True)
+        forms.append(rf"(?:{words})(?:(?<=['’])|[ \t\u00a0]+){sign}")
     if data.alone:
         forms.append(rf"(?:{_entries(data.alone)})(?:['’]s?)?")
     if data.lower_alone:
@@ -182,6 +197,17 @@ def _guards(langs: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(t.rstrip(".") for t in titles), frozenset(units)
 
 
+@cache
+def _given_names(langs: tuple[str, ...]) -> frozenset[str]:
+    """The given names (normalised) of ``langs`` and English, over all their country pools."""
+    out: set[str] = set()
+    for lang in dict.fromkeys((*langs, "en")):
+        data = name_data(lang)
+        if data is not None:
+            out |= data.lookups["*"].given_names
+    return frozenset(out)
+
+
 class EponymTermRule(RuleDetector):
     """Marks eponymous devices, lines, signs, tests, manoeuvres, positions and scales as
     clinical terms, so that no identifier detector redacts the name in them.
@@ -207,6 +233,7 @@ class EponymTermRule(RuleDetector):
         if pattern is None:
             return []
         titles, units = _guards(langs)
+        given = _given_names(langs)
         firsts = _first_words(langs)
         text = segment.text
         spans = []
@@ -218,8 +245,7 @@ class EponymTermRule(RuleDetector):
             if m is None:
                 continue
             end = m.end()
-            previous = _PREVIOUS_WORD.search(text, max(0, m.start() - 40), m.start())
-            if previous is not None and previous.group(1).casefold() in titles:
+            if self._in_a_name(text, m.start(), titles, given):
                 continue
             if m.group("scale") is not None:
                 following = _NEXT_WORD.match(text, m.end(), min(len(text), m.end() + 40))
@@ -228,6 +254,21 @@ class EponymTermRule(RuleDetector):
                     continue
             spans.append(Span(m.start(), m.end(), Fact.CLINICAL_TERM, self.id))
         return spans
+
+    @staticmethod
+    def _in_a_name(text: str, start: int, titles: frozenset[str], given: frozenset[str]) -> bool:
+        """Whether a match starting at ``start`` is part of a person's name: right after a
+        title, an honorific, a capitalised given name or an initial ("Dr Thomas", "Sarah
+        Thomas", "J. Weber"), or within the value of a name label ("Patient name: Allen")."""
+        previous = _PREVIOUS_WORD.search(text, max(0, start - 40), start)
+        if previous is not None:
+            word = previous.group(1)
+            if word.casefold() in titles:
+                return True
+            if word[0].isupper() and (len(word) == 1 or normalise(word) in given):
+                return True
+        value = _NAME_VALUE.search(text, max(0, start - 80), start)
+        return value is not None and name_label_before(text, value.start(1)) is not None
 
     def _match_at(self, pattern: Pattern, segment: Segment, start: int) -> Match | None:
         """``pattern`` matched at ``start``, failing closed on a timeout."""
