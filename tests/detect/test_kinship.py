@@ -151,6 +151,57 @@ def test_the_mention_is_not_carried_to_the_words_elsewhere() -> None:
     assert Pipeline([FakeDetector(spans)]).detect(Segment(text, lang="de")) == ()
 
 
+#: (language, text, a name label's value, its role): a name whatever its words.
+LABELLED = [
+    ("en", "Patient name: Nana", "Nana", Category.PERSON),
+    ("en", "Mother's name: Nana", "Nana", Category.PERSON_THIRD_PARTY),
+    ("en", "Patient name: Son", "Son", Category.PERSON),
+    ("de", "Vorname: Oma", "Oma", Category.PERSON),
+    ("de", "Name der Mutter: Oma", "Oma", Category.PERSON_THIRD_PARTY),
+    ("es", "Nombre: Papa", "Papa", Category.PERSON),
+    ("es", "Nombre de la madre: Abuela", "Abuela", Category.PERSON_THIRD_PARTY),
+    ("fr", "Prénom : Maman", "Maman", Category.PERSON),
+    ("fr", "Nom de la mère : Mamie", "Mamie", Category.PERSON_THIRD_PARTY),
+    ("sw", "Jina: Kaka", "Kaka", Category.PERSON),
+    ("vi", "Họ tên: Con", "Con", Category.PERSON),
+]
+
+
+@pytest.fixture(scope="module")
+def rules() -> Deidentifier:
+    return Deidentifier(profile="rules")
+
+
+@pytest.mark.parametrize(("lang", "text", "value", "role"), LABELLED, ids=range(len(LABELLED)))
+def test_a_name_labels_value_is_a_name_whatever_its_words(
+    rules: Deidentifier, lang: str, text: str, value: str, role: Category
+) -> None:
+    assert is_kinship_mention(value, lang)
+    found = rules.detect(text, lang=lang)
+    assert [(text[s.start : s.end], s.label) for s in found] == [(value, role)]
+    spans = _spans(text, value)
+    assert drop_kinship_mentions(text, spans, lang) == tuple(spans)
+
+
+#: (language, text, a kinship mention a model marks after a label that names no one).
+NOT_NAME_LABELS = [
+    ("en", "Accompanied by: wife", "wife"),
+    ("de", "Begleitung: Mutter", "Mutter"),
+    ("es", "Acompañante: madre", "madre"),
+    ("fr", "Accompagnant : sa mère", "sa mère"),
+    ("sw", "Mlezi: mama yake", "mama yake"),
+]
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "marked"), NOT_NAME_LABELS, ids=range(len(NOT_NAME_LABELS))
+)
+def test_a_mention_after_another_label_is_still_dropped(lang: str, text: str, marked: str) -> None:
+    spans = _spans(text, marked)
+    assert drop_kinship_mentions(text, spans, lang) == ()
+    assert Pipeline([FakeDetector(spans)]).detect(Segment(text, lang=lang)) == ()
+
+
 #: End to end with the shipped tagger: (language, text, words that stay, names redacted).
 RECORDS = [
     (

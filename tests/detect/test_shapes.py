@@ -14,7 +14,7 @@ from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category
 from polydeid.detect.pipeline import Pipeline
-from polydeid.lexicon.shapes import fits, phone_plan_lengths, shapes
+from polydeid.lexicon.shapes import fits, has_label, phone_plan_lengths, shapes
 from polydeid.testing import FakeDetector
 
 ID = (Category.ID_NATIONAL, Category.ID_RECORD, Category.ID_OTHER)
@@ -130,6 +130,77 @@ def test_the_pass_drops_what_any_detector_marks_and_can_be_switched_off() -> Non
     assert len(off) == 4
 
 
+#: (language, text, the labelled value the rules find): an ID or a phone after its label is
+#: one, though its shape alone reads as a shift range, a vital range or a blood pressure.
+LABELLED = [
+    ("en", "MRN: 2011-0934", "2011-0934", Category.ID_RECORD),
+    ("en", "Patient ID: 0800-1530", "0800-1530", Category.ID_RECORD),
+    ("en", "MRN 123-456", "123-456", Category.ID_RECORD),
+    ("en", "NHS number 123-456", "123-456", Category.ID_NATIONAL),
+    ("en", "Case number 12/345", "12/345", Category.ID_RECORD),
+    ("en", "Phone: 2210-1234", "2210-1234", Category.CONTACT_PHONE),
+    ("de", "Fallnummer: 2011-0934", "2011-0934", Category.ID_RECORD),
+    ("de", "Patienten-Nr. 0800-1530", "0800-1530", Category.ID_RECORD),
+    ("de", "Telefon: 2210-1234", "2210-1234", Category.CONTACT_PHONE),
+    ("es", "NHC: 0800-1530", "0800-1530", Category.ID_RECORD),
+    ("es", "Nº historia 123-456", "123-456", Category.ID_RECORD),
+    ("es", "Teléfono: 2210-1234", "2210-1234", Category.CONTACT_PHONE),
+    ("fr", "IPP : 2011-0934", "2011-0934", Category.ID_RECORD),
+    ("fr", "Numéro de dossier 12/345", "12/345", Category.ID_RECORD),
+    ("fr", "Téléphone : 2210-1234", "2210-1234", Category.CONTACT_PHONE),
+    ("sw", "Namba ya usajili: 2011-0934", "2011-0934", Category.ID_RECORD),
+    ("sw", "Namba ya faili 123-456", "123-456", Category.ID_RECORD),
+    ("sw", "Simu: 2210-1234", "2210-1234", Category.CONTACT_PHONE),
+]
+
+
+@pytest.mark.parametrize(("lang", "text", "value", "category"), LABELLED, ids=range(len(LABELLED)))
+def test_a_labelled_id_or_phone_is_kept_whatever_it_looks_like(
+    lang: str, text: str, value: str, category: Category
+) -> None:
+    assert not fits(category, value)
+    assert has_label(category, text, text.index(value))
+    assert fits(category, value, labelled=True)
+    found = _rules().detect(text, lang=lang)
+    assert [(text[s.start : s.end], s.label) for s in found] == [(value, category)]
+
+
+#: (language, text): shift times, a blood pressure, a fluid balance with no ID or phone label.
+LOOK_ALIKES = [
+    ("en", "Shift 1900-0700, BP 120/80, balance +4701."),
+    ("de", "Dienst 1900-0700, RR 120/80, Bilanz +4701."),
+    ("es", "Turno 1900-0700, TA 120/80, balance +4701."),
+    ("fr", "Garde 1900-0700, TA 120/80, bilan +4701."),
+    ("sw", "Zamu 1900-0700, BP 120/80, salio +4701."),
+]
+
+
+@pytest.mark.parametrize(("lang", "text"), LOOK_ALIKES, ids=range(len(LOOK_ALIKES)))
+@pytest.mark.parametrize("category", [*ID, Category.CONTACT_PHONE])
+def test_an_unlabelled_look_alike_is_dropped(lang: str, text: str, category: Category) -> None:
+    values = ("1900-0700", "120/80", "+4701")
+    spans = [
+        Span(text.index(v), text.index(v) + len(v), category, "tagger.fake", 0.9) for v in values
+    ]
+    for span in spans:
+        assert not has_label(category, text, span.start)
+    found = Pipeline([FakeDetector(spans)]).detect(Segment(text, lang=lang))
+    assert [text[s.start : s.end] for s in found if s.label is category] == []
+    assert _rules().detect(text, lang=lang) == []
+
+
+def test_a_label_of_another_kind_or_line_vouches_for_nothing() -> None:
+    # a phone label does not vouch for an ID, nor an ID label for a phone; a label ends at a
+    # line or field break, and only filler words may stand between it and the value
+    assert not has_label(Category.ID_RECORD, "Phone: 2210-1234", 7)
+    assert not has_label(Category.CONTACT_PHONE, "MRN: 2210-1234", 5)
+    assert not has_label(Category.ID_RECORD, "MRN\n1900-0700", 4)
+    assert not has_label(Category.ID_RECORD, "MRN 4471882; 1900-0700", 13)
+    assert not has_label(Category.ID_RECORD, "MRN taken at 1900-0700", 13)
+    assert has_label(Category.ID_RECORD, "MRN no. 2011-0934", 8)
+    assert not has_label(Category.PERSON, "MRN: Jane Doe", 5)
+
+
 # --- property: no span of a shipped profile lacks its category's shape ---------------------
 
 #: Pieces of clinical notes, logs and forms, as written: identifiers and what only looks like
@@ -184,7 +255,7 @@ def _check(text: str, spans: tuple[Span, ...] | list[Span]) -> None:
         alnum = sum(c.isalnum() for c in value)
         digits = sum(c.isdigit() for c in value)
         # the shapes' table, and what holds whatever the table says
-        assert fits(s.label, value), (s, value)
+        assert fits(s.label, value, labelled=has_label(s.label, text, s.start)), (s, value)
         assert alnum >= 1, (s, value)
         if s.label in ID:
             assert digits >= 1 and alnum >= 4, (s, value)

@@ -8,10 +8,14 @@ category of the ``NAME`` group) made only of the kinship and role words, forms o
 salutations and grammar words of its segment's language and English
 (``locales/languages/<code>/kinship.toml``), with the names' titles and greetings
 (``names.toml``), and holding at least one kinship word, role word or form of address, is a
-kinship mention (:attr:`~polydeid.core.taxonomy.Fact.KINSHIP`), which every policy keeps as
-written: it leaves the identifiers. A name with a real name in it stays whole ("Mama Amina",
-"Frau Müller", "his wife Mary"), and so does a kinship word written with a capital right after
-a title, which reads as a surname ("Herr Vater", "Mr Son").
+kinship mention and is dropped: it is no identifier, so every policy leaves it as written
+(gold annotations of such mentions read as :attr:`~polydeid.core.taxonomy.Fact.KINSHIP`,
+:mod:`polydeid.corpora.brat`). A name with a
+real name in it stays whole ("Mama Amina", "Frau Müller", "his wife Mary"), and so does a
+kinship word written with a capital right after a title, which reads as a surname ("Herr
+Vater", "Mr Son"), or a span that is the value of a name label ("Patient name: Nana", "Jina:
+Kaka", "Nombre: Papa": :func:`polydeid.detect.roles.name_label_before`), which is a name
+whatever its words.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from collections.abc import Sequence
 
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import COARSE_GROUP, Category
+from polydeid.detect.roles import name_label_before
 from polydeid.locales.kinship import kinship_vocabulary
 
 
@@ -32,7 +37,8 @@ def is_kinship_mention(text: str, lang: str) -> bool:
 
 def drop_kinship_mentions(text: str, spans: Sequence[Span], lang: str) -> tuple[Span, ...]:
     """``spans`` without the name spans that are kinship or role mentions
-    (:func:`is_kinship_mention`); other spans as they are."""
+    (:func:`is_kinship_mention`) and not the value of a name label
+    (:func:`~polydeid.detect.roles.name_label_before`); other spans as they are."""
     return tuple(
         s
         for s in spans
@@ -40,5 +46,6 @@ def drop_kinship_mentions(text: str, spans: Sequence[Span], lang: str) -> tuple[
             isinstance(s.label, Category)
             and COARSE_GROUP[s.label] == "NAME"
             and is_kinship_mention(text[s.start : s.end], lang)
+            and name_label_before(text, s.start) is None
         )
     )

@@ -25,7 +25,7 @@ from polydeid.detect.places import grow_to_heads, strip_conjunctions
 from polydeid.detect.propagate import propagate_names
 from polydeid.detect.roles import assign_label_roles, grow_to_values
 from polydeid.detect.vocabulary import drop_common_words
-from polydeid.lexicon.shapes import fits
+from polydeid.lexicon.shapes import fits, has_label
 
 
 class Stage(StrEnum):
@@ -92,7 +92,8 @@ def _minimal_shapes(ctx: SegmentContext, spans: tuple[Span, ...]) -> tuple[Span,
     return tuple(
         s
         for s in spans
-        if not isinstance(s.label, Category) or fits(s.label, ctx.text[s.start : s.end])
+        if not isinstance(s.label, Category)
+        or fits(s.label, ctx.text[s.start : s.end], labelled=has_label(s.label, ctx.text, s.start))
     )
 
 
@@ -131,7 +132,8 @@ SEGMENT_PASSES: tuple[SpanPass, ...] = (
         Stage.SEGMENT,
         _minimal_shapes,
         "a span of any detector that lacks its category's minimal shape (lexicon/data/"
-        "shapes.toml: an ID with no digit, a clock range, a phone shorter than any plan) goes",
+        "shapes.toml: an ID with no digit, a phone shorter than any plan, an unlabelled clock "
+        "range) goes",
     ),
     SpanPass(
         "places.trailing_conjunction",

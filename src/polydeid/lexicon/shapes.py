@@ -5,9 +5,11 @@ digits, the structures a contact needs (``@``, ``://``, a domain), and the whole
 that are never an identifier of that category (a clock time, a shift range ``1900-0700``, a
 list of vital signs, a fluid balance ``+4701``). :func:`fits` judges one span's text by it;
 the segment pass ``shapes.minimal`` (:mod:`polydeid.detect.passes`) drops every span of any
-detector that does not fit. Phone lengths come from the ``phonenumbers`` metadata (the
-shortest and longest possible number of any region) and calendar words from the language
-packs' month and weekday names.
+detector that does not fit. Those look-alikes exclude only a span with no label: an ID or a
+phone written right after a label of its kind (:func:`has_label`: "MRN: 2011-0934", "Phone:
+2210-1234", "NHS number 123-456") is one whatever its shape. Phone lengths come from the
+``phonenumbers`` metadata (the shortest and longest possible number of any region) and
+calendar words from the language packs' month and weekday names.
 """
 
 from __future__ import annotations
@@ -22,10 +24,13 @@ from typing import Any
 
 from polydeid.core.errors import ConfigError
 from polydeid.core.taxonomy import Category
-from polydeid.locales import languages
+from polydeid.lexicon.fields import RoleKind, normalise_name, role_for_words
+from polydeid.locales import countries, languages
 from polydeid.locales.ages import age_languages, age_words
 from polydeid.locales.contacts import contact_words
 from polydeid.locales.dates import language_dates, name_key
+from polydeid.locales.identifiers import identifier_words
+from polydeid.locales.ids import country_ids
 from polydeid.text.scripts import UNSPACED
 
 #: A country calling code has at most this many digits.
@@ -33,6 +38,20 @@ _COUNTRY_CODE_DIGITS = 3
 #: The value of ``min_digits``/``max_digits`` that stands for the phone plans' lengths.
 _PHONE_PLAN = "phone_plan"
 _WORD = re.compile(r"[^\W\d_]+(?:\.)?")
+#: The categories a label vouches for: an ID label for every ID category, a phone label for
+#: a phone.
+_LABEL_GROUPS = (
+    frozenset({Category.ID_NATIONAL, Category.ID_RECORD, Category.ID_OTHER}),
+    frozenset({Category.CONTACT_PHONE}),
+)
+#: The tables of ``identifiers.toml`` that label an ID (a postal code's label does not).
+_ID_LABELS = ("national_id", "record", "passport", "insurance", "licence")
+#: How far before a span its label is looked for (on the span's line), and its most words.
+_LABEL_REACH = 80
+_LABEL_WORDS = 8
+#: Filler words read between a label and its value ("MRN no.", "Nummer ist"), at most.
+_LABEL_FILLERS = 3
+_LINE_BREAK = re.compile(r"[\n\r;|]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,8 +222,71 @@ def _has_word(text: str, known: frozenset[str]) -> bool:
     return bool(UNSPACED.search(key)) and any(w in key for w in _unspaced(known))
 
 
-def fits(category: Category, text: str) -> bool:
-    """Whether ``text`` has at least the minimal shape of ``category``."""
+@cache
+def _label_phrases() -> Mapping[tuple[str, ...], frozenset[Category]]:
+    """Label phrases (as :func:`normalise_name` words) → the categories they vouch for: every
+    language pack's identifier labels (``identifiers.toml``: national ID, record, passport,
+    insurance, licence), its phone words (``contacts.toml``) and every country's ID formats'
+    labels (``countries/XX/ids.toml``: "NHS number")."""
+    ids, phones = _LABEL_GROUPS
+    table: dict[tuple[str, ...], frozenset[Category]] = {}
+    for code in languages():
+        labels = identifier_words(code)
+        for kind in _ID_LABELS:
+            for phrase in labels.words(kind):
+                if key := normalise_name(phrase):
+                    table[key] = table.get(key, frozenset()) | ids
+        for phrase in contact_words(code).phone:
+            if key := normalise_name(phrase):
+                table[key] = table.get(key, frozenset()) | phones
+    for country in countries():
+        for fmt in country_ids(country).formats:
+            group = next((g for g in _LABEL_GROUPS if fmt.label in g), frozenset())
+            for phrase in fmt.labels:
+                if key := normalise_name(phrase):
+                    table[key] = table.get(key, frozenset()) | group
+    return table
+
+
+@cache
+def _fillers() -> frozenset[str]:
+    """The filler words of every language pack's identifier labels (``identifiers.toml``)."""
+    return frozenset(
+        w for code in languages() for f in identifier_words(code).fillers for w in normalise_name(f)
+    )
+
+
+def has_label(category: Category, text: str, start: int) -> bool:
+    """Whether a label of ``category``'s kind ends right before ``start`` in ``text`` on the
+    same line, only separators and up to three filler words between: a field label whose value
+    is an ID or phone (:func:`polydeid.lexicon.fields.role_for_words`), or an identifier or
+    phone label of any language pack or country (:func:`_label_phrases`)."""
+    group = next((g for g in _LABEL_GROUPS if category in g), None)
+    if group is None:
+        return False
+    before = text[max(0, start - _LABEL_REACH) : start]
+    breaks = [m.end() for m in _LINE_BREAK.finditer(before)]
+    words = list(normalise_name(before[breaks[-1] if breaks else 0 :])[-_LABEL_WORDS:])
+    for _ in range(_LABEL_FILLERS + 1):
+        if not words:
+            return False
+        role = role_for_words(words)
+        if role is not None and role.kind is RoleKind.VALUE and role.category in group:
+            return True
+        phrases = _label_phrases()
+        ends = (tuple(words[-k:]) for k in range(1, len(words) + 1))
+        if any(group & phrases.get(end, frozenset()) for end in ends):
+            return True
+        if words[-1] not in _fillers():
+            return False
+        words.pop()
+    return False
+
+
+def fits(category: Category, text: str, *, labelled: bool = False) -> bool:
+    """Whether ``text`` has at least the minimal shape of ``category``; the look-alikes
+    (``not``: a clock range, vitals, a balance) exclude it only where it has no label
+    (``labelled``, :func:`has_label`)."""
     shape = shapes()[category]
     stripped = text.strip()
     letters = sum(c.isalpha() for c in stripped)
@@ -221,4 +303,4 @@ def fits(category: Category, text: str) -> bool:
         return False
     if shape.structure and not any(p.search(stripped) for p in shape.structure):
         return False
-    return not any(p.fullmatch(stripped) for p in shape.excluded)
+    return labelled or not any(p.fullmatch(stripped) for p in shape.excluded)
