@@ -48,7 +48,7 @@ COMMON_ZIPF = 3.0
 
 _WORD = regex.compile(r"[\p{L}\p{M}]+")
 #: The word before a span, with a dot or a label's colon ("Mr.", "Patient:").
-_PREVIOUS_WORD = regex.compile(r"([\p{L}]+)[.:]?[ \t\u00a0]+$")
+_PREVIOUS_WORD = regex.compile(r"([\p{L}]+)([.:]?)([ \t\u00a0]+)$")
 _LOWER = regex.compile(r"\p{Ll}")
 _UPPER = regex.compile(r"\p{Lu}")
 #: The most characters (spaces) between a span and the identifier span it is part of.
@@ -78,7 +78,7 @@ def word_prior(word: str, lang: str, *, mixed_case: bool = True, after_name: boo
     other word in lower case; :attr:`Prior.COMMON`: a
     capitalised (or all-capitals) German common noun (german-nouns) or word of at least
     :data:`COMMON_ZIPF` in ``lang`` (wordfreq)."""
-    listed = is_listed_name(word, lang)
+    listed = is_listed_name(word)
     lower = word.islower()
     if is_clinical_word(word, lang):
         if lower:
@@ -117,10 +117,20 @@ def drop_common_words(text: str, spans: Sequence[Span], lang: str) -> tuple[Span
     return tuple(out)
 
 
+def _is_title(word: str, lang: str) -> bool:
+    """Whether ``word`` is a title or honorific of ``lang`` (any case) or, written
+    capitalised ("Mr", not "hr" nor "HR"), of any language pack: a segment may write a title
+    of another language than its own ("Mr" in a German letter)."""
+    folded = word.casefold()
+    own = name_words(lang)
+    if folded in own.titles or folded in own.honorifics:
+        return True
+    return word[:1].isupper() and not word.isupper() and folded in _titles()
+
+
 @cache
 def _titles() -> frozenset[str]:
-    """The titles and honorifics of every language pack, casefolded: a segment may write a
-    title of another language than its own ("Mr" in a German letter)."""
+    """The titles and honorifics of every language pack, casefolded."""
     packs = languages()
     return folded_titles(*packs).union(*(name_words(lang).honorifics for lang in packs))
 
@@ -165,25 +175,47 @@ def _overruled(text: str, span: Span, lang: str, mixed_case: bool) -> bool:
     previous = _PREVIOUS_WORD.search(text, max(0, span.start - 40), span.start)
     after_name = False
     if previous is not None:
-        word = previous.group(1)
-        if word.casefold() in _titles():
+        word, mark, space = previous.groups()
+        if _is_title(word, lang):
             return False
-        after_name = _names_next(word, lang)
-    # a word after a name ("Kevin FOLEY") or a kinship or role word ("wife Lucille") is read
-    # as a name of that person
+        after_name = mixed_case and len(space) == 1 and _names_next(word, mark, lang)
+    # the first word after a name ("Kevin FOLEY") or a kinship or role word ("wife Lucille")
+    # is read as a name of that person, unless it is a title, kinship or role word itself
+    # ("Ehefrau Frau") or, after a kinship or role word, a German noun ("Mutter Auskunft")
+    first = words[0]
+    if first.casefold() in _titles() or first.casefold() in _kinship_words(lang):
+        after_name = False
+    elif after_name and previous is not None and not _is_name_word(previous.group(1)):
+        after_name = not (lang == "de" and german_noun(first))
     prior = min(
-        word_prior(w, lang, mixed_case=mixed_case, after_name=after_name if i == 0 else False)
+        word_prior(w, lang, mixed_case=mixed_case, after_name=after_name and i == 0)
         for i, w in enumerate(words)
     )
     return prior is Prior.CLINICAL or (prior is Prior.COMMON and span.score < CONFIDENT)
 
 
-def _names_next(word: str, lang: str) -> bool:
-    """Whether a word written after ``word`` names a person: ``word`` is a name a name list
-    has, written with a capital, or a kinship or role word or form of address ("wife",
-    "Pat.", "Kollegin") of ``lang`` or English."""
-    if not word.islower() and is_listed_name(word, lang):
+def _names_next(word: str, mark: str, lang: str) -> bool:
+    """Whether a word written after ``word`` (followed by ``mark``: "", "." or ":") names a
+    person in mixed-case text: ``word`` is a listed name written as one ("Kevin", not "KEVIN"
+    nor one ending a sentence) or a kinship or role word or form of address of ``lang`` or
+    English ("wife", "Kollegin", "Patient:"), not in capitals, with a dot only as a
+    capitalised abbreviation ("Pat.", not "resident.")."""
+    if word.isupper():
+        return False
+    if not mark and _is_name_word(word):
         return True
+    if mark == "." and not word[:1].isupper():
+        return False
+    return word.casefold() in _kinship_words(lang)
+
+
+def _is_name_word(word: str) -> bool:
+    """Whether ``word`` is a listed name written as a name is (capitalised)."""
+    return word[:1].isupper() and not word.isupper() and is_listed_name(word)
+
+
+@cache
+def _kinship_words(lang: str) -> frozenset[str]:
+    """The one-word kinship and role words and forms of address of ``lang`` and English."""
     vocabulary = kinship_vocabulary(*dict.fromkeys((lang, "en")))
-    entry = (word.casefold(),)
-    return entry in vocabulary.relations or entry in vocabulary.forms
+    return frozenset(e[0] for e in vocabulary.relations | vocabulary.forms if len(e) == 1)

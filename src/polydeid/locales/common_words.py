@@ -6,9 +6,9 @@
 * ``german-nouns`` (CC BY-SA 4.0, from Wiktionary): German nouns with every inflected form,
   apart from the entries Wiktionary marks as surnames, given names, toponyms or proper nouns;
 * the shipped name lists (``languages/*/names.toml``, read through
-  :func:`polydeid.locales.names.is_pool_name`) and, for German, the german-nouns entries marked
-  as surnames or given names: a word one of them has is a name as well as a word, whatever its
-  frequency;
+  :func:`polydeid.locales.names.is_pool_name`): a word one of them lists is a name as well as a
+  word, whatever its frequency (not the german-nouns marks, which make "Mutter" and "Arzt"
+  surnames too);
 * ``clinical_terms.toml``: clinical words and abbreviations per language and drug names by
   their INN stems.
 
@@ -27,8 +27,6 @@ from polydeid.locales.names import is_pool_name
 
 #: Wiktionary part-of-speech marks of German entries that are names, not common nouns.
 _GERMAN_NAME_MARKS = ("Nachname", "Vorname", "Toponym", "Eigenname", "Straßenname")
-#: Wiktionary part-of-speech marks of German entries that are names of people.
-_GERMAN_PERSON_MARKS = ("Nachname", "Vorname")
 #: Where a drug name's stem decides: a word of at least this many letters.
 DRUG_MIN_LETTERS = 8
 
@@ -55,13 +53,11 @@ def zipf(word: str, lang: str) -> float:
 
 @cache
 def _german_nouns() -> tuple[frozenset[str], frozenset[str]]:
-    """The casefolded forms of German common nouns, and of the entries marked as given names
-    or surnames."""
+    """The casefolded forms of German common nouns, and of the entries marked as names."""
     from german_nouns.config import CSV_FILE_PATH  # type: ignore[import-untyped]
 
     nouns: set[str] = set()
     names: set[str] = set()
-    persons: set[str] = set()
     with open(CSV_FILE_PATH, encoding="utf-8", newline="") as handle:
         rows = csv.reader(handle)
         next(rows, None)
@@ -70,9 +66,7 @@ def _german_nouns() -> tuple[frozenset[str], frozenset[str]]:
                 continue
             forms = {w.casefold() for w in (row[0], *row[7:]) if w}
             (names if any(m in row[1] for m in _GERMAN_NAME_MARKS) else nouns).update(forms)
-            if any(m in row[1] for m in _GERMAN_PERSON_MARKS):
-                persons.update(forms)
-    return frozenset(nouns - names), frozenset(persons)
+    return frozenset(nouns - names), frozenset(names)
 
 
 def german_noun(word: str) -> bool:
@@ -80,17 +74,9 @@ def german_noun(word: str) -> bool:
     return word.casefold() in _german_nouns()[0]
 
 
-def german_person_name(word: str) -> bool:
-    """Whether a german-nouns entry marks ``word`` as a surname or given name ("Busch")."""
-    return word.casefold() in _german_nouns()[1]
-
-
-def is_listed_name(word: str, lang: str | None = None) -> bool:
-    """Whether a shipped name list has ``word`` (any case), or, for German (``lang``),
-    german-nouns marks it as a surname or given name."""
-    if is_pool_name(word):
-        return True
-    return lang is not None and canonical_language(lang) == "de" and german_person_name(word)
+def is_listed_name(word: str) -> bool:
+    """Whether a shipped name list has ``word`` (any case)."""
+    return is_pool_name(word)
 
 
 def is_clinical_word(word: str, *langs: str) -> bool:
@@ -103,7 +89,7 @@ def is_clinical_word(word: str, *langs: str) -> bool:
         return True
     if len(folded) < DRUG_MIN_LETTERS or not folded.isalpha():
         return False
-    if not word.islower() and any(is_listed_name(word, lang) for lang in (*langs, None)):
+    if not word.islower() and is_listed_name(word):
         return False
     return folded.endswith(_drug_endings())
 
