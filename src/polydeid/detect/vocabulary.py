@@ -22,7 +22,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from enum import IntEnum
-from functools import cache
+from functools import cache, lru_cache
 
 import regex
 
@@ -63,6 +63,7 @@ class Prior(IntEnum):
     CLINICAL = 2
 
 
+@lru_cache(maxsize=1 << 16)
 def word_prior(word: str, lang: str, *, mixed_case: bool = True, after_name: bool = False) -> Prior:
     """The prior of one word in ``lang`` (a canonical code).
 
@@ -138,8 +139,7 @@ def _titles() -> frozenset[str]:
 class _Neighbours:
     """Whether another identifier span is written right before or after a span, only spaces
     between ("Fiscal Luis" "Portero" "García", a street): the word is part of it. Looks up the
-    spans ending or starting within :data:`_GAP` characters by bisection; ``checks`` counts the
-    spans compared."""
+    spans ending or starting within :data:`_GAP` characters by bisection."""
 
     def __init__(self, text: str, spans: Sequence[Span]) -> None:
         self.text = text
@@ -147,19 +147,16 @@ class _Neighbours:
         self.ends = [s.end for s in self.by_end]
         self.by_start = sorted(spans, key=lambda s: s.start)
         self.starts = [s.start for s in self.by_start]
-        self.checks = 0
 
     def beside(self, span: Span) -> bool:
         lo = bisect_left(self.ends, span.start - _GAP)
         hi = bisect_right(self.ends, span.start)
         for other in self.by_end[lo:hi]:
-            self.checks += 1
             if other is not span and self._blank(other.end, span.start):
                 return True
         lo = bisect_left(self.starts, span.end)
         hi = bisect_right(self.starts, span.end + _GAP)
         for other in self.by_start[lo:hi]:
-            self.checks += 1
             if other is not span and self._blank(span.end, other.start):
                 return True
         return False

@@ -83,15 +83,19 @@ def is_clinical_word(word: str, *langs: str) -> bool:
     """Whether ``word`` is a clinical word or abbreviation of ``langs`` or English, or a drug
     name by its INN stem: a word of :data:`DRUG_MIN_LETTERS` letters or more in lower case,
     or one that no name list has (:func:`is_listed_name`), ending with a stem as written."""
-    terms = clinical_terms()
     folded = word.casefold()
-    if folded in terms.words_of(*langs, "en"):
+    if folded in _clinical_words((*langs, "en")):
         return True
     if len(folded) < DRUG_MIN_LETTERS or not folded.isalpha():
         return False
     if not word.islower() and is_listed_name(word):
         return False
     return folded.endswith(_drug_endings())
+
+
+@cache
+def _clinical_words(langs: tuple[str, ...]) -> frozenset[str]:
+    return clinical_terms().words_of(*langs)
 
 
 @cache
