@@ -3,6 +3,8 @@ no name; real names, also those that are words, stay."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from polydeid.core.segments import Segment
@@ -10,6 +12,9 @@ from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category
 from polydeid.detect.pipeline import Pipeline
 from polydeid.detect.vocabulary import CONFIDENT, Prior, drop_common_words, word_prior
+from polydeid.locales.clinical_terms import clinical_terms
+from polydeid.locales.common_words import DRUG_MIN_LETTERS, is_clinical_word
+from polydeid.locales.names import is_pool_name, pool_names
 from polydeid.testing import FakeDetector
 
 TAGGER = "tagger.e5small.v1"
@@ -151,8 +156,166 @@ def test_lower_case_common_words_are_left_to_the_model() -> None:
 
 
 def test_a_word_beside_another_identifier_is_part_of_it() -> None:
-    text = "C/ Fiscal Luis Portero García 29010"
-    street = Span(3, text.index(" Portero"), Category.LOCATION_ADDRESS, TAGGER, 0.8)
+    text = "Avenida del Fiscal Portero 12"
+    street = Span(0, text.index(" Portero"), Category.LOCATION_ADDRESS, TAGGER, 0.8)
     word = model_names(text, ["Portero"], 0.7)[0]
     assert drop_common_words(text, [street, word], "es") == (street, word)
     assert drop_common_words(text, [word], "es") == ()
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "word"),
+    [
+        # a drug stem is no ending of a name: not "-amid" ("-amide" less its "e"), "-quin"
+        ("en", "Seen by Abdelhamid today.", "Abdelhamid"),
+        ("en", "SEEN BY ABDELHAMID TODAY.", "ABDELHAMID"),
+        ("de", "Rückruf an Abdelhamid erfolgt.", "Abdelhamid"),
+        ("fr", "Vu par BOURQUIN ce jour.", "BOURQUIN"),
+        ("fr", "Vu par Bourquin ce jour.", "Bourquin"),
+        ("es", "Visto por ABDELHAMID hoy.", "ABDELHAMID"),
+    ],
+)
+def test_a_name_with_a_drug_ending_stays_even_when_the_model_is_sure(
+    lang: str, text: str, word: str
+) -> None:
+    assert kept(text, lang, [word], score=0.99) == [word]
+
+
+@pytest.mark.parametrize(
+    ("lang", "word"),
+    [
+        ("de", "Olanzapin"),
+        ("de", "Furosemid"),
+        ("de", "Lidocain"),
+        ("de", "Hydroxychloroquin"),
+        ("de", "Prednisolon"),
+        ("es", "Pantoprazol"),
+        ("fr", "Budesonide"),
+        ("en", "OLANZAPINE"),
+        ("en", "pantoprazole"),
+    ],
+)
+def test_drug_names_are_clinical_as_each_language_writes_them(lang: str, word: str) -> None:
+    assert word_prior(word, lang) is Prior.CLINICAL
+
+
+def test_no_listed_name_ends_with_a_drug_stem() -> None:
+    stems = tuple(s.casefold() for s in clinical_terms().drug_stems)
+    names = {
+        n for lang in ("en", "de", "fr", "es", "it", "nl", "pt", "ar") for n in pool_names(lang)
+    }
+    clashes = [n for n in names if len(n) >= DRUG_MIN_LETTERS and n.endswith(stems)]
+    assert clashes == []
+
+
+def test_a_listed_name_is_no_drug_but_the_same_word_in_lower_case_is() -> None:
+    name = "Bourquin"
+    assert is_pool_name(name)
+    assert not is_clinical_word("Tellbourquin", "en")  # no stem "-quin"
+    assert is_clinical_word("chloroquine", "en")
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "word"),
+    [
+        # a listed name in capitals stays a name
+        ("en", "Seen by BAKER today.", "BAKER"),
+        ("fr", "Vue par ROSE ce matin.", "ROSE"),
+        # a clinical word in capitals after a given name or a title is a surname
+        ("en", "Called Kevin FOLEY today.", "FOLEY"),
+        ("en", "Discussed with Dr BRADY.", "BRADY"),
+        ("en", "Discussed with Dr. CATH.", "CATH"),
+        ("de", "Rücksprache mit Herrn Dr. BRADY.", "BRADY"),
+        # a listed name in lower case where the whole text is in lower case
+        ("en", "spoke with brady today about discharge.", "brady"),
+    ],
+)
+def test_listed_names_in_capitals_and_in_name_contexts_stay(
+    lang: str, text: str, word: str
+) -> None:
+    assert kept(text, lang, [word], score=0.99) == [word]
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "word"),
+    [
+        # clinical abbreviations in capitals with no name around
+        ("en", "HR 48, BRADY overnight, atropine given.", "BRADY"),
+        ("en", "CATH lab at 14:00, groin site clean.", "CATH"),
+        ("en", "FOLEY draining clear urine.", "FOLEY"),
+        # a listed name in lower case in mixed-case text is the clinical word
+        ("en", "HR 48, brady overnight.", "brady"),
+        ("de", "Patient heute brady, HF 45.", "brady"),
+    ],
+)
+def test_clinical_words_without_a_name_around_are_dropped(lang: str, text: str, word: str) -> None:
+    assert kept(text, lang, [word], score=0.99) == []
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "word"),
+    [
+        # a title of another language than the segment's
+        ("de", "Spoke with Mr Herz about the results.", "Herz"),
+        ("en", "Telefonat mit Herrn Herz.", "Herz"),
+        ("fr", "Entretien avec Frau Leber.", "Leber"),
+        ("es", "Hablé con Mrs Fiebre.", "Fiebre"),
+    ],
+)
+def test_a_title_of_any_language_marks_a_name(lang: str, text: str, word: str) -> None:
+    assert kept(text, lang, [word], score=0.99) == [word]
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "word"),
+    [
+        # surnames that are also common words of German, in a name context
+        ("de", "Rücksprache mit Frau Busch.", "Busch"),
+        ("de", "Ehefrau Engel informiert.", "Engel"),
+        ("de", "Tochter Jana Will kam mit.", "Will"),
+        # a common word after a kinship or role word, a label or a given name
+        ("de", "Pat. Engel, Zi. 12.", "Engel"),
+        ("en", "Lives with wife Brook, who drives.", "Brook"),
+        ("en", "Patient: Sterling, 54.", "Sterling"),
+        ("es", "Acompañado por su esposa Herrero.", "Herrero"),
+        ("fr", "Accompagné de sa fille Marchand.", "Marchand"),
+    ],
+)
+def test_names_that_are_common_words_stay_below_a_confident_score(
+    lang: str, text: str, word: str
+) -> None:
+    assert kept(text, lang, [word], score=0.85) == [word]
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "word"),
+    [
+        ("en", "Brook crossing at the park.", "Brook"),
+        ("de", "Engel aus Holz auf dem Nachttisch.", "Engel"),
+        # a German noun after a kinship word is the noun ("laut Mutter Auskunft")
+        ("de", "Laut Mutter Auskunft erhalten.", "Auskunft"),
+        # a title of another language counts only written as a title ("hr" is an hour)
+        ("en", "UO 400 cc in 1 hr. Cardiology fellow aware.", "Cardiology"),
+        # a name in capitals in capitals-only text gives no name context
+        ("en", "PT WAS EXTUBATED, FAMILY DECLINED AUTOPSY.", "DECLINED"),
+    ],
+)
+def test_common_words_without_a_name_around_still_go_below_a_confident_score(
+    lang: str, text: str, word: str
+) -> None:
+    assert kept(text, lang, [word], score=0.85) == []
+
+
+def test_many_spans_are_judged_in_near_linear_time() -> None:
+    # each span is compared with its neighbours only, not with every other span
+    unit = "Fieber, Jana Voss; "
+    text = unit * 10_000
+    spans = []
+    for i in range(10_000):
+        base = i * len(unit)
+        spans.append(Span(base, base + 6, Category.PERSON, TAGGER, 0.7))
+        spans.append(Span(base + 8, base + 17, Category.PERSON, TAGGER, 0.95))
+    start = time.perf_counter()
+    out = drop_common_words(text, spans, "de")
+    assert time.perf_counter() - start < 5.0
+    assert len(out) == 10_000 and all(text[s.start : s.end] == "Jana Voss" for s in out)

@@ -5,8 +5,10 @@
   languages of ``[prior] languages`` in ``clinical_terms.toml``;
 * ``german-nouns`` (CC BY-SA 4.0, from Wiktionary): German nouns with every inflected form,
   apart from the entries Wiktionary marks as surnames, given names, toponyms or proper nouns;
-* the shipped name lists (``languages/*/names.toml``): a word one of them lists is a name as
-  well as a word, whatever its frequency;
+* the shipped name lists (``languages/*/names.toml``, read through
+  :func:`polydeid.locales.names.is_pool_name`): a word one of them lists is a name as well as a
+  word, whatever its frequency (not the german-nouns marks, which make "Mutter" and "Arzt"
+  surnames too);
 * ``clinical_terms.toml``: clinical words and abbreviations per language and drug names by
   their INN stems.
 
@@ -19,10 +21,9 @@ import csv
 from functools import cache
 
 from polydeid.locales import _schema as schema
-from polydeid.locales import canonical_language, languages, shared_data
+from polydeid.locales import canonical_language, shared_data
 from polydeid.locales.clinical_terms import clinical_terms
-from polydeid.locales.names import name_data
-from polydeid.text.normalise import normalise
+from polydeid.locales.names import is_pool_name
 
 #: Wiktionary part-of-speech marks of German entries that are names, not common nouns.
 _GERMAN_NAME_MARKS = ("Nachname", "Vorname", "Toponym", "Eigenname", "Straßenname")
@@ -73,38 +74,31 @@ def german_noun(word: str) -> bool:
     return word.casefold() in _german_nouns()[0]
 
 
-@cache
-def _shipped_names() -> frozenset[str]:
-    """Every given and family name of every shipped name list, normalised."""
-    out: set[str] = set()
-    for lang in languages():
-        data = name_data(lang)
-        if data is not None:
-            lookup = data.lookups["*"]
-            out.update(lookup.surnames, lookup.given_names)
-    return frozenset(out)
-
-
 def is_listed_name(word: str) -> bool:
-    """Whether a shipped name list has ``word``."""
-    return normalise(word) in _shipped_names()
+    """Whether a shipped name list has ``word`` (any case)."""
+    return is_pool_name(word)
 
 
 def is_clinical_word(word: str, *langs: str) -> bool:
     """Whether ``word`` is a clinical word or abbreviation of ``langs`` or English, or a drug
-    name by its INN stem (a word of :data:`DRUG_MIN_LETTERS` letters or more)."""
-    terms = clinical_terms()
+    name by its INN stem: a word of :data:`DRUG_MIN_LETTERS` letters or more in lower case,
+    or one that no name list has (:func:`is_listed_name`), ending with a stem as written."""
     folded = word.casefold()
-    if folded in terms.words_of(*langs, "en"):
+    if folded in _clinical_words((*langs, "en")):
         return True
-    if len(folded) >= DRUG_MIN_LETTERS and folded.isalpha():
-        return any(folded.endswith(stem) for stem in _drug_endings())
-    return False
+    if len(folded) < DRUG_MIN_LETTERS or not folded.isalpha():
+        return False
+    if not word.islower() and is_listed_name(word):
+        return False
+    return folded.endswith(_drug_endings())
+
+
+@cache
+def _clinical_words(langs: tuple[str, ...]) -> frozenset[str]:
+    return clinical_terms().words_of(*langs)
 
 
 @cache
 def _drug_endings() -> tuple[str, ...]:
-    """The INN stems, and those ending in "e" also without it where four letters or more stay
-    ("prazol" of "Pantoprazol", not "son" of "sone")."""
-    stems = [s.casefold() for s in clinical_terms().drug_stems]
-    return tuple({*stems, *(s[:-1] for s in stems if s.endswith("e") and len(s) > 4)})
+    """The drug stems of ``clinical_terms.toml``, casefolded."""
+    return tuple({s.casefold() for s in clinical_terms().drug_stems})

@@ -282,6 +282,31 @@ def name_data(lang: str) -> NameData | None:
     )
 
 
+@cache
+def pool_names(lang: str) -> frozenset[str]:
+    """Every given and family name of the name pools of ``lang`` (all its countries),
+    normalised; empty without a ``names.toml``."""
+    data = name_data(lang)
+    if data is None:
+        return frozenset()
+    lookup = data.lookups["*"]
+    return lookup.given_names | lookup.surnames
+
+
+@cache
+def _every_pool_name() -> frozenset[str]:
+    return frozenset().union(*(pool_names(lang) for lang in languages()))
+
+
+def is_pool_name(word: str, *langs: str) -> bool:
+    """Whether ``word`` is a given or family name in a name pool of one of ``langs``, or of
+    any shipped pack when no language is given (normalised: any case)."""
+    key = normalise(word)
+    if not langs:
+        return key in _every_pool_name()
+    return any(key in pool_names(canonical_language(lang)) for lang in langs)
+
+
 def _pool(table: Mapping[str, Any]) -> NamePool:
     return NamePool(**{k: names_of(table.get(k, ())) for k in _NAME_LISTS})
 
