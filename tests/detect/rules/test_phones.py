@@ -357,6 +357,7 @@ FOREIGN_GROUPINGS = [
     ("nanp-plus-one", "+1 617 555 0134"),
     ("in-mobile", "98765 43210"),
     ("bare-mobile-trunk", "0612345678"),
+    ("bare-uk-mobile", "07911123456"),
     ("uk-bracketed-trunk", "(0)20 7946 0958"),
 ]
 
@@ -414,8 +415,22 @@ def test_foreign_lookalikes_are_left_alone(lookalike: str, lang: str) -> None:
 @pytest.mark.parametrize("lang", ["lg", "vi"])
 @pytest.mark.parametrize(
     "lookalike",
-    ["1-617-555-0134-22", "A1-617-555-0134", "0612345678-4", "0612345678 17", "X0612345678"],
-    ids=["nanp-slice", "nanp-glued", "bare-dash-slice", "bare-space-slice", "bare-glued"],
+    [
+        "1-617-555-0134-22",
+        "A1-617-555-0134",
+        "0612345678-4",
+        "0612345678 17",
+        "X0612345678",
+        "066412345678",  # twelve bare digits led by 0: a citizen-ID number
+    ],
+    ids=[
+        "nanp-slice",
+        "nanp-glued",
+        "bare-dash-slice",
+        "bare-space-slice",
+        "bare-glued",
+        "bare-twelve-digits",
+    ],
 )
 def test_foreign_number_is_never_a_slice_of_an_identifier(lookalike: str, lang: str) -> None:
     assert found(REACH_SENTENCES[lang].format(lookalike), lang) == []

@@ -37,8 +37,9 @@ least ten digits, in exactly the digit groups of its national format (``617-555-
 Other trunk prefixes (``8`` in Russia) need that grouping or a phone word: ``800-1000 ml`` and
 ``84 37283957`` are no numbers. A foreign number is a whole run of digit groups or one item of
 a list (``617-555-0134 / 617-555-0199``), never a slice of a longer identifier. A bare digit
-string is a foreign number without context only when it is a mobile number of ten digits or
-more led by the trunk prefix ``0`` (``0612345678``), and a candidate the segment's own regions
+string is a foreign number without context only when it is a mobile number of ten or eleven
+digits, written in its national form led by the trunk prefix ``0`` and as long as the region's
+example mobile number (``0612345678``), and a candidate the segment's own regions
 accept is never read again.
 """
 
@@ -536,6 +537,10 @@ _FOREIGN_LENGTHS = frozenset(range(_NATIONAL_DIGITS[0], _NATIONAL_DIGITS[1] + 1)
 #: Fewest digits of a foreign number known by its national grouping alone: shorter groupings
 #: (``2019 - 2024``, ``1234 5678``) are as often years or identifiers.
 _FOREIGN_UNPREFIXED_DIGITS = 10
+#: Digits of a bare foreign mobile number led by its trunk prefix ``0`` (``0612345678``,
+#: ``07911123456``): a longer bare string is as often a national identifier (a Vietnamese
+#: citizen-ID number has twelve digits led by ``0``).
+_FOREIGN_BARE_DIGITS = (10, 11)
 #: Digits of the first group of a foreign number known by its trunk prefix ``0``: the prefix
 #: and an area or network code (``020``, ``0772``, ``01512``); ``08 08 76541`` is a licence
 #: number, ``03577050 06`` part of a social-security number.
@@ -612,7 +617,8 @@ def _foreign_verdict(
     if shape.spaced_out:
         return None
     digits = _digits(candidate)
-    bare_with_trunk = digits.startswith("0") and len(digits) >= _FOREIGN_UNPREFIXED_DIGITS
+    low, high = _FOREIGN_BARE_DIGITS
+    bare_with_trunk = digits.startswith("0") and low <= len(digits) <= high
     if not (shape.grouped or bare_with_trunk or has_context()):
         return None
     regions = scan.foreign(digits)
@@ -632,8 +638,8 @@ def _written_as_in(candidate: str, digits: str, region: str) -> bool:
     its first group (``0772 123456``, ``020 7946 0958``); or, with ten digits or more, in the
     digit groups of its national format (``(617) 555-0134``), with the trunk prefix as a group
     of its own (``1-617-555-0134``), or, for a mobile number, without its trunk prefix
-    (``98765 43210``); or a bare mobile number led by its trunk prefix ``0``
-    (``0612345678``).
+    (``98765 43210``); or a bare mobile number of ten or eleven digits in its national form,
+    led by its trunk prefix ``0``, as long as the region's example mobile (``0612345678``).
     """
     metadata = phonenumbers.PhoneMetadata.metadata_for_region(region)
     prefix = (metadata.national_prefix or "") if metadata is not None else ""
@@ -646,9 +652,15 @@ def _written_as_in(candidate: str, digits: str, region: str) -> bool:
     if number is None:
         return False
     mobile = phonenumbers.number_type(number) in _MOBILE_TYPES
-    if len(groups) == 1:
-        return mobile and prefix == "0" and trunk_led
     national = phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.NATIONAL)
+    if len(groups) == 1:
+        return (
+            mobile
+            and prefix == "0"
+            and _digits(national) == digits
+            and _FOREIGN_BARE_DIGITS[0] <= len(digits) <= _FOREIGN_BARE_DIGITS[1]
+            and _has_example_mobile_length(number, region)
+        )
     written = _group_lengths(national)
     if groups == written:
         return True
@@ -661,6 +673,15 @@ def _written_as_in(candidate: str, digits: str, region: str) -> bool:
         and _digits(national).startswith(prefix)
         and lead > 0
         and (groups == (lead, *written[1:]))
+    )
+
+
+def _has_example_mobile_length(number: phonenumbers.PhoneNumber, region: str) -> bool:
+    """Whether ``number`` has as many digits as ``region``'s example mobile number (a region
+    with mobile numbers of several lengths writes most of them in one)."""
+    example = phonenumbers.example_number_for_type(region, phonenumbers.PhoneNumberType.MOBILE)
+    return example is not None and len(phonenumbers.national_significant_number(example)) == len(
+        phonenumbers.national_significant_number(number)
     )
 
 
