@@ -345,3 +345,92 @@ def test_foreign_number_whatever_the_segment_countries() -> None:
 )
 def test_foreign_reading_needs_grouping_or_context(lang: str, text: str) -> None:
     assert found(text, lang) == []
+
+
+#: (label, number) written the ways a number is commonly written abroad: a North American
+#: number with its country prefix, an Indian mobile number without its trunk prefix, a bare
+#: ten-digit mobile number led by its trunk prefix (valid in Tanzania and France among others,
+#: in no plan of Uganda's), a British number with a bracketed trunk prefix.
+FOREIGN_GROUPINGS = [
+    ("nanp-country-prefix", "1-617-555-0134"),
+    ("nanp-country-prefix-parens", "1 (617) 555-0134"),
+    ("nanp-plus-one", "+1 617 555 0134"),
+    ("in-mobile", "98765 43210"),
+    ("bare-mobile-trunk", "0612345678"),
+    ("bare-uk-mobile", "07911123456"),
+    ("uk-bracketed-trunk", "(0)20 7946 0958"),
+]
+
+#: A sentence of each language reaching a relative, with no phone word in it.
+REACH_SENTENCES = {
+    "sw": "Dada yake anapatikana kwa {}.",
+    "lg": "Mwannyina afunibwa ku {}.",
+    "en": "Her brother can be reached at {}.",
+    "de": "Die Tochter ist unter {} erreichbar.",
+    "fr": "Sa sœur, {}, a été prévenue.",
+    "vi": "Chị gái, {}, đã được báo.",
+}
+
+
+@pytest.mark.parametrize("lang", sorted(REACH_SENTENCES))
+@pytest.mark.parametrize(
+    "number", [n for _, n in FOREIGN_GROUPINGS], ids=[k for k, _ in FOREIGN_GROUPINGS]
+)
+def test_foreign_number_in_its_common_grouping_is_found(number: str, lang: str) -> None:
+    assert found(REACH_SENTENCES[lang].format(number), lang) == [number]
+
+
+@pytest.mark.parametrize("lang", sorted(REACH_SENTENCES))
+@pytest.mark.parametrize(
+    "lookalike",
+    [
+        "7.37/49/247",  # blood gas
+        "120/80",  # blood pressure
+        "12/03/2024",  # date
+        "2024-03-12",
+        "98765 432101",  # an identifier in two groups
+        "ID98765 43210",  # glued to letters
+        "98765 43210 77",  # a mobile grouping inside a longer identifier
+        "1 250 000 000 KSh",  # money
+        "USD 12 345 678,50",
+        "4111 1111 1111 1111",  # a card number
+    ],
+    ids=[
+        "blood-gas",
+        "bp",
+        "date",
+        "date-iso",
+        "two-groups-id",
+        "glued",
+        "mobile-slice",
+        "money",
+        "money-decimal",
+        "card",
+    ],
+)
+def test_foreign_lookalikes_are_left_alone(lookalike: str, lang: str) -> None:
+    assert found(REACH_SENTENCES[lang].format(lookalike), lang) == []
+
+
+@pytest.mark.parametrize("lang", ["lg", "vi"])
+@pytest.mark.parametrize(
+    "lookalike",
+    [
+        "1-617-555-0134-22",
+        "A1-617-555-0134",
+        "0612345678-4",
+        "0612345678 17",
+        "X0612345678",
+        "066412345678",  # twelve bare digits led by 0: a citizen-ID number
+    ],
+    ids=[
+        "nanp-slice",
+        "nanp-glued",
+        "bare-dash-slice",
+        "bare-space-slice",
+        "bare-glued",
+        "bare-twelve-digits",
+    ],
+)
+def test_foreign_number_is_never_a_slice_of_an_identifier(lookalike: str, lang: str) -> None:
+    assert found(REACH_SENTENCES[lang].format(lookalike), lang) == []

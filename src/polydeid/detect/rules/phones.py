@@ -29,14 +29,18 @@ then read in every other region phonenumbers knows (``rule.phone.foreign.v1``): 
 not depend on the language of the sentence around it, and a Kiswahili note quotes a relative's
 US number (``617-555-0134``), an English note a German one (``030 12345678``). A foreign
 reading must be valid in that region's national form and, without a phone context word, grouped
-the way that region writes numbers: led by its trunk prefix ``0`` with the area or network
-code in the first group (``0772 123456``, ``020 7946 0958``), or in exactly the digit groups of
-its national format with at least ten digits (``617-555-0134`` as ``(617) 555-0134``,
-``06 12 34 56 78``). Other trunk prefixes (``8`` in Russia, ``1`` in North America) need a
-phone word: ``800-1000 ml`` and ``84 37283957`` are no numbers. A foreign number is a whole run
-of digit groups or one item of a list (``617-555-0134 / 617-555-0199``), never a slice of a
-longer identifier. A bare digit string is never a foreign number without context, and a
-candidate the segment's own regions accept is never read again.
+the way that region writes numbers: led by its trunk prefix ``0``, bare or bracketed, with the
+area or network code in the first group (``0772 123456``, ``(0)20 7946 0958``), or, with at
+least ten digits, in exactly the digit groups of its national format (``617-555-0134`` as
+``(617) 555-0134``, ``06 12 34 56 78``), with the trunk prefix as a group of its own before them
+(``1-617-555-0134``), or, for a mobile number, without the trunk prefix (``98765 43210``).
+Other trunk prefixes (``8`` in Russia) need that grouping or a phone word: ``800-1000 ml`` and
+``84 37283957`` are no numbers. A foreign number is a whole run of digit groups or one item of
+a list (``617-555-0134 / 617-555-0199``), never a slice of a longer identifier. A bare digit
+string is a foreign number without context only when it is a mobile number of ten or eleven
+digits, written in its national form led by the trunk prefix ``0`` and as long as the region's
+example mobile number (``0612345678``), and a candidate the segment's own regions
+accept is never read again.
 """
 
 from __future__ import annotations
@@ -533,6 +537,10 @@ _FOREIGN_LENGTHS = frozenset(range(_NATIONAL_DIGITS[0], _NATIONAL_DIGITS[1] + 1)
 #: Fewest digits of a foreign number known by its national grouping alone: shorter groupings
 #: (``2019 - 2024``, ``1234 5678``) are as often years or identifiers.
 _FOREIGN_UNPREFIXED_DIGITS = 10
+#: Digits of a bare foreign mobile number led by its trunk prefix ``0`` (``0612345678``,
+#: ``07911123456``): a longer bare string is as often a national identifier (a Vietnamese
+#: citizen-ID number has twelve digits led by ``0``).
+_FOREIGN_BARE_DIGITS = (10, 11)
 #: Digits of the first group of a foreign number known by its trunk prefix ``0``: the prefix
 #: and an area or network code (``020``, ``0772``, ``01512``); ``08 08 76541`` is a licence
 #: number, ``03577050 06`` part of a social-security number.
@@ -606,9 +614,13 @@ def _foreign_verdict(
     candidate: str, shape: _Shape, scan: _Scan, has_context: Callable[[], bool]
 ) -> _Verdict | None:
     """Accept a number valid only in a region outside the segment's (module docstring)."""
-    if shape.spaced_out or not (shape.grouped or has_context()):
+    if shape.spaced_out:
         return None
     digits = _digits(candidate)
+    low, high = _FOREIGN_BARE_DIGITS
+    bare_with_trunk = digits.startswith("0") and low <= len(digits) <= high
+    if not (shape.grouped or bare_with_trunk or has_context()):
+        return None
     regions = scan.foreign(digits)
     if not regions:
         return None
@@ -620,20 +632,75 @@ def _foreign_verdict(
 
 
 def _written_as_in(candidate: str, digits: str, region: str) -> bool:
-    """Whether ``candidate`` is written as ``region`` writes its numbers: in the digit groups of
-    its national format (ten digits or more), or led by a trunk prefix ``0`` with the area or
-    network code in its first group (``0772 123456``, ``020 7946 0958``)."""
-    groups = _group_lengths(candidate)
+    """Whether ``candidate`` is written as ``region`` writes its numbers (module docstring).
+
+    Led by a trunk prefix ``0`` (bare or bracketed, ``(0)20``) with the area or network code in
+    its first group (``0772 123456``, ``020 7946 0958``); or, with ten digits or more, in the
+    digit groups of its national format (``(617) 555-0134``), with the trunk prefix as a group
+    of its own (``1-617-555-0134``), or, for a mobile number, without its trunk prefix
+    (``98765 43210``); or a bare mobile number of ten or eleven digits in its national form,
+    led by its trunk prefix ``0``, as long as the region's example mobile (``0612345678``).
+    """
     metadata = phonenumbers.PhoneMetadata.metadata_for_region(region)
     prefix = (metadata.national_prefix or "") if metadata is not None else ""
+    groups = _group_lengths(_merge_bracketed_trunk(candidate, prefix))
+    trunk_led = bool(prefix) and digits.startswith(prefix)
     lead_low, lead_high = _FOREIGN_LEAD_DIGITS
-    if prefix == "0" and digits.startswith("0") and lead_low <= groups[0] <= lead_high:
+    if len(groups) > 1 and prefix == "0" and trunk_led and lead_low <= groups[0] <= lead_high:
         return True
     number = _parse(digits, region) if len(digits) >= _FOREIGN_UNPREFIXED_DIGITS else None
     if number is None:
         return False
+    mobile = phonenumbers.number_type(number) in _MOBILE_TYPES
     national = phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.NATIONAL)
-    return groups == _group_lengths(national)
+    if len(groups) == 1:
+        return (
+            mobile
+            and prefix == "0"
+            and _digits(national) == digits
+            and _FOREIGN_BARE_DIGITS[0] <= len(digits) <= _FOREIGN_BARE_DIGITS[1]
+            and _has_example_mobile_length(number, region)
+        )
+    written = _group_lengths(national)
+    if groups == written:
+        return True
+    if trunk_led and not _digits(national).startswith(prefix):
+        return groups == (len(prefix), *written)
+    lead = written[0] - len(prefix)
+    return (
+        mobile
+        and not trunk_led
+        and _digits(national).startswith(prefix)
+        and lead > 0
+        and (groups == (lead, *written[1:]))
+    )
+
+
+def _has_example_mobile_length(number: phonenumbers.PhoneNumber, region: str) -> bool:
+    """Whether ``number`` has as many digits as ``region``'s example mobile number (a region
+    with mobile numbers of several lengths writes most of them in one)."""
+    example = phonenumbers.example_number_for_type(region, phonenumbers.PhoneNumberType.MOBILE)
+    return example is not None and len(phonenumbers.national_significant_number(example)) == len(
+        phonenumbers.national_significant_number(number)
+    )
+
+
+#: Number types read as mobile numbers (their groupings are written without a trunk prefix).
+_MOBILE_TYPES = frozenset(
+    {phonenumbers.PhoneNumberType.MOBILE, phonenumbers.PhoneNumberType.FIXED_LINE_OR_MOBILE}
+)
+
+
+def _merge_bracketed_trunk(candidate: str, prefix: str) -> str:
+    """``candidate`` with a bracketed trunk prefix joined to the group after it (``(0)20`` as
+    ``020``), as the prefix is dialled with the area code."""
+    if not prefix:
+        return candidate
+    head = candidate.lstrip(" \u00a0")
+    bracketed = f"({prefix})"
+    if head.startswith(bracketed) and head[len(bracketed) : len(bracketed) + 1].isdigit():
+        return prefix + head[len(bracketed) :]
+    return candidate
 
 
 def _group_lengths(text: str) -> tuple[int, ...]:
