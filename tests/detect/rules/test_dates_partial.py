@@ -260,6 +260,7 @@ LOOK_ALIKES_NEAR_NEW_FORMS: list[tuple[str, str]] = [
     ("en", "Shift 0700-1900, then 1900-0700."),
     ("en", "Crohn's disease; rock'95 band; pH'05."),
     ("en", "Total 2004/07 counted, in 2004/2005 ml."),
+    ("en", "Give on 1/2-3/4 tab at night; seen 1/2 - 3/4 tab."),
     ("de", "Geb. GCS 3/15, Kraft 4/5, RR 120/80."),
     ("de", "Dienst 1900-0700, Bilanz +4701."),
     ("es", "Nacido: Glasgow 3/15, fuerza 4/5."),

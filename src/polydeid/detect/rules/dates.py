@@ -488,10 +488,19 @@ def _boundaries_ok(text: str, start: int, end: int, m: MatchGroups, b: str) -> b
 
 def _looks_like_measurement(m: MatchGroups, r: Reading, g: Grammar, text: str) -> bool:
     """A date ending in a bare day number followed by a unit ("March 12 mg") is a quantity, and
-    so is a day and month without a year ("on 1/2 tab": a fraction of a dose)."""
+    so is a day and month without a year ("on 1/2 tab": a fraction of a dose), or the first
+    of a range of them ("1/2-3/4 tab")."""
     if g.units is None or r.year is not None or r.branch not in ("t2", "t4", "n6"):
         return False
-    return g.units.match(text, m.end(), min(len(text), m.end() + 40)) is not None
+    end = m.end()
+    if r.branch == "n6":
+        second = _FRACTION_AFTER_DASH.match(text, end, min(len(text), end + 12))
+        end = end if second is None else second.end()
+    return g.units.match(text, end, min(len(text), end + 40)) is not None
+
+
+#: The second end of a range of two fractions or day-months ("-3/4" in "1/2-3/4").
+_FRACTION_AFTER_DASH = compile_pattern(r"\s*[-–]\s*\d{1,2}/\d{1,2}(?!\d)")
 
 
 def _numeric_span(
