@@ -353,6 +353,8 @@ class Grammar:
     #: "0700, 2000", "2030 Uhr"); see :func:`_clock_after` and :func:`_clock_before`.
     clock_after: Pattern
     clock_before: Pattern
+    #: A four-digit clock time anywhere in a text (:func:`_clock_in_text`).
+    clock_in_text: Pattern
     #: What joins the two ends of a range ("-", "to", "đến"), matched forwards.
     range_joint: Pattern
 
@@ -390,6 +392,7 @@ def grammar(langs: tuple[str, ...]) -> Grammar:
         range_joint=compile_pattern(_range_joint(v.words("range_words")), flags),
         clock_after=compile_pattern(_clock_after(v), flags),
         clock_before=compile_pattern(_clock_before(v), flags),
+        clock_in_text=compile_pattern(_clock_in_text(v), flags),
     )
 
 
@@ -429,8 +432,23 @@ def _clock_units(v: Vocabulary) -> str:
 
 def _clock(v: Vocabulary) -> str:
     """A four-digit number that can only be a time of day: a leading zero ("0700"), a clock
-    word after it ("1930 h"), or no year's first digits ("2300")."""
-    return rf"(?<!\d)(?:0\d[0-5]\d(?!\d)|{_HHMM}(?=(?:{_clock_units(v)}))|(?!19|20){_HHMM}(?!\d))"
+    word after it ("1930 h"), or no year's first digits ("2300", not "1500 mg")."""
+    units = alternation(v.words("units"))
+    return (
+        rf"(?<!\d)(?:0\d[0-5]\d(?!\d)|{_HHMM}(?=(?:{_clock_units(v)}))"
+        rf"|(?!19|20){_HHMM}(?!\d)(?!{_S}*(?:{units}){_RB}))"
+    )
+
+
+def _clock_in_text(v: Vocabulary) -> str:
+    """A clock time written with four digits anywhere: a leading zero ("0700"), a clock word
+    after it ("1930 h"), or a range with an end that is no year ("1500-2300")."""
+    joint = rf"{_S}*[-–]{_S}*"
+    return (
+        rf"(?<![\d.,:/+\-])(?:0\d[0-5]\d(?!\d|[.,:/]\d)|{_HHMM}(?={_clock_units(v)})"
+        rf"|(?!19|20){_HHMM}{joint}{_HHMM}(?!\d|[.,:/]\d)"
+        rf"|{_HHMM}{joint}(?!19|20){_HHMM}(?!\d|[.,:/]\d))"
+    )
 
 
 def _clock_after(v: Vocabulary) -> str:

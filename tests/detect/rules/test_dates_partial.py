@@ -101,6 +101,7 @@ LOOK_ALIKES: list[tuple[str, str]] = [
     ("en", "Dates 32-01-2018 and 2018-13-01 are no dates."),
     ("en", "Man in his 70s, mother in her 90s."),
     ("en", "Output 2000 ml in 2000 ml bags."),
+    ("en", "Since 2000 resting; obs at 0700 and 2300 stable."),
     ("en", "Resting since 2000-0700; obs at 0700 and 2300 stable."),
     ("en", "CK 1950, LDH 2010 this morning."),
     ("en", "Weight 1992 g at birth."),
@@ -153,7 +154,9 @@ def test_yearless_dates_read_in_the_countrys_order() -> None:
 
 def test_a_number_next_to_clock_times_reads_as_a_time() -> None:
     assert found("Since 2000 no pain.", "en") == ["2000"]
-    assert found("Obs 0700 ok. Since 2000 no pain.", "en") == ["2000"]  # a time elsewhere
+    assert found("Obs 0700 ok. Since 2010 no pain.", "en") == ["2010"]  # a time elsewhere
+    assert found("Obs 0700 ok. Since 2000 no pain.", "en") == []  # on the hour: a time
+    assert found("Since 2004, 1500 mg daily.", "en") == ["2004"]  # a dose, no clock time
     assert found("Since 2000, 0700 and 1100 calm. Since 1987 diabetic.", "en") == ["1987"]
     assert found("Awake until 2000 to 0700. PCI 2004, born in 1930.", "en") == ["2004", "1930"]
     assert found("Calm from 0700 until 2000. In 2010 MI.", "en") == ["2010"]

@@ -38,7 +38,8 @@ number glued to signs, letters or other numbers ("+4701", "1990s"), one followed
 ("2000 ml"), the first of a clock range ("1900-0700"), and a number that reads as a time of
 day after a word that also announces times (``[context] time``: "since 2000") when it is
 itself joined to a clock time or followed by a clock word (``[units] clock``: "since
-2000-0700", "from 0700, 2000", "seit 2030 Uhr"). Never a yearless
+2000-0700", "from 0700, 2000", "seit 2030 Uhr"), or is on the hour ("since 2000", not "since
+2010") in a segment that writes clock times with four digits ("0700", "1500-2300"). Never a yearless
 date: one followed by a unit ("on 1/2 tab") or after a score word ("GCS 3/15"). Decades
 ("in his 70s") are not dates.
 
@@ -203,10 +204,11 @@ def _year_at(g: Grammar, text: str, pos: int) -> tuple[Span, bool] | None:
     "1990s"), a quantity (a unit follows), the first of a clock range ("1900-0700"), a
     number after a version or score word, and a number that reads as a time of day after a
     ``[context] time`` word ("since 2000") when it is itself next to a clock time or a clock
-    word ("since 2000-0700", "from 0700, 2000", "seit 2030 Uhr"). A four-digit year needs a
-    ``year`` context word right before it (or a range joint to a year that has one); a
-    two-digit year after an apostrophe needs none, and may be glued to a ``year`` context
-    word ("MI'02"). An academic year ("in 2004/05") is one year span.
+    word ("since 2000-0700", "from 0700, 2000", "seit 2030 Uhr"), or is on the hour in a
+    segment that writes clock times with four digits ("since 2000" near "0700"). A four-digit
+    year needs a ``year`` context word right before it (or a range joint to a year that has
+    one); a two-digit year after an apostrophe needs none, and may be glued to a ``year``
+    context word ("MI'02"). An academic year ("in 2004/05") is one year span.
     """
     m = g.year.match(text, pos, min(len(text), pos + 8))
     if m is None:
@@ -233,7 +235,7 @@ def _year_at(g: Grammar, text: str, pos: int) -> tuple[Span, bool] | None:
         if not low <= year <= high:
             return None
         time_word = year % 100 < 60 and _has_context(g.time_context, text, start)
-        if time_word and _next_to_clock(g, text, start, end):
+        if time_word and _reads_as_clock(g, text, start, end, on_the_hour=year % 100 == 0):
             return None  # "since 2000-0700": a time of day
     if apostrophe:
         if prev not in ("", " ", "\t", "\n", "(", "[", ",", "\u00a0") and not glued:
@@ -264,11 +266,14 @@ def _academic_year_end(text: str, end: int, year: int) -> int:
     return end
 
 
-def _next_to_clock(g: Grammar, text: str, start: int, end: int) -> bool:
-    """Whether a four-digit number is joined to a clock time or followed by a clock word."""
+def _reads_as_clock(g: Grammar, text: str, start: int, end: int, *, on_the_hour: bool) -> bool:
+    """Whether a four-digit number is joined to a clock time or followed by a clock word; or,
+    on the hour ("2000"), stands in a text that writes clock times with four digits."""
     if g.clock_after.match(text, end, min(len(text), end + 40)):
         return True
-    return g.clock_before.match(text, max(0, start - 40), start) is not None
+    if g.clock_before.match(text, max(0, start - 40), start) is not None:
+        return True
+    return on_the_hour and g.clock_in_text.search(text) is not None
 
 
 _YEAR_AFTER_DASH = compile_pattern(r"[-–]\s*((?:19|20)\d\d)(?![\d:])")
