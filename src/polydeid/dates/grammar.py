@@ -160,7 +160,7 @@ def _numeric_branches(w: _Words) -> list[str]:
     )
     n2 = (
         rf"(?P<n2>(?P<n2_a>\d{{1,2}})(?!\d)(?P<n2_s>{sep}|\.{_S})(?P<n2_b>\d{{1,2}})(?!\d)"
-        rf"(?P<n2_s2>{sep}|\.{_S})(?P<n2_y>\d{{4}}|\d{{2}})(?!\d)"
+        rf"(?P<n2_s2>{sep}|\.{_S})(?P<n2_y>\d{{4}}|\d{{2}})(?!\d|[/\\.]\d)"
         rf"{_year_word('n2', w)}{_time('n2')})"
     )
     n3 = (
@@ -174,9 +174,16 @@ def _numeric_branches(w: _Words) -> list[str]:
     if w.day_month_separators:
         branches.append(
             rf"(?P<n6>(?P<n6_a>\d{{1,2}})(?P<n6_s>[{w.day_month_separators}])"
-            rf"(?P<n6_b>\d{{1,2}})(?![\d/])(?![-.,]\d))"
+            rf"(?P<n6_b>\d{{1,2}})(?![\d/]){_D_M_RANGE_OR_END})"
         )
     return branches
+
+
+#: After a D/M: nothing chained ("1/2-3", "3/4.5"), unless a dash opens a range to another
+#: D/M with a slash ("9/7-9/12").
+_D_M_RANGE_OR_END = (
+    rf"(?:(?<=/\d{{1,2}})(?=[-–]{_S}?\d{{1,2}}/\d{{1,2}}(?![\d/]|[-.,]\d))|(?![-.,]\d))"
+)
 
 
 def _year_branch(w: _Words) -> str:
@@ -342,6 +349,12 @@ class Grammar:
     day_month_context: Pattern | None
     year_context: Pattern | None
     time_context: Pattern | None
+    #: A four-digit clock time joined to a number right before or after it ("2000-0700",
+    #: "0700, 2000", "2030 Uhr"); see :func:`_clock_after` and :func:`_clock_before`.
+    clock_after: Pattern
+    clock_before: Pattern
+    #: A four-digit clock time anywhere in a text (:func:`_clock_in_text`).
+    clock_in_text: Pattern
     #: What joins the two ends of a range ("-", "to", "đến"), matched forwards.
     range_joint: Pattern
 
@@ -377,6 +390,9 @@ def grammar(langs: tuple[str, ...]) -> Grammar:
         year_context=_context_pattern(v.words("year_context")),
         time_context=_context_pattern(v.words("time_context")),
         range_joint=compile_pattern(_range_joint(v.words("range_words")), flags),
+        clock_after=compile_pattern(_clock_after(v), flags),
+        clock_before=compile_pattern(_clock_before(v), flags),
+        clock_in_text=compile_pattern(_clock_in_text(v), flags),
     )
 
 
@@ -398,3 +414,48 @@ def _context_pattern(words: Sequence[str]) -> Pattern | None:
 
 def _range_joint(range_words: Sequence[str]) -> str:
     return rf"{_S}*[-–—]{_S}*|{_S}+(?:{alternation(range_words)}){_S}+"
+
+
+#: A time of day in four digits: hours 00-23, minutes 00-59.
+_HHMM = r"(?:[01]\d|2[0-3])[0-5]\d"
+
+
+def _clock_joint(v: Vocabulary) -> str:
+    """What joins two clock times of a range or a list ("-", "to", ",", ", and")."""
+    words = alternation(v.words("range_words"))
+    return rf"(?:{_S}*[-–—,;]{_S}*(?:(?:{words}){_S}+)?|{_S}+(?:{words}){_S}+)"
+
+
+def _clock_units(v: Vocabulary) -> str:
+    return rf"{_S}*(?:{alternation(v.words('clock_units'))}){_WORD_END}"
+
+
+def _clock(v: Vocabulary) -> str:
+    """A four-digit number that can only be a time of day: a leading zero ("0700"), a clock
+    word after it ("1930 h"), or no year's first digits ("2300", not "1500 mg")."""
+    units = alternation(v.words("units"))
+    return (
+        rf"(?<!\d)(?:0\d[0-5]\d(?!\d)|{_HHMM}(?=(?:{_clock_units(v)}))"
+        rf"|(?!19|20){_HHMM}(?!\d)(?!{_S}*(?:{units}){_RB}))"
+    )
+
+
+def _clock_in_text(v: Vocabulary) -> str:
+    """A clock time written with four digits anywhere: a leading zero ("0700"), a clock word
+    after it ("1930 h"), or a range with an end that is no year ("1500-2300")."""
+    joint = rf"{_S}*[-–]{_S}*"
+    return (
+        rf"(?<![\d.,:/+\-])(?:0\d[0-5]\d(?!\d|[.,:/]\d)|{_HHMM}(?={_clock_units(v)})"
+        rf"|(?!19|20){_HHMM}{joint}{_HHMM}(?!\d|[.,:/]\d)"
+        rf"|{_HHMM}{joint}(?!19|20){_HHMM}(?!\d|[.,:/]\d))"
+    )
+
+
+def _clock_after(v: Vocabulary) -> str:
+    """Right after a number: a clock word, or a joint to a clock time (matched forwards)."""
+    return rf"{_clock_units(v)}|{_clock_joint(v)}{_clock(v)}(?![.,:/]\d)"
+
+
+def _clock_before(v: Vocabulary) -> str:
+    """Right before a number: a clock time and a joint (matched backwards)."""
+    return rf"(?r)(?<![\d.,:/+\-]){_clock(v)}{_clock_joint(v)}"

@@ -106,6 +106,8 @@ class LanguageDates:
     year_context: tuple[str, ...]
     time_context: tuple[str, ...]
     units: tuple[str, ...]
+    #: Words right after a four-digit number that make it a clock time ("1930 h", "2000 Uhr").
+    clock_units: tuple[str, ...]
 
     def month_name(self, form: str, month: int) -> str:
         return self.month_forms[form].names[month - 1]
@@ -264,8 +266,16 @@ def language_dates(code: str) -> LanguageDates:
         date_context=_strings(context.get("date"), where),
         birth_context=_strings(context.get("birth"), where),
         not_date=_strings(context.get("not_date"), where),
-        day_month_context=_strings(context.get("day_month"), where),
-        year_context=_strings(context.get("year"), where),
+        day_month_context=_announcing(context, "day_month", where),
+        year_context=_announcing(context, "year", where),
         time_context=_strings(context.get("time"), where),
         units=_strings(raw.get("units", {}).get("after_number"), where),
+        clock_units=_strings(raw.get("units", {}).get("clock"), where),
     )
+
+
+def _announcing(context: Mapping[str, Any], key: str, where: str) -> tuple[str, ...]:
+    """The ``[context]`` words ``key`` and the ``date`` and ``birth`` words: whatever announces
+    a date announces a yearless date or a year alone too."""
+    keys = (key, "date", "birth")
+    return tuple(dict.fromkeys(w for k in keys for w in _strings(context.get(k), where)))

@@ -102,6 +102,7 @@ LOOK_ALIKES: list[tuple[str, str]] = [
     ("en", "Man in his 70s, mother in her 90s."),
     ("en", "Output 2000 ml in 2000 ml bags."),
     ("en", "Since 2000 resting; obs at 0700 and 2300 stable."),
+    ("en", "Resting since 2000-0700; obs at 0700 and 2300 stable."),
     ("en", "CK 1950, LDH 2010 this morning."),
     ("en", "Weight 1992 g at birth."),
     ("en", "MRN 2004-2938-11 recorded."),
@@ -151,12 +152,16 @@ def test_yearless_dates_read_in_the_countrys_order() -> None:
     assert date_granularity("3/4", ["en-US"]) is Granularity.DAY_MONTH
 
 
-def test_a_segment_that_writes_clock_times_reads_clock_like_numbers_as_times() -> None:
+def test_a_number_next_to_clock_times_reads_as_a_time() -> None:
     assert found("Since 2000 no pain.", "en") == ["2000"]
-    assert found("Obs 0700 ok. Since 2000 no pain.", "en") == []
-    assert found("Obs 0700 ok. Since 1987 diabetic.", "en") == ["1987"]
-    assert found("Obs 0700 ok. PCI 2004, born in 1930.", "en") == ["2004", "1930"]
-    assert found("Obs 0700 ok. Seit 2000 stabil, Z.n. OP 2004.", "de") == ["2004"]
+    assert found("Obs 0700 ok. Since 2010 no pain.", "en") == ["2010"]  # a time elsewhere
+    assert found("Obs 0700 ok. Since 2000 no pain.", "en") == []  # on the hour: a time
+    assert found("Since 2004, 1500 mg daily.", "en") == ["2004"]  # a dose, no clock time
+    assert found("Since 2000, 0700 and 1100 calm. Since 1987 diabetic.", "en") == ["1987"]
+    assert found("Awake until 2000 to 0700. PCI 2004, born in 1930.", "en") == ["2004", "1930"]
+    assert found("Calm from 0700 until 2000. In 2010 MI.", "en") == ["2010"]
+    assert found("Ruhig bis 2000 - 0700. Z.n. OP 2004.", "de") == ["2004"]
+    assert found("Tranquilo desde 2000, 0700 y 1100.", "es") == []
 
 
 def test_a_range_with_a_shared_month_keeps_both_days() -> None:
@@ -174,3 +179,105 @@ def test_a_list_needs_a_dated_head_and_goes_on() -> None:
 def test_years_inside_full_dates_are_not_repeated() -> None:
     text = "Seen 12 March 2024, since 03/2024 and in 2024-03-12."
     assert found(text, "en") == ["12 March 2024", "03/2024", "2024-03-12"]
+
+
+# Birth and death words announce a yearless date and a year alone too ([context] date, birth).
+ANNOUNCED_BY_DATE_WORDS: list[tuple[str, str, list[str]]] = [
+    ("en", "Pt born 3/4 at home.", ["3/4"]),
+    ("en", "Birthday: 3/4, no allergies.", ["3/4"]),
+    ("en", "Date of birth: 12/25 per chart.", ["12/25"]),
+    ("en", "DOB 1931, lives alone.", ["1931"]),
+    ("en", "yob: 1931, widowed.", ["1931"]),
+    ("en", "Father died 2001 of MI.", ["2001"]),
+    ("en", "Pt admitted 2019 to 2020 twice.", ["2019", "2020"]),
+    ("de", "Geburtsdatum 3/4 unklar.", ["3/4"]),
+    ("de", "Geburtsdatum: 1931, verwitwet.", ["1931"]),
+    ("es", "Nacido el 1931 en casa.", ["1931"]),
+    ("fr", "Date de naissance 1931 selon la famille.", ["1931"]),
+    ("vi", "Ngày sinh 1931 theo giấy tờ.", ["1931"]),
+    ("sw", "Tarehe ya kuzaliwa 1931 kwa mujibu wa familia.", ["1931"]),
+    ("lg", "Olunaku lw'okuzaalibwa 1931.", ["1931"]),
+]
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "expected"),
+    ANNOUNCED_BY_DATE_WORDS,
+    ids=[f"{lang}-{i}" for i, (lang, *_rest) in enumerate(ANNOUNCED_BY_DATE_WORDS)],
+)
+def test_birth_and_death_words_announce_partial_dates(
+    lang: str, text: str, expected: list[str]
+) -> None:
+    assert found(text, lang) == expected
+
+
+# Both ends of a yearless range, academic years, an apostrophe year glued to an event.
+RANGES_AND_GLUED: list[tuple[str, str, list[str]]] = [
+    ("en", "Pt seen 9/7-9/12 for wound care.", ["9/7", "9/12"]),
+    ("en", "Away from 9/7 – 9/12 abroad.", ["9/7", "9/12"]),
+    ("en", "Hx MI'02, stable since.", ["'02"]),
+    ("en", "Hx CABG’95 and HTN.", ["’95"]),
+    ("en", "Flu shot given in 2004/05 season.", ["2004/05"]),
+    ("de", "Wiedervorstellung am 9/7-9/12 geplant.", ["9/7", "9/12"]),
+    ("es", "Control desde el 25/7-30/7 en consulta.", ["25/7", "30/7"]),
+    ("es", "Vacunado en 2004/05 sin incidencias.", ["2004/05"]),
+    ("fr", "Revu le 12/3-15/3 en consultation.", ["12/3", "15/3"]),
+    ("fr", "Vacciné en 2004/05 sans problème.", ["2004/05"]),
+    ("vi", "Sốt từ ngày 24/7-31/7 tại nhà.", ["24/7", "31/7"]),
+    ("sw", "Alilazwa tarehe 25/7-30/7 kliniki.", ["25/7", "30/7"]),
+    ("lg", "Yali mu ddwaliro okuva nga 25/7-30/7.", ["25/7", "30/7"]),
+]
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "expected"),
+    RANGES_AND_GLUED,
+    ids=[f"{lang}-{i}" for i, (lang, *_rest) in enumerate(RANGES_AND_GLUED)],
+)
+def test_ranges_academic_years_and_glued_apostrophe_years(
+    lang: str, text: str, expected: list[str]
+) -> None:
+    assert found(text, lang) == expected
+
+
+def test_a_year_is_a_time_only_next_to_clock_evidence() -> None:
+    assert found("Since 2010 smoking; shift 0700-1900 uneventful.", "en") == ["2010"]
+    assert found("Seit 2010 Raucher; Dienst 0700-1900 ruhig.", "de") == ["2010"]
+    assert found("Desde 2010 fumador; turno 0700-1900.", "es") == ["2010"]
+    assert found("Since 2015 at home; obs at 0700 and 2300.", "en") == ["2015"]
+    # the year itself next to clock evidence: a clock range, a time word, a list of times
+    assert found("Since 2000-0700 no pain.", "en") == []
+    assert found("Since 2030 h no pain, obs 0700.", "en") == []
+    assert found("Seit 2030 Uhr ruhig.", "de") == []
+    assert found("Obs from 0700, since 2000, and 2300 stable.", "en") == []
+
+
+# Look-alikes next to the new forms: still no dates.
+LOOK_ALIKES_NEAR_NEW_FORMS: list[tuple[str, str]] = [
+    ("en", "Born: GCS 3/15 on arrival."),
+    ("en", "DOB on file; 4/5 strength."),
+    ("en", "Died 1900-0700 shift notes."),
+    ("en", "Admitted; BP 120/80 at rest."),
+    ("en", "Born: I/O +4701 since mn."),
+    ("en", "Admitted, ABG 7.37/49/247."),
+    ("en", "Shift 0700-1900, then 1900-0700."),
+    ("en", "Crohn's disease; rock'95 band; pH'05."),
+    ("en", "Total 2004/07 counted, in 2004/2005 ml."),
+    ("en", "Give on 1/2-3/4 tab at night; seen 1/2 - 3/4 tab."),
+    ("de", "Geb. GCS 3/15, Kraft 4/5, RR 120/80."),
+    ("de", "Dienst 1900-0700, Bilanz +4701."),
+    ("es", "Nacido: Glasgow 3/15, fuerza 4/5."),
+    ("fr", "Né: score 3/15, force 4/5, TA 120/80."),
+    ("vi", "Ngày sinh: huyết áp 120/80 mmHg."),
+    ("sw", "Alizaliwa: shinikizo 120/80, nguvu 4/5."),
+    ("lg", "Yazaalibwa: puleesa 120/80, amaanyi 4/5."),
+]
+
+
+@pytest.mark.parametrize(
+    ("lang", "text"),
+    LOOK_ALIKES_NEAR_NEW_FORMS,
+    ids=[f"{lang}-{i}" for i, (lang, _) in enumerate(LOOK_ALIKES_NEAR_NEW_FORMS)],
+)
+def test_look_alike_near_new_forms_is_no_date(lang: str, text: str) -> None:
+    assert found(text, lang) == []

@@ -29,13 +29,17 @@ are also words ("may", "mar") unless written as a full date or capitalised next 
 Yearless dates and years alone look like ratios, scores, fractions, doses and clock times, so
 each needs evidence: a ``[context] day_month`` word right before a D/M ("seen 9/7", "F/U 7/28",
 "ngày 25/7", "hôm 4/3", "tarehe 25/7"), a ``[context] year`` word right before a year ("in
-2004", "MI 1992", "Jahrgang 1967", "desde 2010", "mwaka 2019", "mu 2004"), or a range joint or
-a list to a date that has such evidence ("từ 24-7 đến 31-7", "2004-2006", "24/7, 25/7 và
-26/7"). A two-digit year after an apostrophe ("s/p CABG '95") needs none. Never a year: a
+2004", "MI 1992", "Jahrgang 1967", "desde 2010", "mwaka 2019", "mu 2004") — the ``date`` and
+``birth`` words count for both ("born 3/4", "DOB 1931") — or a range joint or a list to a date
+that has such evidence ("từ 24-7 đến 31-7", "seen 9/7-9/12", "2004-2006", "24/7, 25/7 và
+26/7"). A two-digit year after an apostrophe ("s/p CABG '95", "MI'02") needs none; an academic
+year ("in 2004/05") is one span. Never a year: a
 number glued to signs, letters or other numbers ("+4701", "1990s"), one followed by a unit
-("2000 ml"), the first of a clock range ("1900-0700"), and, in a segment that writes times
-with four digits ("0700", "1930 h"), a number that reads as a time of day after a word that
-also announces times (``[context] time``: "since 2000"; "PCI 2004" stays a year). Never a yearless
+("2000 ml"), the first of a clock range ("1900-0700"), and a number that reads as a time of
+day after a word that also announces times (``[context] time``: "since 2000") when it is
+itself joined to a clock time or followed by a clock word (``[units] clock``: "since
+2000-0700", "from 0700, 2000", "seit 2030 Uhr"), or is on the hour ("since 2000", not "since
+2010") in a segment that writes clock times with four digits ("0700", "1500-2300"). Never a yearless
 date: one followed by a unit ("on 1/2 tab") or after a score word ("GCS 3/15"). Decades
 ("in his 70s") are not dates.
 
@@ -59,8 +63,6 @@ import heapq
 from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from typing import ClassVar
-
-import regex
 
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
@@ -102,15 +104,6 @@ _LEFT_REACH = 64
 _TRAILING_PUNCTUATION = " \t\u00a0.,،፣"
 _DIGIT = compile_pattern(r"\d")
 _NUMBER_CHAIN = compile_pattern(r"[-/]\d+[-/]\d")
-#: Clock times written with four digits: a leading zero ("0700"), an hour unit after
-#: ("1930 h", "2000 Uhr"), or a range with an end that is no year ("1500-2300").
-_HHMM = r"(?:[01]\d|2[0-3])[0-5]\d"
-_END = r"(?!\d|[.,:/]\d)"
-_FOUR_DIGIT_CLOCK = compile_pattern(
-    rf"(?<![\d.,:/+\-])(?:0\d[0-5]\d{_END}|{_HHMM}\s*(?:h|hrs?|hours|Uhr)\b"
-    rf"|(?!19|20){_HHMM}\s*[-–]\s*{_HHMM}{_END}|{_HHMM}\s*[-–]\s*(?!19|20){_HHMM}{_END})",
-    regex.IGNORECASE,
-)
 
 
 class DateRule(RuleDetector):
@@ -152,12 +145,11 @@ class DateRule(RuleDetector):
             if span.score >= _STRONG_SCORE:
                 last_end = span.end
             found.append((span, False))
-        clock = _FOUR_DIGIT_CLOCK.search(text) is not None
         taken = _Taken(span for span, _ in found)
         for core in list(guarded_finditer(g.year_scanner, segment, self.id)):
             if taken.overlaps(core.start(), core.end()):
                 continue
-            year = _year_at(g, text, core.start(), clock=clock)
+            year = _year_at(g, text, core.start())
             if year is not None:
                 (found if year[1] else pending).append((year[0], True))
         partners = _range_partners(g, text, found, pending)
@@ -204,24 +196,32 @@ def _day_month_announced(g: Grammar, text: str, start: int, floor: int) -> bool:
     return opening is not None and _has_context(g.day_month_context, text, opening.start())
 
 
-def _year_at(g: Grammar, text: str, pos: int, *, clock: bool) -> tuple[Span, bool] | None:
-    """A year alone at ``pos`` ("2004", "'95"), and whether its context makes it a date.
+def _year_at(g: Grammar, text: str, pos: int) -> tuple[Span, bool] | None:
+    """A year alone at ``pos`` ("2004", "'95", "2004/05"), and whether its context makes it a
+    date.
 
     Not a year: a number glued to letters, signs or other numbers ("+2004", "2004.5",
     "1990s"), a quantity (a unit follows), the first of a clock range ("1900-0700"), a
-    number after a version or score word, and in a segment that writes clock times with four
-    digits ("0700", "1930 h"), a number that reads as a time of day after a ``[context] time`` word
-    ("since 2000"). A four-digit year needs a
-    ``year`` context word right before it (or a range joint to a year that has one); a
-    two-digit year after an apostrophe needs none.
+    number after a version or score word, and a number that reads as a time of day after a
+    ``[context] time`` word ("since 2000") when it is itself next to a clock time or a clock
+    word ("since 2000-0700", "from 0700, 2000", "seit 2030 Uhr"), or is on the hour in a
+    segment that writes clock times with four digits ("since 2000" near "0700"). A four-digit
+    year needs a ``year`` context word right before it (or a range joint to a year that has
+    one); a two-digit year after an apostrophe needs none, and may be glued to a ``year``
+    context word ("MI'02"). An academic year ("in 2004/05") is one year span.
     """
     m = g.year.match(text, pos, min(len(text), pos + 8))
     if m is None:
         return None
     start, end = m.start(), m.end()
     prev = text[start - 1] if start > 0 else ""
-    if prev and (prev.isalnum() or prev in "_#\\@$€£" or (prev in APOSTROPHES and m["y_y"])):
+    apostrophe = m.group("y_y2") is not None
+    glued = apostrophe and prev.isalpha() and _has_context(g.year_context, text, start)
+    glued_prev = prev.isalnum() or prev in "_#\\@$€£" or (prev in APOSTROPHES and m["y_y"])
+    if prev and glued_prev and not glued:
         return None
+    if not apostrophe:
+        end = _academic_year_end(text, end, int(m.group("y_y")))
     nxt = text[end] if end < len(text) else ""
     if nxt and (nxt.isalnum() or nxt in "%/_\\" or nxt in APOSTROPHES):
         return None
@@ -229,16 +229,16 @@ def _year_at(g: Grammar, text: str, pos: int, *, clock: bool) -> tuple[Span, boo
         return None
     if g.units is not None and g.units.match(text, end, min(len(text), end + 40)):
         return None
-    apostrophe = m.group("y_y2") is not None
     if not apostrophe:
         year = int(m.group("y_y"))
         low, high = YEAR_RANGE["gregorian"]
         if not low <= year <= high:
             return None
-        if clock and year % 100 < 60 and _has_context(g.time_context, text, start):
-            return None  # "since 2000" where times are written "0700": a time of day
+        time_word = year % 100 < 60 and _has_context(g.time_context, text, start)
+        if time_word and _reads_as_clock(g, text, start, end, on_the_hour=year % 100 == 0):
+            return None  # "since 2000-0700": a time of day
     if apostrophe:
-        if prev not in ("", " ", "\t", "\n", "(", "[", ",", "\u00a0"):
+        if prev not in ("", " ", "\t", "\n", "(", "[", ",", "\u00a0") and not glued:
             return None
         if _after_not_date(g, text, start, end):
             return None
@@ -251,6 +251,29 @@ def _year_at(g: Grammar, text: str, pos: int, *, clock: bool) -> tuple[Span, boo
         if prefix is not None:
             start = prefix.start()
     return Span(start, end, Category.DATE, _YEAR_SOURCE, _YEAR_SCORE), context
+
+
+#: The second year of an academic or fiscal year, written with its last two digits.
+_ACADEMIC_YEAR = compile_pattern(r"/(\d\d)(?![\d/]|[.,:]\d)")
+
+
+def _academic_year_end(text: str, end: int, year: int) -> int:
+    """The end of "2004/05" (the next year's last two digits after a slash) from the end of
+    "2004"; ``end`` when no such year follows."""
+    m = _ACADEMIC_YEAR.match(text, end, min(len(text), end + 4))
+    if m is not None and int(m.group(1)) == (year + 1) % 100:
+        return m.end()
+    return end
+
+
+def _reads_as_clock(g: Grammar, text: str, start: int, end: int, *, on_the_hour: bool) -> bool:
+    """Whether a four-digit number is joined to a clock time or followed by a clock word; or,
+    on the hour ("2000"), stands in a text that writes clock times with four digits."""
+    if g.clock_after.match(text, end, min(len(text), end + 40)):
+        return True
+    if g.clock_before.match(text, max(0, start - 40), start) is not None:
+        return True
+    return on_the_hour and g.clock_in_text.search(text) is not None
 
 
 _YEAR_AFTER_DASH = compile_pattern(r"[-–]\s*((?:19|20)\d\d)(?![\d:])")
@@ -470,10 +493,19 @@ def _boundaries_ok(text: str, start: int, end: int, m: MatchGroups, b: str) -> b
 
 def _looks_like_measurement(m: MatchGroups, r: Reading, g: Grammar, text: str) -> bool:
     """A date ending in a bare day number followed by a unit ("March 12 mg") is a quantity, and
-    so is a day and month without a year ("on 1/2 tab": a fraction of a dose)."""
+    so is a day and month without a year ("on 1/2 tab": a fraction of a dose), or the first
+    of a range of them ("1/2-3/4 tab")."""
     if g.units is None or r.year is not None or r.branch not in ("t2", "t4", "n6"):
         return False
-    return g.units.match(text, m.end(), min(len(text), m.end() + 40)) is not None
+    end = m.end()
+    if r.branch == "n6":
+        second = _FRACTION_AFTER_DASH.match(text, end, min(len(text), end + 12))
+        end = end if second is None else second.end()
+    return g.units.match(text, end, min(len(text), end + 40)) is not None
+
+
+#: The second end of a range of two fractions or day-months ("-3/4" in "1/2-3/4").
+_FRACTION_AFTER_DASH = compile_pattern(r"\s*[-–]\s*\d{1,2}/\d{1,2}(?!\d)")
 
 
 def _numeric_span(
