@@ -210,3 +210,51 @@ def test_place_words_load(lang: str) -> None:
 def test_every_language_runs() -> None:
     for lang in languages():
         RULE.detect(Segment("Kampala, Paris, Berlin.", lang=lang))
+
+
+#: A place list after a locative or after another place is no longer name:
+#: (lang, countries, text, the places found).
+PLACE_LISTS = [
+    ("en", ("US",), "Patient lives in Boston MA with his wife.", ["Boston"]),
+    ("en", ("UG",), "Lives in Kampala Uganda.", ["Kampala"]),
+    ("en", ("UG",), "Seen at Mulago Hospital Kampala last week.", ["Mulago Hospital", "Kampala"]),
+    ("en", ("UG",), "The Kampala Gulu highway was closed.", ["Kampala", "Gulu"]),
+]
+
+
+@pytest.mark.parametrize(
+    ("lang", "countries_", "text", "names"), PLACE_LISTS, ids=_ids(PLACE_LISTS)
+)
+def test_a_place_list_is_no_longer_name(lang, countries_, text, names) -> None:
+    assert [t for t, _ in found(text, lang, countries_)] == names
+    out = Deidentifier(profile="rules").redact(text, lang=lang, countries=countries_)
+    assert not any(name in out for name in names)
+
+
+def test_an_organisation_after_a_locative_is_still_a_longer_name() -> None:
+    assert found("She studied at Makerere University.", "en", ("UG",)) == []
+    assert found("He plays for Gicumbi FC.", "en", ("RW",)) == []
+
+
+#: A house number after a street through the language's number mark (places.toml
+#: ``[streets] number_marks``).
+NUMBER_MARKS = [
+    ("es", ("ES",), "Vive en Calle de Goya nº 12, 3º.", "Calle de Goya nº 12"),
+    ("de", ("DE",), "Wohnort: Am Sportplatz Nr. 5, seit 2019.", "Am Sportplatz Nr. 5"),
+    ("en", ("UG",), "Lives at Kampala Road No. 12 with family.", "Kampala Road No. 12"),
+]
+
+
+@pytest.mark.parametrize(
+    ("lang", "countries_", "text", "address"), NUMBER_MARKS, ids=_ids(NUMBER_MARKS)
+)
+def test_a_house_number_after_the_languages_number_mark(lang, countries_, text, address) -> None:
+    assert (address, ADDRESS) in found(text, lang, countries_)
+
+
+def test_language_knowledge_is_read_from_places_toml() -> None:
+    assert "nº" in place_words("es").number_marks
+    assert "Nr." in place_words("de").number_marks
+    assert place_words("de").german_nouns and not place_words("en").german_nouns
+    # a language without number marks reads a house number only after a comma or a space
+    assert place_words("lg").number_marks == ()
