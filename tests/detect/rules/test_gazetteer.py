@@ -18,6 +18,7 @@ from polydeid.locales.gazetteer import (
     gazetteer,
     is_common_word,
     is_person_name,
+    regions,
 )
 from polydeid.locales.place_words import place_words
 
@@ -212,8 +213,8 @@ def test_every_language_runs() -> None:
         RULE.detect(Segment("Kampala, Paris, Berlin.", lang=lang))
 
 
-#: A place list after a locative or after another place is no longer name:
-#: (lang, countries, text, the places found).
+#: A place list is no longer name: a place after the place found before it, or followed by
+#: a listed place, a country or a US state: (lang, countries, text, the places found).
 PLACE_LISTS = [
     ("en", ("US",), "Patient lives in Boston MA with his wife.", ["Boston"]),
     ("en", ("UG",), "Lives in Kampala Uganda.", ["Kampala"]),
@@ -231,9 +232,11 @@ def test_a_place_list_is_no_longer_name(lang, countries_, text, names) -> None:
     assert not any(name in out for name in names)
 
 
-def test_an_organisation_after_a_locative_is_still_a_longer_name() -> None:
+def test_a_facility_after_a_locative_is_still_a_longer_name() -> None:
     assert found("She studied at Makerere University.", "en", ("UG",)) == []
     assert found("He plays for Gicumbi FC.", "en", ("RW",)) == []
+    assert found("Admitted to Kampala Presbyterian Hospital today.", "en", ("UG",)) == []
+    assert found("Seen at Kampala General on 5 May.", "en", ("UG",)) == []
 
 
 #: A house number after a street through the language's number mark (places.toml
@@ -258,3 +261,9 @@ def test_language_knowledge_is_read_from_places_toml() -> None:
     assert place_words("de").german_nouns and not place_words("en").german_nouns
     # a language without number marks reads a house number only after a comma or a space
     assert place_words("lg").number_marks == ()
+
+
+def test_regions_are_countries_and_us_states() -> None:
+    names, codes = regions()
+    assert {"uganda", "kenya", "massachusetts"} <= names
+    assert {"MA", "NY"} <= codes

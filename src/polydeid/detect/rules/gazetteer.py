@@ -30,9 +30,9 @@ language and English count):
   name that runs on into a capitalised word or initials ("Makerere University", "Real
   Madrid", "Gicumbi FC"), directly or through a joiner ("Afrika ya Kati", ``[words]
   joiners``), unless that word is context or a common word opening the sentence. A place
-  list is no longer name: after a locative ("lives in Kampala Uganda") or right after the
-  place found before it ("Mulago Hospital Kampala") only an organisation's noun after the
-  name makes one, and a listed place after it makes none ("Kampala Gulu highway").
+  list is no longer name: a place right after the place found before it ("Mulago Hospital
+  Kampala"), or followed by a listed place, a country or a US state ("Kampala Gulu",
+  "lives in Kampala Uganda", "Boston MA": the country or state is not part of the span).
 
 A facility word after the name joins the span ("Mulago Hospital"), and so does a capitalised
 facility word before it ("Hospital Universitario de Getafe"): the span is then a
@@ -67,6 +67,7 @@ from polydeid.locales.gazetteer import (
     is_common_word,
     is_person_name,
     pack_words,
+    regions,
 )
 from polydeid.locales.place_words import place_words
 from polydeid.text.normalise import normalise
@@ -129,8 +130,6 @@ class _Context:
     joiners: frozenset[str]
     #: the locatives also written before people, normalised
     people: frozenset[str]
-    #: the words of the organisations' nouns, case-folded ("university", "fc")
-    organisation_words: frozenset[str]
     #: a house number after a street, through a mark of the languages ("nº 12")
     number_after: regex.Pattern[str]
 
@@ -190,12 +189,6 @@ def _context(langs: tuple[str, ...]) -> _Context:
         joiners=frozenset(normalise(j) for pw in words for j in pw.joiners),
         people=frozenset(normalise(p) for pw in words for p in pw.people),
         number_after=_number_after(m for pw in words for m in pw.number_marks),
-        organisation_words=frozenset(
-            word.casefold()
-            for pw in words
-            for noun in pw.organisations
-            for word in _WORD.findall(noun)
-        ),
     )
 
 
@@ -448,9 +441,9 @@ class GazetteerRule(RuleDetector):
         an organisation's noun within a few words ("Tribunal Administrativo de Ankara"), or a
         capitalised name runs on into a capitalised word ("Makerere University", "Real
         Madrid", "Gicumbi FC"), directly or through a joiner ("Afrika ya Kati"), that is not
-        its context. A place list is no longer name: after a locative, or after the place
-        found before it (``listed``: "Mulago Hospital Kampala"), only an organisation's noun
-        after the name makes one; nor does a listed place after it ("Kampala Entebbe")."""
+        its context. A place list is no longer name: a place after the place found before
+        it (``listed``: "Mulago Hospital Kampala"), or one followed by a listed place, a
+        country or a US state ("Kampala Gulu", "Kampala Uganda", "Boston MA")."""
         # after a locative that is no joiner ("mjini", "in"), the place is where, not whose
         where = locative is not None and normalise(locative.group()) not in context.joiners
         if not where and context.organisation is not None and context.organisation.search(window):
@@ -460,10 +453,8 @@ class GazetteerRule(RuleDetector):
         following = regex.match(r"[ \t\u00a0]+([\p{L}][\p{L}\p{M}'’]*)", text[end : end + 40])
         if following is not None and _name_like(following.group(1)):
             word = following.group(1)
-            if (where or listed) and word.casefold() not in context.organisation_words:
-                pass  # a place list after its context: "lives in Kampala Uganda", "Boston MA"
-            elif _is_listed_place(word, index, langs):
-                pass  # another place: "Kampala Entebbe"
+            if _is_listed_place(word, index, langs) or _is_region(word):
+                pass  # a place list: "Kampala Gulu", "Kampala Uganda", "Boston MA"
             elif not (context.nouns_capitalised and any(is_common_word(word, g) for g in langs)):
                 return True
         if listed:
@@ -499,6 +490,12 @@ class GazetteerRule(RuleDetector):
 
 #: What may stand between two places of a list: "Mulago Hospital Kampala", "Gulu, Lira".
 _LIST_GAP = regex.compile(r"[ \t\u00a0]*,?[ \t\u00a0]+|,")
+
+
+def _is_region(word: str) -> bool:
+    """A country's or a US state's name, or a state's code in capitals ("MA")."""
+    names, codes = regions()
+    return word in codes or (_capitalised(word) and word.casefold() in names)
 
 
 def _is_listed_place(word: str, index: _Index, langs: tuple[str, ...]) -> bool:
