@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import Enum
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 import regex
@@ -256,7 +256,7 @@ def _walk_any_case(value: Any, out: set[str]) -> None:
             _walk_any_case(item, out)
 
 
-@cache
+@lru_cache(maxsize=65536)
 def is_common_word(word: str, lang: str) -> bool:
     """Whether ``word`` is a common word of ``lang``: a word of its pack
     (:func:`pack_words`); for a language whose ``places.toml`` sets ``german_nouns`` a

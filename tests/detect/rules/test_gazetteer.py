@@ -263,6 +263,11 @@ def test_language_knowledge_is_read_from_places_toml() -> None:
     assert place_words("lg").number_marks == ()
 
 
+def test_the_common_word_cache_is_bounded() -> None:
+    # the words around a place come from the text: no unbounded cache of them
+    assert is_common_word.cache_info().maxsize is not None
+
+
 def test_regions_are_countries_and_us_states() -> None:
     names, codes = regions()
     assert {"uganda", "kenya", "massachusetts"} <= names
