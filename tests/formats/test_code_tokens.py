@@ -119,3 +119,29 @@ def test_the_rules_redact_signing_initials_and_keep_the_standards() -> None:
     text = "# BAW: per RFC 2068 and rfc822, Jan/Feb tables\nM = ['Jan', 'Feb', 'Mar']\n"
     out = deid.redact_document(text, format="code", source="a.py").output
     assert out == "# [PERSON]: per RFC 2068 and rfc822, Jan/Feb tables\nM = ['Jan', 'Feb', 'Mar']\n"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "# Copyright 2003 by Jane Doe <jane@example.org> and John Roe <john@example.org>",
+        "# Written by Jane Doe <jane@example.org>; send bugs to John Roe <john@example.org>",
+        "# Author: Jane Doe <jane@example.org>, John Roe <john@example.org>",
+    ],
+    ids=["copyright-by", "two-mailboxes", "author-list"],
+)
+def test_every_name_and_mailbox_of_a_line_is_read(line: str) -> None:
+    doc = read(f"{line}\nx = 1\n", "m.py")
+    assert persons(doc) == ["Jane Doe", "John Roe"]
+    emails = [f.value for f in doc.fields if f.role.category is Category.CONTACT_OTHER]
+    assert emails == ["jane@example.org", "john@example.org"]
+    deid = Deidentifier(profile="rules")
+    out = deid.redact_document(f"{line}\nx = 1\n", format="code", source="m.py").output
+    assert "John Roe" not in out and "Jane Doe" not in out and "example.org" not in out
+
+
+def test_token_caches_are_bounded() -> None:
+    from polydeid.formats import code
+
+    for fn in (code._is_codec, code._zipf):
+        assert fn.cache_info().maxsize is not None

@@ -36,7 +36,7 @@ import tomllib
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from pathlib import PurePath
 
@@ -523,12 +523,15 @@ class _Builder:
         if email is not None:
             contact = value_role(Category.CONTACT_OTHER)
             self.add(start + email[0], start + email[1], f"{path}.email", contact, encode)
-        self.add(start + rest, end, path, TEXT, encode)
+        # the rest may name more people: "… and John Roe <john@example.org>"
+        if not self._mailbox(start + rest, end, path, encode):
+            self.add(start + rest, end, path, TEXT, encode)
         return True
 
     def _mailbox(self, start: int, end: int, path: str, encode: Encoder) -> bool:
-        """A name-like ``Jane Doe <jane@example.org>`` inside the line: the name a PERSON, the
-        address a contact, the rest text; False if there is none."""
+        """Every name-like ``Jane Doe <jane@example.org>`` inside the line: each name a
+        PERSON, each address a contact, the rest text; False if there is none."""
+        pos = start
         for m in self.rules.mailbox.finditer(self.text, start, end):
             words = m.group("who").split()
             while words and not _name_like(words, self.rules):
@@ -540,12 +543,14 @@ class _Builder:
                 continue
             person = value_role(Category.PERSON)
             contact = value_role(Category.CONTACT_OTHER)
-            self.add(start, who_start, path, TEXT, encode)
+            self.add(pos, who_start, path, TEXT, encode)
             self.add(who_start, m.end("who"), f"{path}.person", person, encode)
             self.add(m.start("email"), m.end("email"), f"{path}.email", contact, encode)
-            self.add(m.end("email") + 1, end, path, TEXT, encode)
-            return True
-        return False
+            pos = m.end("email") + 1
+        if pos == start:
+            return False
+        self.add(pos, end, path, TEXT, encode)
+        return True
 
     # -- code ----------------------------------------------------------------------------
 
@@ -839,7 +844,7 @@ _CALENDAR_WORD = re.compile(r"[^\W\d_]+")
 _CALENDAR_GLUE = re.compile(r"[\s,;.|/]*")
 
 
-@cache
+@lru_cache(maxsize=4096)
 def _is_codec(token: str) -> bool:
     """Whether Python's codec registry knows ``token`` (a codec name or alias)."""
     if not any(c.isdigit() or c in "-_" for c in token):
@@ -851,7 +856,7 @@ def _is_codec(token: str) -> bool:
     return True
 
 
-@cache
+@lru_cache(maxsize=4096)
 def _zipf(word: str) -> float:
     """How common ``word`` is in English (wordfreq's Zipf scale; 0 for an unknown word)."""
     from wordfreq import zipf_frequency

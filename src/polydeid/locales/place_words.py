@@ -9,6 +9,8 @@ around them (the country-level ``places.toml`` of place lists is :mod:`polydeid.
     [words]    conjunctions = words that never end a place ("gi", "kod": and, with);
                nouns_capitalised = whether the language capitalises every noun (German), so
                that a capital letter does not make a common word a name;
+               german_nouns = whether its common nouns are read from ``german-nouns``
+               (Wiktionary's German nouns) instead of word frequencies;
                joiners = words that join the parts of a longer name ("of", "de", "ya":
                "Afrika ya Kati"); organisations = nouns that open an organisation's name
                ("university", "tribunal", "chuo kikuu"), whose place is the organisation's
@@ -20,6 +22,8 @@ around them (the country-level ``places.toml`` of place lists is :mod:`polydeid.
                ("hospitali ya", "kituo cha afya"; context, not part of the name);
                after = facility words written after it and part of the facility's name
                ("Hospital", "Health Centre IV")
+    [streets]  number_marks = marks written between a street and its house number ("nº",
+               "n°", "no.": "Calle Mayor nº 12")
 
 :func:`place_words` reads it into a :class:`PlaceWords`; words are kept as written.
 """
@@ -41,6 +45,7 @@ class PlaceWords:
     heads_before: tuple[str, ...] = ()
     conjunctions: tuple[str, ...] = ()
     nouns_capitalised: bool = False
+    german_nouns: bool = False
     joiners: tuple[str, ...] = ()
     organisations: tuple[str, ...] = ()
     locatives: tuple[str, ...] = ()
@@ -48,6 +53,7 @@ class PlaceWords:
     people: tuple[str, ...] = ()
     facility_before: tuple[str, ...] = ()
     facility_after: tuple[str, ...] = ()
+    number_marks: tuple[str, ...] = ()
 
 
 @cache
@@ -59,11 +65,13 @@ def place_words(code: str) -> PlaceWords:
     words = schema.table(raw, "words", file)
     context = schema.table(raw, "context", file)
     facility = schema.table(raw, "facility", file)
+    streets = schema.table(raw, "streets", file)
     return PlaceWords(
         code=code,
         heads_before=schema.strings(heads, "before", file, "heads."),
         conjunctions=schema.strings(words, "conjunctions", file, "words."),
         nouns_capitalised=schema.flag(words, "nouns_capitalised", file, "words."),
+        german_nouns=schema.flag(words, "german_nouns", file, "words."),
         joiners=schema.strings(words, "joiners", file, "words."),
         organisations=schema.strings(words, "organisations", file, "words."),
         locatives=schema.strings(context, "before", file, "context."),
@@ -71,4 +79,5 @@ def place_words(code: str) -> PlaceWords:
         people=schema.strings(context, "people", file, "context."),
         facility_before=schema.strings(facility, "before", file, "facility."),
         facility_after=schema.strings(facility, "after", file, "facility."),
+        number_marks=schema.strings(streets, "number_marks", file, "streets."),
     )

@@ -18,6 +18,7 @@ from polydeid.locales.gazetteer import (
     gazetteer,
     is_common_word,
     is_person_name,
+    regions,
 )
 from polydeid.locales.place_words import place_words
 
@@ -210,3 +211,64 @@ def test_place_words_load(lang: str) -> None:
 def test_every_language_runs() -> None:
     for lang in languages():
         RULE.detect(Segment("Kampala, Paris, Berlin.", lang=lang))
+
+
+#: A place list is no longer name: a place after the place found before it, or followed by
+#: a listed place, a country or a US state: (lang, countries, text, the places found).
+PLACE_LISTS = [
+    ("en", ("US",), "Patient lives in Boston MA with his wife.", ["Boston"]),
+    ("en", ("UG",), "Lives in Kampala Uganda.", ["Kampala"]),
+    ("en", ("UG",), "Seen at Mulago Hospital Kampala last week.", ["Mulago Hospital", "Kampala"]),
+    ("en", ("UG",), "The Kampala Gulu highway was closed.", ["Kampala", "Gulu"]),
+]
+
+
+@pytest.mark.parametrize(
+    ("lang", "countries_", "text", "names"), PLACE_LISTS, ids=_ids(PLACE_LISTS)
+)
+def test_a_place_list_is_no_longer_name(lang, countries_, text, names) -> None:
+    assert [t for t, _ in found(text, lang, countries_)] == names
+    out = Deidentifier(profile="rules").redact(text, lang=lang, countries=countries_)
+    assert not any(name in out for name in names)
+
+
+def test_a_facility_after_a_locative_is_still_a_longer_name() -> None:
+    assert found("She studied at Makerere University.", "en", ("UG",)) == []
+    assert found("He plays for Gicumbi FC.", "en", ("RW",)) == []
+    assert found("Admitted to Kampala Presbyterian Hospital today.", "en", ("UG",)) == []
+    assert found("Seen at Kampala General on 5 May.", "en", ("UG",)) == []
+
+
+#: A house number after a street through the language's number mark (places.toml
+#: ``[streets] number_marks``).
+NUMBER_MARKS = [
+    ("es", ("ES",), "Vive en Calle de Goya nº 12, 3º.", "Calle de Goya nº 12"),
+    ("de", ("DE",), "Wohnort: Am Sportplatz Nr. 5, seit 2019.", "Am Sportplatz Nr. 5"),
+    ("en", ("UG",), "Lives at Kampala Road No. 12 with family.", "Kampala Road No. 12"),
+]
+
+
+@pytest.mark.parametrize(
+    ("lang", "countries_", "text", "address"), NUMBER_MARKS, ids=_ids(NUMBER_MARKS)
+)
+def test_a_house_number_after_the_languages_number_mark(lang, countries_, text, address) -> None:
+    assert (address, ADDRESS) in found(text, lang, countries_)
+
+
+def test_language_knowledge_is_read_from_places_toml() -> None:
+    assert "nº" in place_words("es").number_marks
+    assert "Nr." in place_words("de").number_marks
+    assert place_words("de").german_nouns and not place_words("en").german_nouns
+    # a language without number marks reads a house number only after a comma or a space
+    assert place_words("lg").number_marks == ()
+
+
+def test_the_common_word_cache_is_bounded() -> None:
+    # the words around a place come from the text: no unbounded cache of them
+    assert is_common_word.cache_info().maxsize is not None
+
+
+def test_regions_are_countries_and_us_states() -> None:
+    names, codes = regions()
+    assert {"uganda", "kenya", "massachusetts"} <= names
+    assert {"MA", "NY"} <= codes

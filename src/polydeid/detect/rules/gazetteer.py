@@ -29,12 +29,16 @@ language and English count):
   a locative that is no joiner stands right before it ("benki mjini Aden"), or a capitalised
   name that runs on into a capitalised word or initials ("Makerere University", "Real
   Madrid", "Gicumbi FC"), directly or through a joiner ("Afrika ya Kati", ``[words]
-  joiners``), unless that word is context or a common word opening the sentence.
+  joiners``), unless that word is context or a common word opening the sentence. A place
+  list is no longer name: a place right after the place found before it ("Mulago Hospital
+  Kampala"), or followed by a listed place, a country or a US state ("Kampala Gulu",
+  "lives in Kampala Uganda", "Boston MA": the country or state is not part of the span).
 
 A facility word after the name joins the span ("Mulago Hospital"), and so does a capitalised
 facility word before it ("Hospital Universitario de Getafe"): the span is then a
 ``LOCATION_FACILITY``, as is every listed facility. A listed street is a ``LOCATION_ADDRESS``
-only with its house number, which joins the span ("Kampala Road 12", "12 Kampala Road").
+only with its house number, which joins the span ("Kampala Road 12", "12 Kampala Road",
+through a number mark of the language, ``[streets] number_marks``: "Calle de Goya nº 12").
 Every other place is a ``LOCATION_VILLAGE``. Names in scripts written without spaces are not
 read.
 
@@ -63,6 +67,7 @@ from polydeid.locales.gazetteer import (
     is_common_word,
     is_person_name,
     pack_words,
+    regions,
 )
 from polydeid.locales.place_words import place_words
 from polydeid.text.normalise import normalise
@@ -80,9 +85,6 @@ _JOIN = regex.compile(r"[ \t\u00a0]{0,2}[-‐–'’./]?[ \t\u00a0]{0,2}")
 _OPENERS = frozenset(".!?:;\n\r•*-–—([{\"'«“‘")
 #: How far before a name its context is looked for (characters).
 _REACH = 60
-_NUMBER_AFTER = regex.compile(
-    r"[ \t\u00a0]*,?[ \t\u00a0]*(?:n[º°o.]\s*)?\d{1,5}[a-zA-Z]?(?![\p{L}\p{N}])"
-)
 _NUMBER_BEFORE = regex.compile(r"(?<![\p{L}\p{N}])\d{1,5}[a-zA-Z]?,?[ \t\u00a0]+\Z")
 
 _LABELS = frozenset(
@@ -128,6 +130,8 @@ class _Context:
     joiners: frozenset[str]
     #: the locatives also written before people, normalised
     people: frozenset[str]
+    #: a house number after a street, through a mark of the languages ("nº 12")
+    number_after: regex.Pattern[str]
 
 
 @cache
@@ -184,6 +188,16 @@ def _context(langs: tuple[str, ...]) -> _Context:
         ),
         joiners=frozenset(normalise(j) for pw in words for j in pw.joiners),
         people=frozenset(normalise(p) for pw in words for p in pw.people),
+        number_after=_number_after(m for pw in words for m in pw.number_marks),
+    )
+
+
+def _number_after(marks: Iterable[str]) -> regex.Pattern[str]:
+    """A house number after a street, after a comma or a number mark ("nº") or neither."""
+    found = [m for m in marks if m.strip()]
+    mark = rf"(?:(?:{phrase_alternation(found, fold_case=True)})\s*)?" if found else ""
+    return compile_pattern(
+        rf"[ \t\u00a0]*,?[ \t\u00a0]*{mark}\d{{1,5}}[a-zA-Z]?(?![\p{{L}}\p{{N}}])"
     )
 
 
@@ -257,7 +271,8 @@ class GazetteerRule(RuleDetector):
         spans: list[Span] = []
         i = 0
         while i < len(words):
-            found = self._match(text, words, i, index, context, langs)
+            previous = spans[-1].end if spans else None
+            found = self._match(text, words, i, index, context, langs, previous)
             if found is None:
                 i += 1
                 continue
@@ -276,6 +291,7 @@ class GazetteerRule(RuleDetector):
         index: _Index,
         context: _Context,
         langs: tuple[str, ...],
+        previous: int | None = None,
     ) -> tuple[Span, int] | None:
         start, _, first = words[i]
         attached = False
@@ -294,7 +310,10 @@ class GazetteerRule(RuleDetector):
             last = self._whole(text, words, i, name)
             if last is None:
                 continue
-            span = self._accept(text, start, words[last][1], name, context, langs, attached)
+            listed = previous is not None and _LIST_GAP.fullmatch(text, previous, start) is not None
+            span = self._accept(
+                text, start, words[last][1], name, index, context, langs, attached, listed
+            )
             if span is not None:
                 return span, last
         return None
@@ -316,10 +335,14 @@ class GazetteerRule(RuleDetector):
         start: int,
         end: int,
         name: _Name,
+        index: _Index,
         context: _Context,
         langs: tuple[str, ...],
         attached: bool,
+        listed: bool = False,
     ) -> Span | None:
+        """The span of ``name`` written at ``start:end``, or nothing; ``listed``: it follows
+        the place found before it, with only a space or a comma between them."""
         written = text[start:end]
         # glued to a word by a hyphen: "Kampala-based", "Nord-Berlin"
         if (text[end : end + 1] in "-‐" and text[end + 1 : end + 2].isalpha()) or (
@@ -348,7 +371,7 @@ class GazetteerRule(RuleDetector):
         if not self._plausible(text, start, end, name, has_context, for_people, langs):
             return None
         if entry.kind is PlaceKind.STREET:
-            return self._street(text, start, end)
+            return self._street(text, start, end, context)
         label = (
             Category.LOCATION_FACILITY
             if entry.kind is PlaceKind.FACILITY or head or after
@@ -361,7 +384,7 @@ class GazetteerRule(RuleDetector):
             if _capitalised(text[head_start:start]):
                 start = head_start
         elif after is None and self._in_longer_name(
-            text, start, end, window, locative, context, langs
+            text, start, end, window, locative, index, context, langs, listed
         ):
             return None
         return Span(start, end, label, SOURCE, SCORE)
@@ -409,14 +432,18 @@ class GazetteerRule(RuleDetector):
         end: int,
         window: str,
         locative: regex.Match[str] | None,
+        index: _Index,
         context: _Context,
         langs: tuple[str, ...],
+        listed: bool,
     ) -> bool:
         """Whether the name is part of a longer name, which is left to the model: it follows
         an organisation's noun within a few words ("Tribunal Administrativo de Ankara"), or a
         capitalised name runs on into a capitalised word ("Makerere University", "Real
         Madrid", "Gicumbi FC"), directly or through a joiner ("Afrika ya Kati"), that is not
-        its context."""
+        its context. A place list is no longer name: a place after the place found before
+        it (``listed``: "Mulago Hospital Kampala"), or one followed by a listed place, a
+        country or a US state ("Kampala Gulu", "Kampala Uganda", "Boston MA")."""
         # after a locative that is no joiner ("mjini", "in"), the place is where, not whose
         where = locative is not None and normalise(locative.group()) not in context.joiners
         if not where and context.organisation is not None and context.organisation.search(window):
@@ -426,8 +453,12 @@ class GazetteerRule(RuleDetector):
         following = regex.match(r"[ \t\u00a0]+([\p{L}][\p{L}\p{M}'’]*)", text[end : end + 40])
         if following is not None and _name_like(following.group(1)):
             word = following.group(1)
-            if not (context.nouns_capitalised and any(is_common_word(word, g) for g in langs)):
+            if _is_listed_place(word, index, langs) or _is_region(word):
+                pass  # a place list: "Kampala Gulu", "Kampala Uganda", "Boston MA"
+            elif not (context.nouns_capitalised and any(is_common_word(word, g) for g in langs)):
                 return True
+        if listed:
+            return False
         joined = context.joined.search(window) if context.joined is not None else None
         if (
             joined is not None
@@ -446,15 +477,37 @@ class GazetteerRule(RuleDetector):
         return False
 
     @staticmethod
-    def _street(text: str, start: int, end: int) -> Span | None:
+    def _street(text: str, start: int, end: int, context: _Context) -> Span | None:
         """A street with its house number (after or before it), or nothing."""
-        after = _NUMBER_AFTER.match(text, end)
+        after = context.number_after.match(text, end)
         if after is not None:
             return Span(start, after.end(), Category.LOCATION_ADDRESS, SOURCE, SCORE)
         before = _NUMBER_BEFORE.search(text, max(0, start - 12), start)
         if before is not None:
             return Span(before.start(), end, Category.LOCATION_ADDRESS, SOURCE, SCORE)
         return None
+
+
+#: What may stand between two places of a list: "Mulago Hospital Kampala", "Gulu, Lira".
+_LIST_GAP = regex.compile(r"[ \t\u00a0]*,?[ \t\u00a0]+|,")
+
+
+def _is_region(word: str) -> bool:
+    """A country's or a US state's name, or a state's code in capitals ("MA")."""
+    names, codes = regions()
+    return word in codes or (_capitalised(word) and word.casefold() in names)
+
+
+def _is_listed_place(word: str, index: _Index, langs: tuple[str, ...]) -> bool:
+    """Whether ``word`` is a place of the gazetteer on its own, and no common word or person's
+    name."""
+    name = index.single.get(word.casefold())
+    return (
+        name is not None
+        and name.entry.kind is PlaceKind.PLACE
+        and not any(is_common_word(word, g) for g in langs)
+        and not is_person_name(word, langs)
+    )
 
 
 _PRECEDING = regex.compile(r"([\p{L}][\p{L}\p{M}'’.]*)[ \t\u00a0]+\Z")
