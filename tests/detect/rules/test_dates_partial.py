@@ -281,3 +281,28 @@ LOOK_ALIKES_NEAR_NEW_FORMS: list[tuple[str, str]] = [
 )
 def test_look_alike_near_new_forms_is_no_date(lang: str, text: str) -> None:
     assert found(text, lang) == []
+
+
+# An imaging study, test, procedure or event written right before a yearless date dates it;
+# culture and dose ratios after the same words stay ratios.
+CLINICAL_EVENTS: list[tuple[str, list[str]]] = [
+    ("Head CT 1/3 unchanged.", ["1/3"]),
+    ("MRI 4/13: new infarct.", ["4/13"]),
+    ("TEE 2/19 showed a vegetation.", ["2/19"]),
+    ("PICC placed 2/20, tip in SVC.", ["2/20"]),
+    ("Extubated 11/4 without event.", ["11/4"]),
+    ("s/p R TKA 7/9, PT to see.", ["7/9"]),
+    ("Pt had stroke 2015, mild weakness.", ["2015"]),
+    ("Retired 2018 from the post office.", ["2018"]),
+    ("BCx 2/2 bottles positive.", []),
+    ("BCx 2/2 positive for GPC.", []),
+    ("Repeat 1/2 NS bolus.", []),
+    ("CT 1/2 tab given.", []),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"), CLINICAL_EVENTS, ids=[f"event{i}" for i in range(len(CLINICAL_EVENTS))]
+)
+def test_clinical_events_date_what_follows_them(text: str, expected: list[str]) -> None:
+    assert found(text, "en") == expected
