@@ -35,7 +35,7 @@ from typing import Any
 import regex
 
 from polydeid.locales import _ROOT, countries, country_data, language_data
-from polydeid.locales.names import name_data, names_of, script_of
+from polydeid.locales.names import is_pool_name, names_of, script_of
 from polydeid.locales.place_words import place_words
 from polydeid.text.normalise import normalise
 
@@ -286,16 +286,6 @@ def _wordfreq_languages() -> frozenset[str]:
     return frozenset(available_languages())
 
 
-@cache
-def _person_names(lang: str) -> frozenset[str]:
-    data = name_data(lang)
-    if data is None:
-        return frozenset()
-    lookup = data.lookups["*"]
-    return lookup.given_names | lookup.surnames
-
-
 def is_person_name(word: str, langs: Iterable[str]) -> bool:
     """Whether ``word`` is a given or family name of one of the language packs ``langs``."""
-    key = normalise(word)
-    return any(key in _person_names(lang) for lang in langs)
+    return is_pool_name(word, *langs)

@@ -28,8 +28,7 @@ import regex
 
 from polydeid.locales import _schema as schema
 from polydeid.locales import language_data
-from polydeid.locales.names import name_data, name_format, name_words
-from polydeid.text.normalise import normalise
+from polydeid.locales.names import is_pool_name, name_format, name_words
 
 #: A word: letters, marks and digits; everything else (spaces, hyphens, dots, apostrophes)
 #: parts words.
@@ -152,14 +151,7 @@ class KinshipVocabulary:
 
 def _is_name(word: str, langs: tuple[str, ...]) -> bool:
     """Whether ``word`` is a given name or surname in a name pool of one of ``langs``."""
-    for lang in langs:
-        data = name_data(lang)
-        if data is not None:
-            lookup = data.lookups["*"]
-            key = normalise(word)
-            if key in lookup.surnames or key in lookup.given_names:
-                return True
-    return False
+    return bool(langs) and is_pool_name(word, *langs)
 
 
 def _entries(vocabulary: KinshipVocabulary, phrases: tuple[str, ...]) -> frozenset[Words]:
