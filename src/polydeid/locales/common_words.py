@@ -18,6 +18,7 @@ Every resource is read lazily, on its first question, and cached.
 from __future__ import annotations
 
 import csv
+from dataclasses import dataclass
 from functools import cache
 
 from polydeid.locales import _schema as schema
@@ -51,21 +52,44 @@ def zipf(word: str, lang: str) -> float:
     return float(zipf_frequency(word, code))
 
 
+@dataclass(frozen=True, slots=True)
+class GermanNoun:
+    """One entry of ``german-nouns`` (CC BY-SA 4.0 data from Wiktionary), as written: its lemma,
+    its kinds ("Toponym", "Nachname", ...; comma-separated), its gender (empty when none) and its
+    inflected forms."""
+
+    lemma: str
+    kinds: str
+    gender: str
+    forms: tuple[str, ...]
+
+
 @cache
-def _german_nouns() -> tuple[frozenset[str], frozenset[str]]:
-    """The casefolded forms of German common nouns, and of the entries marked as names."""
+def german_noun_entries() -> tuple[GermanNoun, ...]:
+    """Every entry of the ``german-nouns`` table, read once from the package's CSV (without
+    building its index); the common-word prior and the gazetteer derive their lists from it."""
     from german_nouns.config import CSV_FILE_PATH  # type: ignore[import-untyped]
 
-    nouns: set[str] = set()
-    names: set[str] = set()
+    entries = []
     with open(CSV_FILE_PATH, encoding="utf-8", newline="") as handle:
         rows = csv.reader(handle)
         next(rows, None)
         for row in rows:
-            if len(row) < 2:
-                continue
-            forms = {w.casefold() for w in (row[0], *row[7:]) if w}
-            (names if any(m in row[1] for m in _GERMAN_NAME_MARKS) else nouns).update(forms)
+            if len(row) >= 2:
+                gender = row[2] if len(row) > 2 else ""
+                entries.append(GermanNoun(row[0], row[1], gender, tuple(row[7:])))
+    return tuple(entries)
+
+
+@cache
+def _german_nouns() -> tuple[frozenset[str], frozenset[str]]:
+    """The casefolded forms of German common nouns, and of the entries marked as names."""
+    nouns: set[str] = set()
+    names: set[str] = set()
+    for entry in german_noun_entries():
+        forms = {w.casefold() for w in (entry.lemma, *entry.forms) if w}
+        marked = any(m in entry.kinds for m in _GERMAN_NAME_MARKS)
+        (names if marked else nouns).update(forms)
     return frozenset(nouns - names), frozenset(names)
 
 

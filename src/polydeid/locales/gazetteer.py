@@ -35,6 +35,7 @@ from typing import Any
 import regex
 
 from polydeid.locales import _ROOT, countries, country_data, language_data
+from polydeid.locales.common_words import german_noun_entries
 from polydeid.locales.names import is_pool_name, names_of, script_of
 from polydeid.locales.place_words import place_words
 from polydeid.text.normalise import normalise
@@ -187,25 +188,18 @@ def regions() -> tuple[frozenset[str], frozenset[str]]:
 def _german_nouns() -> tuple[frozenset[str], frozenset[str]]:
     """German common nouns and toponyms (``german-nouns``, CC BY-SA 4.0 data from
     Wiktionary), case-folded lemmas: a common noun has a grammatical gender and is no toponym
-    or name. Read from the package's table without building its index."""
-    import csv
-
-    from german_nouns.config import CSV_FILE_PATH
-
+    or name (read once, :func:`~polydeid.locales.common_words.german_noun_entries`)."""
     proper = {"Toponym", "Nachname", "Vorname"}
     common: set[str] = set()
     places: set[str] = set()
-    with open(CSV_FILE_PATH, encoding="utf-8", newline="") as handle:
-        rows = csv.reader(handle)
-        next(rows, None)
-        for row in rows:
-            if len(row) < 3 or not row[0]:
-                continue
-            kinds = set(row[1].split(","))
-            if "Toponym" in kinds:
-                places.add(row[0].casefold())
-            elif row[2] and not proper & kinds:
-                common.add(row[0].casefold())
+    for entry in german_noun_entries():
+        if not entry.lemma:
+            continue
+        kinds = set(entry.kinds.split(","))
+        if "Toponym" in kinds:
+            places.add(entry.lemma.casefold())
+        elif entry.gender and not proper & kinds:
+            common.add(entry.lemma.casefold())
     return frozenset(common), frozenset(places)
 
 
