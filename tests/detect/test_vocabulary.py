@@ -17,6 +17,12 @@ from polydeid.locales.common_words import DRUG_MIN_LETTERS, is_clinical_word
 from polydeid.locales.names import is_pool_name, pool_names
 from polydeid.testing import FakeDetector
 
+
+def _lang_only(value: object) -> str:
+    """A test id that shows a case's language and never its text (names stay out of ids)."""
+    return value if isinstance(value, str) and len(value) <= 3 else "case"
+
+
 TAGGER = "tagger.e5small.v1"
 
 
@@ -174,6 +180,7 @@ def test_a_word_beside_another_identifier_is_part_of_it() -> None:
         ("fr", "Vu par Bourquin ce jour.", "Bourquin"),
         ("es", "Visto por ABDELHAMID hoy.", "ABDELHAMID"),
     ],
+    ids=_lang_only,
 )
 def test_a_name_with_a_drug_ending_stays_even_when_the_model_is_sure(
     lang: str, text: str, word: str
@@ -229,6 +236,7 @@ def test_a_listed_name_is_no_drug_but_the_same_word_in_lower_case_is() -> None:
         # a listed name in lower case where the whole text is in lower case
         ("en", "spoke with brady today about discharge.", "brady"),
     ],
+    ids=_lang_only,
 )
 def test_listed_names_in_capitals_and_in_name_contexts_stay(
     lang: str, text: str, word: str
@@ -261,6 +269,7 @@ def test_clinical_words_without_a_name_around_are_dropped(lang: str, text: str, 
         ("fr", "Entretien avec Frau Leber.", "Leber"),
         ("es", "Hablé con Mrs Fiebre.", "Fiebre"),
     ],
+    ids=_lang_only,
 )
 def test_a_title_of_any_language_marks_a_name(lang: str, text: str, word: str) -> None:
     assert kept(text, lang, [word], score=0.99) == [word]
@@ -280,6 +289,7 @@ def test_a_title_of_any_language_marks_a_name(lang: str, text: str, word: str) -
         ("es", "Acompañado por su esposa Herrero.", "Herrero"),
         ("fr", "Accompagné de sa fille Marchand.", "Marchand"),
     ],
+    ids=_lang_only,
 )
 def test_names_that_are_common_words_stay_below_a_confident_score(
     lang: str, text: str, word: str
