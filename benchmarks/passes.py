@@ -37,7 +37,12 @@ from polydeid.detect.tagger.decoder_passes import DECODER_PASSES
 from polydeid.detect.tagger.detector import TaggerDetector
 from polydeid.detect.tagger.precision import native_bf16
 from polydeid.detect.tagger.precision import resolve as tagger_precision
-from polydeid.evaluate.harness import facts_reference, score_in_scope, scored_categories
+from polydeid.evaluate.harness import (
+    facts_reference,
+    score_in_scope,
+    scored_categories,
+    set_aside_unmarked_dates,
+)
 
 Key = tuple[str, int, int, str]
 
@@ -91,6 +96,7 @@ def run(pipeline: Pipeline, corpus: Corpus, facts: Any) -> Outcome:
     for doc in corpus.documents:
         segment = Segment(doc.text, lang=doc.lang, origin=Origin(file=doc.source or doc.id))
         predictions[doc.id] = pipeline.detect(segment)
+    predictions, _ = set_aside_unmarked_dates(corpus, predictions)
     scores, _ = score_in_scope(corpus, predictions, facts, scored_categories(corpus.scheme))
     keys = frozenset(
         (doc_id, s.start, s.end, s.label.value)

@@ -85,6 +85,7 @@ class Granularity(StrEnum):
     DAY_MONTH = "day_month"
     MONTH_YEAR = "month_year"
     YEAR = "year"
+    MONTH = "month"
     DAY = "day"
 
 
@@ -95,5 +96,5 @@ def granularity_of(year: int | None, month: int | None, day: int | None) -> Gran
             return Granularity.YEAR
         return Granularity.FULL if day is not None else Granularity.MONTH_YEAR
     if month is not None:
-        return Granularity.DAY_MONTH
+        return Granularity.DAY_MONTH if day is not None else Granularity.MONTH
     return Granularity.DAY

@@ -348,6 +348,10 @@ class Grammar:
     #: Context words right before a yearless day and month, or a year alone (matched backwards).
     day_month_context: Pattern | None
     year_context: Pattern | None
+    #: Context words right before a month alone (the year words and the month words).
+    month_context: Pattern | None
+    #: A month number after its prefix, alone ("tháng 7"), matched anchored.
+    month_number: Pattern | None
     time_context: Pattern | None
     #: A four-digit clock time joined to a number right before or after it ("2000-0700",
     #: "0700, 2000", "2030 Uhr"); see :func:`_clock_after` and :func:`_clock_before`.
@@ -355,6 +359,8 @@ class Grammar:
     clock_before: Pattern
     #: A four-digit clock time anywhere in a text (:func:`_clock_in_text`).
     clock_in_text: Pattern
+    #: A time of day right after a date ("3/12 1900", "1/6 at 1400", "4/12 @ 21:05").
+    time_after: Pattern
     #: What joins the two ends of a range ("-", "to", "đến"), matched forwards.
     range_joint: Pattern
 
@@ -386,13 +392,20 @@ def grammar(langs: tuple[str, ...]) -> Grammar:
         year_scanner=compile_pattern(
             rf"(?<!\d)(?:(?:19|20)\d\d|[{regex.escape(APOSTROPHES)}]\d\d)(?!\d)"
         ),
-        day_month_context=_context_pattern(v.words("day_month_context")),
-        year_context=_context_pattern(v.words("year_context")),
-        time_context=_context_pattern(v.words("time_context")),
+        day_month_context=context_pattern(v.words("day_month_context")),
+        year_context=context_pattern(v.words("year_context")),
+        month_context=context_pattern(v.words("month_context")),
+        month_number=(
+            compile_pattern(rf"(?:{w.number_prefixes}){_S}?(\d{{1,2}})(?![\d/.\-])", flags)
+            if w.number_prefixes != _NEVER
+            else None
+        ),
+        time_context=context_pattern(v.words("time_context")),
         range_joint=compile_pattern(_range_joint(v.words("range_words")), flags),
         clock_after=compile_pattern(_clock_after(v), flags),
         clock_before=compile_pattern(_clock_before(v), flags),
         clock_in_text=compile_pattern(_clock_in_text(v), flags),
+        time_after=compile_pattern(_time_after(v), flags),
     )
 
 
@@ -403,7 +416,7 @@ def _alone_year_prefix(words: Sequence[str]) -> Pattern | None:
     return compile_pattern(rf"(?r){_WORD_START}(?:{alternation(words)}){_S}?", regex.IGNORECASE)
 
 
-def _context_pattern(words: Sequence[str]) -> Pattern | None:
+def context_pattern(words: Sequence[str]) -> Pattern | None:
     """Any of ``words`` as a whole word right before a position, matched backwards."""
     if not words:
         return None
@@ -448,6 +461,16 @@ def _clock_in_text(v: Vocabulary) -> str:
         rf"(?<![\d.,:/+\-])(?:0\d[0-5]\d(?!\d|[.,:/]\d)|{_HHMM}(?={_clock_units(v)})"
         rf"|(?!19|20){_HHMM}{joint}{_HHMM}(?!\d|[.,:/]\d)"
         rf"|{_HHMM}{joint}(?!19|20){_HHMM}(?!\d|[.,:/]\d))"
+    )
+
+
+def _time_after(v: Vocabulary) -> str:
+    """Right after a date: a space, an optional ``@`` or ``[context] time`` word, and a time
+    of day in four digits or with a colon (matched forwards)."""
+    words = alternation(["@", *v.words("time_context")])
+    return (
+        rf"{_S}+(?:(?:{words}){_S}*)?(?:{_HHMM}|(?:[01]?\d|2[0-3]):[0-5]\d)"
+        rf"(?!\d|[.,/]\d)"
     )
 
 

@@ -5,7 +5,7 @@ reads it here from the span's text and the segment's languages; ``polydeid detec
 it with each date span. The reading is the one the date rule and the date shift use
 (:func:`~polydeid.dates.parse_date`, and :func:`~polydeid.dates.compact.read_compact` for HL7
 timestamps); a day number alone (the opening day of a range, "12" in "12-14 March") is
-:attr:`Granularity.DAY`.
+:attr:`Granularity.DAY`, a month alone ("in July", "từ tháng 7") :attr:`Granularity.MONTH`.
 """
 
 from __future__ import annotations
@@ -14,8 +14,10 @@ from collections.abc import Sequence
 
 from polydeid.dates.calendar import Granularity, granularity_of
 from polydeid.dates.compact import read_compact
+from polydeid.dates.grammar import grammar
 from polydeid.dates.parse import parse_date
-from polydeid.locales.dates import DateOrder
+from polydeid.dates.vocabulary import language_codes, vocabulary
+from polydeid.locales.dates import DateOrder, name_key
 
 __all__ = ["Granularity", "date_granularity", "granularity_of"]
 
@@ -37,4 +39,11 @@ def date_granularity(
     day = core.rstrip(".")
     if day.isdecimal() and len(day) <= 2 and 1 <= int(day) <= 31:
         return Granularity.DAY
+    codes = language_codes(langs)
+    if name_key(day) in vocabulary(codes).months:
+        return Granularity.MONTH
+    number = grammar(codes).month_number
+    m = None if number is None else number.fullmatch(core)
+    if m is not None and 1 <= int(m.group(1)) <= 12:
+        return Granularity.MONTH
     return None

@@ -59,6 +59,7 @@ class Vocabulary:
     needs_year: frozenset[str]
     calendar_year_words: Mapping[str, str]
     not_date: ContextLexicon
+    not_date_after: ContextLexicon
     date_context: ContextLexicon
 
     def words(self, attr: str) -> tuple[str, ...]:
@@ -120,6 +121,7 @@ def vocabulary(langs: tuple[str, ...]) -> Vocabulary:
         needs_year=frozenset(k for p in packs for k in p.needs_year),
         calendar_year_words={k: v for p in packs for k, v in p.calendar_year_words.items()},
         not_date=ContextLexicon(_union(packs, "not_date")),
+        not_date_after=ContextLexicon(_union(packs, "not_date_after")),
         date_context=ContextLexicon(_union(packs, "date_context") + _union(packs, "birth_context")),
     )
 

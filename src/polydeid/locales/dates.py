@@ -102,8 +102,10 @@ class LanguageDates:
     date_context: tuple[str, ...]
     birth_context: tuple[str, ...]
     not_date: tuple[str, ...]
+    not_date_after: tuple[str, ...]
     day_month_context: tuple[str, ...]
     year_context: tuple[str, ...]
+    month_context: tuple[str, ...]
     time_context: tuple[str, ...]
     units: tuple[str, ...]
     #: Words right after a four-digit number that make it a clock time ("1930 h", "2000 Uhr").
@@ -266,8 +268,10 @@ def language_dates(code: str) -> LanguageDates:
         date_context=_strings(context.get("date"), where),
         birth_context=_strings(context.get("birth"), where),
         not_date=_strings(context.get("not_date"), where),
+        not_date_after=_strings(context.get("not_date_after"), where),
         day_month_context=_announcing(context, "day_month", where),
         year_context=_announcing(context, "year", where),
+        month_context=_announcing(context, "year", where) + _strings(context.get("month"), where),
         time_context=_strings(context.get("time"), where),
         units=_strings(raw.get("units", {}).get("after_number"), where),
         clock_units=_strings(raw.get("units", {}).get("clock"), where),

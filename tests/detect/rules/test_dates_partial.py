@@ -306,3 +306,99 @@ CLINICAL_EVENTS: list[tuple[str, list[str]]] = [
 )
 def test_clinical_events_date_what_follows_them(text: str, expected: list[str]) -> None:
     assert found(text, "en") == expected
+
+
+# Evidence found further from the date than the word right before it: a context word a few
+# words back in the clause, a time of day after it, parentheses of its own; and the words
+# that keep a score a score.
+FURTHER_EVIDENCE: list[tuple[str, str, list[str]]] = [
+    ("en", "S/P COILING OF ACOM ANEURYSM 11/17.", ["11/17"]),
+    ("en", "23 yo M MVC vs tree 10/2, intubated in field.", ["10/2"]),
+    ("en", "step-down unit, 3/12 1900", ["3/12"]),
+    ("en", "family meeting planned for 1/6 at 1400.", ["1/6"]),
+    ("en", "L4-5 laminectomy and fusion (3/18). Doing well.", ["3/18"]),
+    ("en", "lithium 600 mg BID (level 0.8 on 10/27).", ["10/27"]),
+    ("en", "Referrals sent 11/27 to rehab.", ["11/27"]),
+    ("en", "Repeat BCx 2/17 and 2/18 no growth.", ["2/17", "2/18"]),
+    ("en", "benign biopsy left breast 2016.", ["2016"]),
+    ("en", "prior c-section 1989, appendectomy.", ["1989"]),
+    ("en", "colonoscopy in 5 years (2029).", ["2029"]),
+    ("de", "Koloskopie geplant (3/4), dann Kontrolle.", ["3/4"]),
+    ("fr", "Chirurgie (3/4), puis rééducation.", ["3/4"]),
+    ("es", "Operado (25/7), sin complicaciones.", ["25/7"]),
+    ("vi", "Nhập viện (25/7), sốt cao.", ["25/7"]),
+    ("sw", "Alipasuliwa (25/7), hali nzuri.", ["25/7"]),
+    ("lg", "Yalongoosebwa (25/7), ali bulungi.", ["25/7"]),
+]
+
+SCORES_STAY: list[tuple[str, str]] = [
+    ("en", "s/p fall with 4/5 strength in LUE."),
+    ("en", "s/p MVR, 2/6 murmur at apex."),
+    ("en", "on CPAP 10/5, FiO2 40%."),
+    ("en", "motor 5/5 (4/5) in all extremities."),
+    ("en", "WBC 12 (2000) yesterday."),
+    ("en", "BCx 2/2 positive for GPC."),
+    ("es", "El mar 2024 estaba tranquilo."),
+]
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "expected"),
+    FURTHER_EVIDENCE,
+    ids=[f"{lang}-{i}" for i, (lang, _, _) in enumerate(FURTHER_EVIDENCE)],
+)
+def test_evidence_in_the_clause_after_the_date_or_in_brackets(
+    lang: str, text: str, expected: list[str]
+) -> None:
+    assert found(text, lang, ("US",) if lang == "en" else ()) == expected
+
+
+@pytest.mark.parametrize(
+    ("lang", "text"), SCORES_STAY, ids=[f"{lang}-{i}" for i, (lang, _) in enumerate(SCORES_STAY)]
+)
+def test_scores_and_counts_stay_numbers(lang: str, text: str) -> None:
+    assert found(text, lang, ("US",) if lang == "en" else ()) == []
+
+
+def test_common_words_announce_only_right_before() -> None:
+    assert found("in the ward 9/7 was busy", "en") == []
+    assert found("seen 9/7", "en") == ["9/7"]
+
+
+# A month written alone after a context word: found, with granularity MONTH.
+MONTHS_ALONE: list[tuple[str, str, str]] = [
+    ("en", "Hx DKA in Oct. Sent from clinic.", "Oct"),
+    ("en", "A1c 7.8% in July, now 6.9%.", "July"),
+    ("en", "HEMATURIA SINCE AUGUST.", "AUGUST"),
+    ("en", "Symptoms worse since early March.", "March"),
+    ("de", "Seit März keine Beschwerden.", "März"),
+    ("de", "Im Oktober Schmerzen im Knie.", "Oktober"),
+    ("es", "Sin dolor desde julio.", "julio"),
+    ("fr", "Suivi depuis mars.", "mars"),
+    ("vi", "Ho từ tháng 7, không sốt.", "tháng 7"),
+    ("sw", "Hajapata homa tangu Machi.", "Machi"),
+]
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "month"),
+    MONTHS_ALONE,
+    ids=[f"{lang}-{i}" for i, (lang, _, _) in enumerate(MONTHS_ALONE)],
+)
+def test_a_month_alone_after_a_context_word(lang: str, text: str, month: str) -> None:
+    assert found(text, lang) == [month]
+    assert date_granularity(month, [lang]) is Granularity.MONTH
+
+
+def test_a_month_word_alone_needs_context_capitals_and_no_name_after() -> None:
+    assert found("The patient may be seen.", "en") == []
+    assert found("It is in may be.", "en") == []
+    assert found("Letter to August Meyer.", "en") == []
+    assert found("Referred in August Meyer's absence.", "en") == []
+    assert found("Ende März entlassen.", "de") == ["März"]
+
+
+def test_a_day_ending_a_written_date_leaves_the_full_stop() -> None:
+    assert found("I will see her again on July 23.", "en") == ["July 23"]
+    assert found("Good to see you on January 16th. Here.", "en") == ["January 16th"]
+    assert found("Kontrolle am 23. Juli 2024.", "de") == ["23. Juli 2024"]

@@ -69,12 +69,22 @@ from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
 from polydeid.dates import DateOrder, date_order
 from polydeid.dates.calendar import YEAR_RANGE
-from polydeid.dates.grammar import APOSTROPHES, HAN, MARKS, NUMERIC_BRANCHES, Grammar, grammar
+from polydeid.dates.grammar import (
+    APOSTROPHES,
+    HAN,
+    MARKS,
+    NUMERIC_BRANCHES,
+    Grammar,
+    context_pattern,
+    grammar,
+)
 from polydeid.dates.parse import MatchGroups, Reading, read_match
 from polydeid.dates.vocabulary import Vocabulary, language_codes
 from polydeid.detect.rules._base import RuleDetector
 from polydeid.locales import segment_languages
+from polydeid.locales.common_words import zipf
 from polydeid.locales.dates import language_dates, name_key
+from polydeid.locales.names import is_pool_name
 from polydeid.text.patterns import Pattern, compile_pattern, guarded_finditer
 
 __all__ = ["DateRule", "find_dates"]
@@ -130,13 +140,17 @@ class DateRule(RuleDetector):
                 continue
             at = _date_at(g, order, text, start, numeric, last_end)
             if at is None:
+                month = None if numeric else _month_alone(g, text, start)
+                if month is not None:
+                    found.append((month, False))
+                    last_end = month.end
                 continue
             span, reading = at
             if reading.branch == "n6":
-                if not _day_month_announced(g, text, span.start, last_end):
-                    pending.append((span, False))
+                if _scores_number(g, text, span.start, span.end):
                     continue
-                if _after_not_date(g, text, span.start, span.end):
+                if not _day_month_evidence(g, text, span.start, span.end, last_end):
+                    pending.append((span, False))
                     continue
             if reading.order.startswith("d"):
                 found.extend((day, False) for day in _range_start(g, text, span.start, last_end))
@@ -182,18 +196,136 @@ def _segment_setup(lang: str, countries: tuple[str, ...]) -> tuple[Grammar, Date
 
 def _has_context(context: Pattern | None, text: str, start: int) -> bool:
     """Whether a context word of ``context`` stands right before ``start``."""
+    return _context_at(context, text, start) is not None
+
+
+def _context_at(context: Pattern | None, text: str, start: int) -> int | None:
+    """Where the context word of ``context`` right before ``start`` begins, if one does."""
     if context is None:
-        return False
-    return context.match(text, max(0, start - _CONTEXT_REACH), start) is not None
+        return None
+    m = context.match(text, max(0, start - _CONTEXT_REACH), start)
+    return None if m is None else m.start()
 
 
-def _day_month_announced(g: Grammar, text: str, start: int, floor: int) -> bool:
-    """Whether a context word stands right before a yearless date, or before the opening day
-    of its range ("từ ngày 24-31/7", "ngày 20 và 21/7")."""
+def _day_month_evidence(g: Grammar, text: str, start: int, end: int, floor: int) -> bool:
+    """Whether a yearless date has evidence of its own: a context word right before it or
+    before the opening day of its range ("từ ngày 24-31/7", "ngày 20 và 21/7"), a context
+    word earlier in its clause ("s/p coiling of ACOM aneurysm 11/17", at most
+    :data:`_CLAUSE_WORDS` words back), a time of day right after it ("3/12 1900", "1/6 at
+    1400"), or parentheses of its own ("fusion (3/18)", not "5/5 (4/5)")."""
     if _has_context(g.day_month_context, text, start):
         return True
     opening = g.range_left.match(text, max(floor, start - 24), start)
-    return opening is not None and _has_context(g.day_month_context, text, opening.start())
+    if opening is not None and _has_context(g.day_month_context, text, opening.start()):
+        return True
+    if g.time_after.match(text, end, min(len(text), end + 16)) is not None:
+        return True
+    return _own_brackets(text, start, end) or _clause_context(_clause_words(g)[0], text, start)
+
+
+#: How many words back in its clause a context word may announce a yearless date.
+_CLAUSE_WORDS = 5
+#: The commonest words (wordfreq Zipf in their pack's language: prepositions, articles, "last")
+#: announce a date only right before it, not from further back in its clause.
+_CLAUSE_MAX_ZIPF = 5.5
+
+
+def _clause_words(g: Grammar) -> tuple[Pattern | None, Pattern | None]:
+    """The ``day_month`` and ``year`` context words of ``g`` that may stand a few words back."""
+    return _clause_patterns(tuple(pack.code for pack in g.vocabulary.packs))
+
+
+@lru_cache(maxsize=64)
+def _clause_patterns(codes: tuple[str, ...]) -> tuple[Pattern | None, Pattern | None]:
+    packs = [language_dates(code) for code in codes]
+
+    def rare(attr: str) -> Pattern | None:
+        return context_pattern(
+            [
+                w
+                for pack in packs
+                for w in getattr(pack, attr)
+                if zipf(w, pack.code) < _CLAUSE_MAX_ZIPF
+            ]
+        )
+
+    return rare("day_month_context"), rare("year_context")
+
+
+#: What ends a clause: a sentence or clause mark followed by a space, a line break, brackets.
+_CLAUSE_BREAK = compile_pattern(r"[.;:!?,](?=\s)|[\r\n()\[\]]")
+_NEXT_WORD = compile_pattern(r"[^\S\r\n]*([\p{L}\p{N}][\p{L}\p{N}'./-]*)")
+_WORD_ENDS = compile_pattern(r"(?<=[\p{L}\p{N}'.])(?=\s)")
+
+
+_MONTH_SOURCE = "rule.date.month.v1"
+_MONTH_SCORE = 0.85
+_WORD = compile_pattern(r"\p{L}+")
+_NAME_AFTER = compile_pattern(r"[^\S\r\n]+(\p{Lu}\p{L}+)")
+
+
+def _month_alone(g: Grammar, text: str, start: int) -> Span | None:
+    """A month written alone ("in July", "since August", "seit März", "desde julio", "từ tháng
+    7"), right after a ``[context] year`` or ``month`` word; a name that is also a word
+    ("may") only capitalised, and none before a listed name ("August Meyer")."""
+    m = _WORD.match(text, start, min(len(text), start + 16))
+    if m is None:
+        return None
+    written, key = m.group(), name_key(m.group())
+    if key in g.vocabulary.months:
+        if key in g.vocabulary.ambiguous and not (written.istitle() or written.isupper()):
+            return None
+        end = m.end()
+        following = _NAME_AFTER.match(text, end, min(len(text), end + 24))
+        if following is not None and written.istitle() and is_pool_name(following.group(1)):
+            return None  # a given name ("August Meyer")
+    else:
+        number = None if g.month_number is None else g.month_number.match(text, start)
+        if number is None or not 1 <= int(number.group(1)) <= 12:
+            return None
+        end = number.end()
+    if end < len(text) and (text[end].isdigit() or text[end] in "-/'’"):
+        return None
+    word = _context_at(g.month_context, text, start)
+    if word is None or _after_not_date(g, text, word, end):
+        return None
+    return Span(start, end, Category.DATE, _MONTH_SOURCE, _MONTH_SCORE)
+
+
+def _own_brackets(text: str, start: int, end: int) -> bool:
+    """Whether a number stands alone in parentheses that do not follow a number ("fusion
+    (3/18)", "in 5 years (2029)", not "5/5 (4/5)", "WBC 12 (2000)")."""
+    if start == 0 or text[start - 1] != "(" or text[end : end + 1] != ")":
+        return False
+    before = text[max(0, start - 9) : start - 1].rstrip()
+    return not before or not (before[-1].isdigit() or before[-1] in "/.,+-")
+
+
+def _clause_context(context: Pattern | None, text: str, start: int) -> bool:
+    """Whether a word of ``context`` ends one of the few words before ``start`` in its
+    clause."""
+    if context is None:
+        return False
+    lo = max(0, start - _CONTEXT_REACH)
+    breaks = [m.end() for m in _CLAUSE_BREAK.finditer(text, lo, start)]
+    lo = breaks[-1] if breaks else lo
+    ends = [m.start() for m in _WORD_ENDS.finditer(text, lo, start)]
+    return any(_has_context(context, text, p) for p in ends[-_CLAUSE_WORDS:])
+
+
+def _scores_number(g: Grammar, text: str, start: int, end: int) -> bool:
+    """Whether a context word makes the number at ``start`` a score: a ``[context] not_date``
+    word shortly before it in its clause with no other number between ("GCS 3/15", not "level
+    0.8 on 10/27"), or a ``not_date_after`` word right after it ("4/5 strength")."""
+    lo = max(0, start - 24)
+    bounds = [m.end() for m in _DIGIT.finditer(text, lo, start)]
+    bounds += [m.end() for m in _CLAUSE_BREAK.finditer(text, lo, start)]
+    if g.vocabulary.not_date.search(text, max([lo, *bounds]), start):
+        return True
+    following = _NEXT_WORD.match(text, end, min(len(text), end + 24))
+    return following is not None and g.vocabulary.not_date_after.search(
+        text, following.start(1), following.end(1)
+    )
 
 
 def _year_at(g: Grammar, text: str, pos: int) -> tuple[Span, bool] | None:
@@ -243,9 +375,16 @@ def _year_at(g: Grammar, text: str, pos: int) -> tuple[Span, bool] | None:
         if _after_not_date(g, text, start, end):
             return None
         return Span(start, end, Category.DATE, _YEAR_SOURCE, _APOSTROPHE_YEAR_SCORE), True
-    context = _has_context(g.year_context, text, start)
-    if context and _after_not_date(g, text, start, end):
+    word = _context_at(g.year_context, text, start)
+    context = word is not None
+    if word is not None and _after_not_date(g, text, word, end):
         return None
+    if not context and (
+        _clause_context(_clause_words(g)[1], text, start) or _own_brackets(text, start, end)
+    ):
+        if _scores_number(g, text, start, end):
+            return None
+        context = True
     if g.year_prefix is not None:  # "año 2009": a prefix the pack keeps with a year alone
         prefix = g.year_prefix.match(text, max(0, start - 24), start)
         if prefix is not None:
@@ -444,10 +583,14 @@ def _accepted_span(m: MatchGroups, r: Reading, g: Grammar, text: str) -> Span | 
 
 def _span_bounds(m: MatchGroups, r: Reading, v: Vocabulary) -> tuple[int, int]:
     """The match, less a weekday abbreviation written without punctuation, an invalid time,
-    and a full stop after an unabbreviated month name ending the date ("3rd of April.")."""
+    and a full stop after an unabbreviated month name or a day ending the date ("3rd of April.",
+    "on July 23.")."""
     b = r.branch
     start, end = m.start(), m.end()
     if r.month_name is not None and not r.month_dot and b != "th" and m.end(f"{b}_mdot") == end:
+        end -= 1
+    day_end = max(m.end(f"{b}_d"), m.end(f"{b}_o"))
+    if r.month_name is not None and day_end == end - 1 and m.match.string[day_end] == ".":
         end -= 1
     weekday = m.group("wd")
     if weekday is not None and m.group("wdp") == "":
