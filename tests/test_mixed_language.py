@@ -85,3 +85,34 @@ def test_redact_lang_auto_text_file_with_the_rule_layer(tmp_path: Path) -> None:
         output = out.read_text("utf-8")
         fixed = [v for v in record["identifiers"] if any(c.isdigit() for c in v) or "@" in v]
         assert _left(record, output, fixed) == [], record["id"]
+
+
+# A structured document whose free text switches language: with --lang auto each sentence is
+# read in its own language, so a Kiswahili date in an English note is found; a named language
+# reads the whole document in that language.
+_MIXED_NOTE = (
+    "Patient seen in the outpatient clinic today with fever and cough for three days. "
+    "Mgonjwa alionekana kliniki tarehe 5 Machi 2024 akiwa na homa kali. "
+    "Plan: review in one week with the results of the blood count."
+)
+
+
+def test_a_csv_document_switching_language_is_read_part_by_part(tmp_path: Path) -> None:
+    src = tmp_path / "notes.csv"
+    src.write_text('id,notes\n1,"' + _MIXED_NOTE + '"\n', "utf-8")
+    out = tmp_path / "out.csv"
+    argv = ["redact", str(src), "-o", str(out), "--format", "csv", "--profile", "rules"]
+    assert main([*argv, "--lang", "auto"]) == 0
+    assert "2024" not in out.read_text("utf-8")
+    assert "Mgonjwa alionekana kliniki tarehe [DATE]" in out.read_text("utf-8")
+    assert main([*argv, "--lang", "en"]) == 0
+    assert "2024" in out.read_text("utf-8")
+
+
+def test_the_api_reads_a_mixed_document_with_lang_auto() -> None:
+    doc = {"resourceType": "Observation", "status": "final", "note": [{"text": _MIXED_NOTE}]}
+    deid = Deidentifier(profile="rules")
+    found = deid.detect_document(doc, format="fhir", lang="auto")
+    assert [fs.span.label.value for fs in found] == ["DATE"]
+    redacted = deid.redact_document(json.dumps(doc), format="fhir", lang="auto")
+    assert "2024" not in redacted.output

@@ -208,9 +208,13 @@ class Deidentifier:
         **options: Any,
     ) -> list[FieldSpan]:
         """Identifier spans of a structured document, each with its field path and its raw
-        range in the document text."""
+        range in the document text. ``lang="auto"`` identifies the document's language from
+        its text and reads each sentence or line in another language with its own."""
         doc = self._document(data, format, source, options)
-        return self.processor().detect(doc, lang=lang, countries=countries, source=source)
+        lang, mixed = _document_language(doc, lang, source)
+        return self.processor().detect(
+            doc, lang=lang, countries=countries, source=source, mixed=mixed
+        )
 
     def redact_document(
         self,
@@ -231,9 +235,10 @@ class Deidentifier:
         ``format`` is a name from :data:`polydeid.formats.registry.FORMATS` or ``auto``;
         ``options`` go to the format's reader (e.g. ``columns={"Name": "PERSON"}`` for CSV).
         Malformed input raises :class:`~polydeid.core.errors.InputError` naming the line,
-        column or field.
+        column or field. ``lang="auto"`` as for :meth:`detect_document`.
         """
         doc = self._document(data, format, source, options)
+        lang, mixed = _document_language(doc, lang, source)
         result = self.processor().redact(
             doc,
             lang=lang,
@@ -241,6 +246,7 @@ class Deidentifier:
             source=source,
             document_id=document_id,
             patient_id=patient_id,
+            mixed=mixed,
         )
         output: Any
         if isinstance(data, bytes):
@@ -281,6 +287,18 @@ def _parsed_format(data: dict[str, Any] | list[Any], fmt: str) -> str:
     ):
         return "chat"
     return "json"
+
+
+def _document_language(doc: Document, lang: str, source: str) -> tuple[str, bool]:
+    """The document's language and whether its parts may be in others: ``auto`` identifies
+    it from a sample of its text (a :class:`~polydeid.core.errors.RecordError` when
+    undetermined) and reads mixed text part by part; a named language holds for all of it."""
+    if lang.strip().lower() != "auto":
+        return lang, False
+    from polydeid.detect.langid import resolve_language
+    from polydeid.formats.base import sample_text
+
+    return resolve_language(sample_text(doc), None, location=source), True
 
 
 def _serialise_parsed(data: dict[str, Any] | list[Any], fmt: str) -> bytes:

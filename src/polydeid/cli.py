@@ -414,6 +414,12 @@ def _record_segment(
     return mixed_segment(text, origin=origin, countries=countries, location=location)
 
 
+def _mixed(args: argparse.Namespace) -> bool:
+    """Whether ``--lang auto`` asks for a document's parts to be read in their own
+    languages."""
+    return str(args.lang or "").strip().lower() == AUTO
+
+
 def _with_language(
     out: dict[str, Any], lang: str, declared: str | None, default_lang: str | None
 ) -> dict[str, Any]:
@@ -510,7 +516,9 @@ def cmd_detect(args: argparse.Namespace) -> int:
 
     def handle_document(doc: Any, lang: str, source: str) -> bytes:
         countries = tuple(c.upper() for c in args.country)
-        found = deid.processor().detect(doc, lang=lang, countries=countries, source=source)
+        found = deid.processor().detect(
+            doc, lang=lang, countries=countries, source=source, mixed=_mixed(args)
+        )
         report.count([fs.span.label.value for fs in found])
         spans = [field_span_json(fs, lang, countries) for fs in found]
         return render({"format": doc.format, "spans": spans})
@@ -560,6 +568,7 @@ def cmd_redact(args: argparse.Namespace) -> int:
             countries=tuple(c.upper() for c in args.country),
             source=source,
             patient_id=args.patient_id,
+            mixed=_mixed(args),
         )
         report.count(list(result.labels))
         return encode_document(result.text, doc)

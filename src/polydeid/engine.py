@@ -42,7 +42,7 @@ from typing import Any
 import regex
 
 from polydeid.core.resolve import DEFAULT_POLICY, ResolvePolicy, facts_only, resolve
-from polydeid.core.segments import Origin, Segment
+from polydeid.core.segments import Origin, Segment, Stretch
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
 from polydeid.detect.pipeline import Pipeline
@@ -296,8 +296,11 @@ class DocumentProcessor:
         lang: str,
         countries: Sequence[str] = (),
         source: str | None = None,
+        mixed: bool = False,
     ) -> list[FieldSpan]:
-        """Resolved identifier spans of every field, in document order."""
+        """Resolved identifier spans of every field, in document order. ``mixed``: the
+        document's free text may switch language (``--lang auto``): each sentence or line in
+        another language than ``lang`` is read with its own rules and tagger."""
         found: list[FieldSpan] = []
         known = _Known()
         has_text = False
@@ -322,6 +325,7 @@ class DocumentProcessor:
                 origin=Origin(file=source, path=doc.format),
                 countries=tuple(countries),
                 hints=hints,
+                stretches=_stretches(batch.text, lang) if mixed else (),
             )
             starts = [p.offset for p in batch.placed]
             per_field: dict[int, list[Span]] = {}
@@ -357,10 +361,13 @@ class DocumentProcessor:
         document_id: str | None = None,
         patient_id: str | None = None,
         spans: Sequence[FieldSpan] | None = None,
+        mixed: bool = False,
     ) -> DocumentResult:
-        """The document text with every identifier replaced by the policy's operator."""
+        """The document text with every identifier replaced by the policy's operator
+        (``mixed`` as for :meth:`detect`; a field whose dates or ages are rewritten is read
+        in the languages it is written in)."""
         found = (
-            self.detect(doc, lang=lang, countries=countries, source=source)
+            self.detect(doc, lang=lang, countries=countries, source=source, mixed=mixed)
             if spans is None
             else list(spans)
         )
@@ -374,12 +381,14 @@ class DocumentProcessor:
         labels: list[str] = []
         try:
             for f, field_spans in per_field.values():
+                rewritten = mixed and any(s.label in _READ_AS_WRITTEN for s in field_spans)
                 segment = Segment(
                     f.value,
                     lang=lang,
                     origin=Origin(file=source, line=f.line, path=f.path),
                     countries=tuple(countries),
                     hints=f.role.hints,
+                    stretches=_stretches(f.value, lang) if rewritten else (),
                 )
                 result = self.redactor.redact(
                     segment, field_spans, document_id=doc_id, patient_id=patient
@@ -393,6 +402,17 @@ class DocumentProcessor:
             if owned_id:
                 self.redactor.end_document(doc_id)
         return DocumentResult(splice(doc.text, edits), tuple(found), tuple(labels))
+
+
+#: Categories whose operators read the value in its language (a date shift, a kept year).
+_READ_AS_WRITTEN = frozenset({Category.DATE, Category.AGE})
+
+
+def _stretches(text: str, lang: str) -> tuple[Stretch, ...]:
+    """The parts of ``text`` in other languages than ``lang`` (identified on first use)."""
+    from polydeid.detect.langid.stretches import language_stretches
+
+    return language_stretches(text, lang)
 
 
 def categories_of(spans: Sequence[FieldSpan]) -> list[Category]:
