@@ -37,6 +37,7 @@ from polydeid.core.spans import Span
 from polydeid.corpora.document import AnnotatedDocument
 
 __all__ = [
+    "ALL",
     "LEAK_DEFINITION",
     "LeakCount",
     "LeakTable",
@@ -51,6 +52,9 @@ LEAK_DEFINITION = (
     "a gold identifier is leaked when some of its letters or digits lie in no predicted "
     "identifier span (of any category); wholly leaked when none of them is covered"
 )
+
+#: How a report labels a row summed over an axis (language, category or format).
+ALL = "all"
 
 _IDENTIFYING = regex.compile(r"[\p{L}\p{M}\p{N}]")
 _ITERATIONS = 200

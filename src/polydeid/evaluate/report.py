@@ -29,7 +29,7 @@ from pathlib import Path
 from polydeid.core.taxonomy import Category
 from polydeid.corpora.document import ReadFailure
 from polydeid.evaluate.harness import EvaluationRun, SystemResult, ThresholdPoint
-from polydeid.evaluate.leaks import LEAK_DEFINITION, LeakCount, LeakTable
+from polydeid.evaluate.leaks import ALL, LEAK_DEFINITION, LeakCount, LeakTable
 from polydeid.evaluate.metrics import PRF
 
 __all__ = [
@@ -190,10 +190,6 @@ def _category_table(run: EvaluationRun) -> _Table:
     return _Table(caption, _CATEGORY_HEADER, rows, label_columns=2)
 
 
-#: The label of a row summed over an axis.
-ALL = "all"
-
-
 def _level(table: LeakTable) -> str:
     return f"{table.level * 100:g} %"
 
@@ -210,13 +206,15 @@ def _leak_cells(count: LeakCount, level: float) -> tuple[str, ...]:
 
 
 def leak_rows(table: LeakTable) -> list[tuple[tuple[str, str, str], LeakCount]]:
-    """The rows of a residual-risk table: the total, then per language its total and its
-    cells (category in taxonomy order, then format); summed axes read :data:`ALL`."""
+    """The rows of a residual-risk table: the total, then per language its total (where
+    there are several) and its cells (category in taxonomy order, then format); summed axes
+    read :data:`~polydeid.evaluate.leaks.ALL`."""
     rows = [((ALL, ALL, ALL), table.total())]
-    for lang in sorted({lang for lang, _, _ in table.cells}):
+    langs = sorted({lang for lang, _, _ in table.cells})
+    for lang in langs:
         cells = [(cell, count) for cell, count in table.cells.items() if cell[0] == lang]
         cells.sort(key=lambda item: (_category_key(item[0][1]), item[0][2]))
-        if len(cells) > 1:
+        if len(langs) > 1 and len(cells) > 1:
             rows.append(((lang, ALL, ALL), table.total(lang=lang)))
         rows += cells
     return rows
