@@ -23,7 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from polydeid.core.segments import Segment
@@ -185,6 +185,41 @@ def span_rows(spans) -> list[list[object]]:
     return [[s.start, s.end, s.label.value, s.source, s.score] for s in spans]
 
 
+def predictions_as_files(
+    documents: tuple[AnnotatedDocument, ...],
+    name: str,
+    disabled_passes: frozenset[str] = frozenset(),
+) -> dict[str, tuple[Span, ...]]:
+    """System ``name``'s resolved spans of each synthetic document read as a file of its
+    format, as the CLI reads it: JSON, FHIR, XML, HL7 v2, CSV, logs and code through polydeid's
+    readers (field names give roles, a record's known names are searched for in its text
+    fields), prose, forms and chat as text; offsets in the document text. Presidio reads
+    every file as text."""
+    from polydeid.api import Deidentifier
+    from polydeid.formats.registry import detect_format
+    from polydeid.synth.formats import FILE_SUFFIXES
+
+    _, pipeline = build_system(name, disabled_passes=disabled_passes)
+    deid = Deidentifier(
+        detectors=pipeline.detectors,
+        segment_steps=pipeline.segment_steps,
+        disabled_passes=disabled_passes,
+    )
+    out: dict[str, tuple[Span, ...]] = {}
+    for doc in documents:
+        data = doc.text.encode("utf-8")
+        suffix = FILE_SUFFIXES[str(doc.meta.get("text_format", "prose"))]
+        fmt = "text" if name == "presidio" else detect_format(f"doc{suffix}", data)
+        if fmt in ("text", "jsonl"):
+            out[doc.id] = tuple(pipeline.detect(Segment(doc.text, lang=doc.lang)))
+        else:
+            fields = deid.detect_document(doc.text, format=fmt, lang=doc.lang, source=doc.id)
+            out[doc.id] = tuple(
+                replace(fs.span, start=fs.raw()[0], end=fs.raw()[1]) for fs in fields
+            )
+    return out
+
+
 def patient_recall_as_files(
     documents: tuple[AnnotatedDocument, ...],
     systems: list[str],
@@ -192,32 +227,13 @@ def patient_recall_as_files(
     disabled_passes: frozenset[str] = frozenset(),
 ) -> dict[str, dict[str, float | None]]:
     """Strict patient-name recall per language with each synthetic document read as a file of
-    its format, as the CLI reads it: JSON, FHIR, XML, HL7 v2, CSV, logs and code through
-    polydeid's readers (field names give roles, a record's known names are searched for in
-    its text fields), prose, forms and chat as text. Presidio reads every file as text."""
-    from polydeid.api import Deidentifier
-    from polydeid.formats.registry import detect_format
-    from polydeid.synth.formats import FILE_SUFFIXES
-
+    its format, as the CLI reads it (:func:`predictions_as_files`)."""
     out: dict[str, dict[str, float | None]] = {}
     for name in systems:
-        _, pipeline = build_system(name, disabled_passes=disabled_passes)
-        deid = Deidentifier(
-            detectors=pipeline.detectors,
-            segment_steps=pipeline.segment_steps,
-            disabled_passes=disabled_passes,
-        )
+        predictions = predictions_as_files(documents, name, disabled_passes)
         found: dict[str, list[int]] = {}
         for doc in documents:
-            data = doc.text.encode("utf-8")
-            suffix = FILE_SUFFIXES[str(doc.meta.get("text_format", "prose"))]
-            fmt = "text" if name == "presidio" else detect_format(f"doc{suffix}", data)
-            if fmt in ("text", "jsonl"):
-                spans = pipeline.detect(Segment(doc.text, lang=doc.lang))
-                pred = {(s.start, s.end, s.label) for s in spans}
-            else:
-                fields = deid.detect_document(doc.text, format=fmt, lang=doc.lang, source=doc.id)
-                pred = {(*fs.raw(), fs.span.label) for fs in fields}
+            pred = {(s.start, s.end, s.label) for s in predictions[doc.id]}
             if sink is not None:
                 rows = sorted([*key, label.value] for *key, label in pred)
                 sink.append(

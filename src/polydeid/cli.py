@@ -602,6 +602,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             ),
             file=sys.stderr,
         )
+        print(f"polydeid: {result.name}: {result.leaks.summary()}", file=sys.stderr)
     print(
         f"polydeid: {run.documents} document(s), {len(run.failures)} unreadable; "
         f"report: {', '.join(str(p) for p in paths.values())}",

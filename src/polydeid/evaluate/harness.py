@@ -11,6 +11,10 @@ group (:data:`~polydeid.core.taxonomy.COARSE_GROUP`) the scheme maps onto. ASQ-P
 type, so an age a system finds there is neither right nor wrong by that gold; such predictions
 are left out of precision, recall and the "nothing found" counts, listed per system as *not
 scored*, and still count in over-redaction and facts changed (they do change the text).
+
+Each system's leak table (:mod:`polydeid.evaluate.leaks`) counts the gold identifiers its
+predictions leave (partly) uncovered, per language × category × format, with every prediction
+covering, in scope or not: a redaction hides what it covers whatever it calls it.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from polydeid.detect.pipeline import Pipeline
 from polydeid.detect.profiles import profile_detectors
 from polydeid.detect.registry import PROFILES, create
 from polydeid.evaluate.bootstrap import BootstrapCIs, bootstrap_ci
+from polydeid.evaluate.leaks import LeakTable, leak_table
 from polydeid.evaluate.metrics import Scores, score_corpus
 
 #: Score thresholds of the precision–recall curve.
@@ -123,6 +128,8 @@ class SystemResult:
     predictions: Mapping[str, tuple[Span, ...]] = field(
         default_factory=lambda: MappingProxyType({}), repr=False
     )
+    #: gold identifiers left (partly) uncovered, per language × category × format
+    leaks: LeakTable = field(default_factory=LeakTable)
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -133,6 +140,7 @@ class SystemResult:
             "scores": self.scores.to_dict(),
             "curve": [p.to_dict() for p in self.curve],
             "bootstrap": None if self.cis is None else self.cis.to_dict(),
+            "leaks": self.leaks.to_dict(),
         }
 
 
@@ -342,6 +350,7 @@ def evaluate(
                 cis=cis if corpus.documents else None,
                 unscored=MappingProxyType(unscored),
                 predictions=MappingProxyType(predictions),
+                leaks=leak_table(corpus.documents, predictions),
             )
         )
     return EvaluationRun(

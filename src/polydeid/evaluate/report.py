@@ -6,10 +6,13 @@ identifier. Numbers print with three decimals; an undefined value (``None``) pri
 
 The Markdown and HTML pages share one table model (:class:`_Table`), so both show the same
 numbers: a systems-side-by-side summary, a per-category table (one row per category × system),
-the "names found" counts and the files that could not be read. The HTML page adds, per system,
-strict recall/precision bars and strict/relaxed leak bars by category and the precision/recall
-over score threshold; charts are SVG built here, with titles, descriptions, legends and printed
-values (never colour alone), and no script, font or image is fetched from anywhere.
+the "names found" counts, the files that could not be read and (not in the multi-corpus
+page) the residual risk: gold identifiers leaked per language × category × format with the
+upper end of their Clopper–Pearson interval (:mod:`polydeid.evaluate.leaks`). The HTML page
+adds, per system, strict recall/precision bars and strict/relaxed leak bars by category and
+the precision/recall over score threshold; charts are SVG built here, with titles,
+descriptions, legends and printed values (never colour alone), and no script, font or image
+is fetched from anywhere.
 """
 
 from __future__ import annotations
@@ -26,10 +29,12 @@ from pathlib import Path
 from polydeid.core.taxonomy import Category
 from polydeid.corpora.document import ReadFailure
 from polydeid.evaluate.harness import EvaluationRun, SystemResult, ThresholdPoint
+from polydeid.evaluate.leaks import ALL, LEAK_DEFINITION, LeakCount, LeakTable
 from polydeid.evaluate.metrics import PRF
 
 __all__ = [
     "UNDEFINED",
+    "leak_rows",
     "quality_markdown",
     "report_html",
     "report_json",
@@ -185,6 +190,83 @@ def _category_table(run: EvaluationRun) -> _Table:
     return _Table(caption, _CATEGORY_HEADER, rows, label_columns=2)
 
 
+def _level(table: LeakTable) -> str:
+    return f"{table.level * 100:g} %"
+
+
+def _leak_cells(count: LeakCount, level: float) -> tuple[str, ...]:
+    return (
+        str(count.gold),
+        str(count.leaked),
+        _num(count.rate),
+        _num(count.upper(level)),
+        str(count.whole),
+        _num(count.whole_upper(level)),
+    )
+
+
+def leak_rows(table: LeakTable) -> list[tuple[tuple[str, str, str], LeakCount]]:
+    """The rows of a residual-risk table: the total, then per language its total (where
+    there are several) and its cells (category in taxonomy order, then format); summed axes
+    read :data:`~polydeid.evaluate.leaks.ALL`."""
+    rows = [((ALL, ALL, ALL), table.total())]
+    langs = sorted({lang for lang, _, _ in table.cells})
+    for lang in langs:
+        cells = [(cell, count) for cell, count in table.cells.items() if cell[0] == lang]
+        cells.sort(key=lambda item: (_category_key(item[0][1]), item[0][2]))
+        if len(langs) > 1 and len(cells) > 1:
+            rows.append(((lang, ALL, ALL), table.total(lang=lang)))
+        rows += cells
+    return rows
+
+
+def _leak_header(level: str) -> tuple[str, ...]:
+    return (
+        "Language",
+        "Category",
+        "Format",
+        "System",
+        "Gold",
+        "Leaked",
+        "Leak rate",
+        f"Leak rate, {level} upper bound",
+        "Wholly leaked",
+        f"Wholly leaked, {level} upper bound",
+    )
+
+
+def _leak_table(run: EvaluationRun) -> _Table:
+    rows = []
+    for result in run.systems:
+        level = result.leaks.level
+        for (lang, category, fmt), count in leak_rows(result.leaks):
+            rows.append(
+                (
+                    _text(lang),
+                    _text(category),
+                    _text(fmt),
+                    _text(result.name),
+                    *_leak_cells(count, level),
+                )
+            )
+    level = _level(run.systems[0].leaks) if run.systems else "95 %"
+    caption = (
+        f"Residual risk on {_text(run.corpus)}: gold identifiers leaked, with the upper end of "
+        f"the {level} two-sided Clopper–Pearson interval of the rate"
+    )
+    return _Table(caption, _leak_header(level), tuple(rows), label_columns=4)
+
+
+def _leak_notes(run: EvaluationRun) -> tuple[str, ...]:
+    level = _level(run.systems[0].leaks) if run.systems else "95 %"
+    return (
+        f"Leak: {LEAK_DEFINITION}. Every prediction covers, in the scored categories or not.",
+        f"Upper bound: the upper end of the {level} two-sided Clopper–Pearson interval (exact "
+        "binomial) of the leak rate, counting gold identifiers as independent draws; "
+        f"{ALL} marks a row summed over that column.",
+    )
+
+
 def _failure_table(failures: Sequence[ReadFailure]) -> _Table:
     rows = tuple((_text(f.file), _text(f.error.code), _text(_failure_message(f))) for f in failures)
     return _Table("Files that could not be read", ("File", "Error code", "Message"), rows)
@@ -310,10 +392,26 @@ def _md_sections(run: EvaluationRun, level: int) -> list[str]:
     ]
 
 
+def _md_leaks(run: EvaluationRun, level: int) -> list[str]:
+    """The residual-risk section, headed at ``level``."""
+    if not run.systems:
+        return []
+    return [
+        f"{'#' * level} Residual risk: leaks",
+        "\n".join(f"- {_md(note)}" for note in _leak_notes(run)),
+        _md_table(_leak_table(run)),
+    ]
+
+
 def report_markdown(run: EvaluationRun) -> str:
-    """A Markdown report of one run (header, summary, per-category, names, failures)."""
+    """A Markdown report of one run (header, summary, per-category, names, failures, leaks)."""
     meta = "\n".join(f"- {key}: {_md(value)}" for key, value in _metadata(run))
-    parts = [f"# Evaluation report: {_md(_text(run.corpus))}", meta, *_md_sections(run, 2)]
+    parts = [
+        f"# Evaluation report: {_md(_text(run.corpus))}",
+        meta,
+        *_md_sections(run, 2),
+        *_md_leaks(run, 2),
+    ]
     return "\n\n".join(parts) + "\n"
 
 
@@ -668,6 +766,12 @@ def _html_body(run: EvaluationRun) -> str:
         else "<p>Unreadable files: none.</p>"
     )
     charts = "".join(_html_system_charts(i, r, categories) for i, r in enumerate(run.systems))
+    leak_notes = "".join(f"<li>{_esc(n)}</li>" for n in _leak_notes(run))
+    leaks = (
+        f"<h2>Residual risk: leaks</h2><ul>{leak_notes}</ul>{_html_table(_leak_table(run))}"
+        if run.systems
+        else ""
+    )
     return (
         f"<h1>Evaluation report: {_esc(_text(run.corpus))}</h1>{_html_meta(run)}"
         f"<h2>Summary</h2>{_html_table(_summary_table(run))}<ul>{notes}</ul>"
@@ -675,6 +779,7 @@ def _html_body(run: EvaluationRun) -> str:
         f"<h2>Plots</h2>{charts}"
         f"<h2>Names found</h2><ul>{names}</ul>"
         f"<h2>Unreadable files</h2>{failures}"
+        f"{leaks}"
     )
 
 
