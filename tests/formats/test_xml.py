@@ -448,3 +448,30 @@ def test_any_input_is_read_or_refused_with_a_located_error(parts: list[str]) -> 
                 assert text[f.start : f.end] == f.value
             else:
                 assert len(f.offsets) == len(f.value) + 1
+
+
+# --- processing instructions ---------------------------------------------------------------------
+
+
+def test_processing_instructions_are_text_but_not_the_declaration() -> None:
+    text = (
+        '<?xml version="1.0"?>\n<?remark top one?>\n<a><?remark  inner ?><?empty?>'
+        "<?code-list x?></a>"
+    )
+    doc = read_document(text.encode(), "xml", source="pi.xml")
+    got = {f.path: (f.value, f.role.kind) for f in doc.fields}
+    assert got == {
+        "/processing-instruction()": ("top one", RoleKind.TEXT),
+        "/a/processing-instruction()": ("inner ", RoleKind.TEXT),
+        "/a/processing-instruction()[2]": ("x", RoleKind.TEXT),
+    }
+
+
+def test_processing_instruction_replacement_cannot_close_it(deid: Deidentifier) -> None:
+    text = "<a><?remark call 0712 345678?></a>"
+    doc = read_document(text.encode(), "xml", source="pi.xml")
+    (f,) = doc.fields
+    assert f.encode("x?>y") == "x? >y"
+    out = deid.redact_document(text, format="xml").output
+    assert out == "<a><?remark call [CONTACT_PHONE]?></a>"
+    ET.fromstring(out)
