@@ -305,3 +305,19 @@ def test_paths_never_show_a_data_key():
     paths = {f.path for f in read_document(src.encode(), "json", source="k.json").fields}
     assert paths == {"[…] (key)", '[…]["Date of birth"]', "[…].notes"}
     assert not any("Amina" in p for p in paths)
+
+
+def test_a_number_is_replaced_whole():
+    """Regression (found by the structure property test): a phone found inside ``-1000000``
+    was written after the sign, ``-"[CONTACT_PHONE]"``, which is not JSON."""
+    from polydeid.api import Deidentifier
+    from polydeid.formats.base import splice
+
+    src = '{"phone": {"0": -1000000}}'
+    out = Deidentifier(profile="rules", policy="tag").redact_document(src, format="json").text
+    assert json.loads(out) == {"phone": {"0": "[CONTACT_PHONE]"}}
+    text = '{"notes": -20240301123456}'
+    (f,) = read_document(text.encode(), "json", source="n.json").fields
+    assert f.raw(1, 9) == f.raw(9, 15) == (10, 25)
+    edits = [(*f.raw(1, 9), f.encode("[DATE]")), (*f.raw(9, 15), f.encode("[ID]"))]
+    assert json.loads(splice(text, edits)) == {"notes": "[DATE]"}

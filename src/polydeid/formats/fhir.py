@@ -348,7 +348,9 @@ class FhirReader:
     def read(self, text: str, *, source: str) -> Document:
         validate(text, source=source)
         try:
-            tree = json.loads(text.lstrip("\ufeff"))
+            # numbers are never read for roles: parsed as floats, which have no digit limit
+            # (an int of more than 4300 digits would raise a ValueError)
+            tree = json.loads(text.lstrip("\ufeff"), parse_int=float)
         except RecursionError:
             raise InputError("JSON nested too deeply for FHIR", location=source) from None
         if not isinstance(tree, dict) or not isinstance(tree.get("resourceType"), str):

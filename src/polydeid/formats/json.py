@@ -10,9 +10,10 @@ Roles come from the key path (:func:`polydeid.lexicon.fields.role_for_name` on t
 and the leaf key): a value under ``family``, ``phone``, ``birthDate`` or ``mrn`` is an
 identifier as a whole; a string under any other key is scanned as text with the key as
 context; a number is a field only under an identifying key (or, as text, when it has at
-least six digits and its key is not a known clinical or code key). A number replaced by a
-non-numeric value (a tag) becomes a JSON string; that is the one type change
-de-identification may make.
+least six digits and its key is not a known clinical or code key). A number is replaced
+whole, by the first replacement found in it (a phone found in ``-1000000`` takes the sign
+too, so the output stays JSON); a number replaced by a non-numeric value (a tag) becomes a
+JSON string, the one type change de-identification may make.
 
 **Keys.** An object key may be data (an export keyed by patient name, phone number or record
 number), so a key is scanned as text, with its parent key as context, unless it is a known field
@@ -388,7 +389,28 @@ def unique_key_encoder(seen: dict[tuple[Any, str], int], obj: tuple[PathKey, ...
 RoleFunction = Callable[[Scalar], "Role | None"]
 
 
+def _whole_number() -> Encoder:
+    """The encoder of one number token: the first replacement becomes the token (every
+    character of the token shares its start in the field's offsets, so any replacement covers
+    it all), and any other replacement in the same token is dropped."""
+    used = False
+
+    def encode(replacement: str) -> str:
+        nonlocal used
+        if used:
+            return ""
+        used = True
+        return encode_number(replacement)
+
+    return encode
+
+
 def field_of(scalar: Scalar, role: Role, text: str) -> Field:
+    if scalar.is_string:
+        offsets, encode = scalar.offsets, encode_string
+    else:
+        offsets = (scalar.start,) * len(scalar.value) + (scalar.end,)
+        encode = _whole_number()
     return Field(
         start=scalar.start,
         end=scalar.end,
@@ -396,8 +418,8 @@ def field_of(scalar: Scalar, role: Role, text: str) -> Field:
         path=path_text(scalar.path),
         role=role,
         line=scalar.line,
-        offsets=scalar.offsets,
-        encode=encode_string if scalar.is_string else encode_number,
+        offsets=offsets,
+        encode=encode,
     )
 
 
