@@ -406,6 +406,7 @@ def _whole_number() -> Encoder:
 
 
 def field_of(scalar: Scalar, role: Role, text: str) -> Field:
+    encode: Encoder
     if scalar.is_string:
         offsets, encode = scalar.offsets, encode_string
     else:
