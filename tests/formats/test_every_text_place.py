@@ -228,6 +228,50 @@ CASES = [
         _read_fhir,
     ),
     Case("fhir-note", "fhir", _fhir({"note": [{"text": PLANT}]}), _read_fhir),
+    Case(
+        "fhir-nested-extension",
+        "fhir",
+        _fhir(
+            {
+                "extension": [
+                    {
+                        "url": "http://example.org/a",
+                        "extension": [{"url": "b", "valueMarkdown": PLANT}],
+                    }
+                ]
+            }
+        ),
+        _read_fhir,
+    ),
+    Case(
+        "fhir-modifier-extension",
+        "fhir",
+        _fhir({"modifierExtension": [{"url": "http://example.org/m", "valueString": PLANT}]}),
+        _read_fhir,
+    ),
+    Case(
+        "fhir-primitive-extension",
+        "fhir",
+        _fhir(
+            {
+                "issued": "2024-03-01T10:00:00Z",
+                "_issued": {"extension": [{"url": "http://example.org/p", "valueString": PLANT}]},
+            }
+        ),
+        _read_fhir,
+    ),
+    Case(
+        "fhir-bundle-entry-narrative",
+        "fhir",
+        json.dumps(
+            {
+                "resourceType": "Bundle",
+                "type": "collection",
+                "entry": [{"resource": json.loads(_narrative(f'<p title="{PLANT}">x</p>'))}],
+            }
+        ),
+        _read_fhir,
+    ),
     # JSON: strings at any depth, keys, escapes
     Case("json-nested-arrays", "json", json.dumps({"a": [[{"b": [[PLANT]]}]]}), _read_json),
     Case("json-top-level-array", "json", json.dumps([[PLANT]]), _read_json),
