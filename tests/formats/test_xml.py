@@ -268,7 +268,8 @@ def test_internal_dtd_without_entities_is_read() -> None:
         b'<!DOCTYPE r [<!ELEMENT r ANY><!-- ]> --><!ATTLIST r a CDATA "x]">]><r><mrn>A1</mrn></r>'
     )
     doc = _read(data)
-    assert [f.path for f in doc.fields] == ["/r/mrn/text()"]
+    # the subset's comment is free text like any comment; its "]>" does not end the DOCTYPE
+    assert [f.path for f in doc.fields] == ["/comment()", "/r/mrn/text()"]
 
 
 @pytest.mark.parametrize(
@@ -475,3 +476,13 @@ def test_processing_instruction_replacement_cannot_close_it(deid: Deidentifier) 
     out = deid.redact_document(text, format="xml").output
     assert out == "<a><?remark call [CONTACT_PHONE]?></a>"
     ET.fromstring(out)
+
+
+def test_comments_and_instructions_inside_a_doctype_are_scanned(deid: Deidentifier) -> None:
+    text = (
+        "<!DOCTYPE a [<!-- call 0712 345678 --><?remark call 0712 345679?>"
+        "<!ELEMENT a ANY>]><a>x</a>"
+    )
+    out = deid.redact_document(text, format="xml").output
+    assert "345678" not in out and "345679" not in out
+    assert out.startswith("<!DOCTYPE a [<!-- call [CONTACT_PHONE] -->")

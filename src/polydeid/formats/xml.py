@@ -552,7 +552,7 @@ class _Scan:
                 yield from self._instruction(lt + 2, end)
                 pos = end + 2
             elif text.startswith("<!DOCTYPE", lt):
-                pos = self._doctype(lt)
+                pos = yield from self._doctype(lt)
             elif text.startswith("</", lt):
                 m = _END_TAG.match(text, lt)
                 if m is None or not self.frames or self.frames[-1].qname != m.group(1):
@@ -569,7 +569,7 @@ class _Scan:
             raise self._broken(at)
         return found + length
 
-    def _doctype(self, lt: int) -> int:
+    def _doctype(self, lt: int) -> Generator[Field, None, int]:
         text = self.text
         i, n = lt + 9, len(text)
         while i < n:
@@ -577,21 +577,26 @@ class _Scan:
             if c in "\"'":
                 i = self._after(text.find(c, i + 1), 1, i)
             elif c == "[":
-                i = self._subset(i + 1)
+                i = yield from self._subset(i + 1)
             elif c == ">":
                 return i + 1
             else:
                 i += 1
         raise self._broken(lt)
 
-    def _subset(self, i: int) -> int:
-        """Skip a DOCTYPE's internal subset (validation refused entity declarations)."""
+    def _subset(self, i: int) -> Generator[Field, None, int]:
+        """A DOCTYPE's internal subset (validation refused entity declarations): its comments
+        and processing instructions are fields, as outside it."""
         text, n = self.text, len(self.text)
         while i < n:
             if text.startswith("<!--", i):
-                i = self._after(text.find("-->", i + 4), 3, i)
+                end = self._after(text.find("-->", i + 4), 3, i) - 3
+                yield from self._comment(i + 4, end)
+                i = end + 3
             elif text.startswith("<?", i):
-                i = self._after(text.find("?>", i + 2), 2, i)
+                end = self._after(text.find("?>", i + 2), 2, i) - 2
+                yield from self._instruction(i + 2, end)
+                i = end + 2
             elif text[i] in "\"'":
                 i = self._after(text.find(text[i], i + 1), 1, i)
             elif text[i] == "]":
