@@ -293,6 +293,19 @@ def test_data_keys_are_scanned_and_stay_unique():
         ("a@b.org", True),
         ("--", False),  # nothing to find
     ],
+    ids=[
+        "camel-case",
+        "snake-case",
+        "lower-word",
+        "field-label",
+        "field-name",
+        "surname",
+        "full-name",
+        "phone",
+        "digits",
+        "email",
+        "punctuation",
+    ],
 )
 def test_which_keys_are_scanned(key, scanned):
     doc = read_document(json.dumps({key: 1}).encode(), "json", source="k.json")
