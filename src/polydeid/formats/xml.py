@@ -44,7 +44,7 @@ import re
 import tomllib
 from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from typing import Any
 from xml.parsers import expat
@@ -437,6 +437,11 @@ class _Lines:
         return self.line
 
 
+#: Roles by element and attribute names (a document repeats a few names many times).
+_role_for = lru_cache(maxsize=4096)(role_for_name)
+_NARRATIVE = text_role("narrative")
+
+
 class XmlReader:
     """Generic XML: roles from element and attribute names (see the module docstring)."""
 
@@ -466,15 +471,15 @@ class XmlReader:
     def text_role(self, frames: Sequence[Frame]) -> Role:
         """The role of text directly inside ``frames[-1]``."""
         parent = frames[-2].local if len(frames) > 1 else ""
-        return role_for_name(parent, frames[-1].local)
+        return _role_for(parent, frames[-1].local)
 
     def attribute_role(self, frames: Sequence[Frame], attribute: Attribute) -> tuple[Role, int]:
         """(role, number of leading characters of the value left out of the field)."""
         element = frames[-1]
         if attribute.local == "value":  # <birthDate value="...">: the element names it
             parent = frames[-2].local if len(frames) > 1 else ""
-            return role_for_name(parent, element.local), 0
-        return role_for_name(element.local, attribute.local), 0
+            return _role_for(parent, element.local), 0
+        return _role_for(element.local, attribute.local), 0
 
     def patient_of(self, fields: Sequence[Field]) -> str | None:
         return None
@@ -488,7 +493,7 @@ class NarrativeReader(XmlReader):
     name = "xhtml"
 
     def text_role(self, frames: Sequence[Frame]) -> Role:
-        return text_role("narrative")
+        return _NARRATIVE
 
 
 def fragment_fields(text: str, *, source: str, reader: XmlReader | None = None) -> list[Field]:
@@ -646,7 +651,7 @@ class _Scan:
         value = text[begin:end]
         if not value.strip():
             return
-        role = role_for_name(target)
+        role = _role_for(target)
         if role.kind is RoleKind.SKIP:
             role = text_role(" ".join(normalise_name(target)))
         where = self._path() if self.frames else ""
