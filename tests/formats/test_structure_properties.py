@@ -16,6 +16,7 @@ import io
 import json
 import re
 from typing import Any
+from xml.etree import ElementTree
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -150,6 +151,16 @@ def test_random_fhir_keeps_its_shape(deid, body, rtype, div):
     out = _redact(deid, text, "fhir")
     assert out is not None
     _same_json_shape(_pairs(text), _pairs(out), keys_fixed=True)
+    if div is not None and _well_formed(resource["text"]["div"]):
+        assert _well_formed(json.loads(out)["text"]["div"])
+
+
+def _well_formed(xml: str) -> bool:
+    try:
+        ElementTree.fromstring(xml)
+    except ElementTree.ParseError:
+        return False
+    return True
 
 
 _JSON_TOKENS = st.sampled_from(
