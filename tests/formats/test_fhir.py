@@ -187,3 +187,126 @@ def test_a_provider_organization_is_a_facility(deid):
     assert deid.redact_document(org).output["name"] == "[LOCATION_FACILITY]"
     employer = {"resourceType": "Organization", "id": "o2", "name": "Acme Ltd"}
     assert deid.redact_document(employer).output["name"] == "[ORGANIZATION]"
+
+
+# --- the narrative, read with the XML scanner --------------------------------------------------
+
+_ISSUE_DIV = (
+    '<div xmlns="http://www.w3.org/1999/xhtml"><p title="Wanjiru Achieng 0712 345678">'
+    "Seen today.</p><!-- call Wanjiru Achieng on 0712 345678 --></div>"
+)
+
+
+def _patient(div: str, *, named: bool = True) -> dict:
+    resource: dict = {
+        "resourceType": "Patient",
+        "id": "p1",
+        "text": {"status": "generated", "div": div},
+    }
+    if named:
+        resource["name"] = [{"family": "Achieng", "given": ["Wanjiru"]}]
+    return resource
+
+
+def _narrative_texts(div: str) -> str:
+    """Text, attribute values, comments and instructions of a narrative, read by ElementTree."""
+    import xml.etree.ElementTree as ET
+
+    builder = ET.TreeBuilder(insert_comments=True, insert_pis=True)
+    parser = ET.XMLParser(target=builder)
+    parser.feed(div)
+    root = parser.close()
+    parts = []
+    for node in root.iter():
+        parts += [node.text or "", node.tail or "", *node.attrib.values()]
+    return "\n".join(parts)
+
+
+def test_issue_patient_narrative_attribute_and_comment_via_cli(tmp_path, capsys):
+    from polydeid.cli import main
+
+    src = tmp_path / "patient.json"
+    src.write_text(json.dumps(_patient(_ISSUE_DIV)))
+    out = tmp_path / "out.json"
+    rc = main(["redact", str(src), "-o", str(out), "--format", "fhir", "--profile", "rules"])
+    assert rc == 0, capsys.readouterr().err
+    div = json.loads(out.read_text())["text"]["div"]
+    texts = _narrative_texts(div)
+    for needle in ("Wanjiru", "Achieng", "0712", "345678"):
+        assert needle not in texts
+    assert '<p title="[PERSON] [CONTACT_PHONE]">Seen today.</p>' in div
+    assert "<!-- call [PERSON] on [CONTACT_PHONE] -->" in div
+
+
+@pytest.mark.torch
+def test_issue_patient_narrative_default_profile(tmp_path, capsys):
+    """The issue's check as a user runs it: default profile, no name elements to lean on."""
+    from polydeid.cli import main
+
+    src = tmp_path / "patient.json"
+    src.write_text(json.dumps(_patient(_ISSUE_DIV, named=False)))
+    out = tmp_path / "out.json"
+    assert main(["redact", str(src), "-o", str(out), "--format", "fhir"]) == 0
+    texts = _narrative_texts(json.loads(out.read_text())["text"]["div"])
+    for needle in ("Wanjiru", "Achieng", "0712", "345678"):
+        assert needle not in texts
+
+
+def test_narrative_fields_cover_every_xhtml_place():
+    div = (
+        '<div xmlns="http://www.w3.org/1999/xhtml" class="c" lang="en">'
+        '<p title="t1">x</p><!-- c1 --><p><![CDATA[d1]]></p><?note p1?>'
+        '<img src="#s" alt="a1"/></div>'
+    )
+    text = json.dumps(_patient(div, named=False))
+    doc = read_document(text.encode(), "fhir", source="p.json")
+    values = sorted(f.value.strip() for f in doc.fields if f.path == "text.div")
+    assert values == ["#s", "a1", "c1", "d1", "p1", "t1", "x"]
+
+
+def test_narrative_replacement_is_escaped_for_xhtml_then_json():
+    div = (
+        '<div xmlns="http://www.w3.org/1999/xhtml"><p title="a">b</p>'
+        "<!-- c --><p><![CDATA[d]]></p><?note e?></div>"
+    )
+    text = json.dumps(_patient(div, named=False))
+    doc = read_document(text.encode(), "fhir", source="p.json")
+    nasty = "x\"'<&>]]>--?>\\ y-"
+    edits = [(f.start, f.end, f.encode(nasty)) for f in doc.fields if f.path == "text.div"]
+    assert len(edits) == 5
+    from polydeid.formats.base import splice
+
+    out = json.loads(splice(text, edits))["text"]["div"]
+    import xml.etree.ElementTree as ET
+
+    builder = ET.TreeBuilder(insert_comments=True, insert_pis=True)
+    parser = ET.XMLParser(target=builder)
+    parser.feed(out)
+    root = parser.close()
+    p = root[0]
+    assert p.get("title") == nasty and p.text == nasty
+    assert root[2].text == nasty  # CDATA content, split around its "]]>"
+    assert "--" not in root[1].text and "?>" not in root[3].text
+
+
+def test_narrative_with_json_escapes_maps_back_to_raw():
+    raw = json.dumps(_patient('<div xmlns="http://www.w3.org/1999/xhtml"><p>x</p></div>'))
+    raw = raw.replace("<p>x</p>", '<p title=\\"Call 0712\\u0020345678\\">x</p>')
+    out = Deidentifier(profile="rules", policy="tag").redact_document(raw, format="fhir").text
+    assert '<p title=\\"Call [CONTACT_PHONE]\\">' in out
+    json.loads(out)
+
+
+@pytest.mark.parametrize(
+    "div",
+    [
+        "<div><p>Call 0712 345678</div>",  # not well-formed
+        '<!DOCTYPE div [<!ENTITY e "0712 345678">]><div>Call 0712 345678 &e;</div>',
+    ],
+    ids=["malformed", "entity-declaration"],
+)
+def test_narrative_that_is_not_safe_xml_is_scanned_whole(div):
+    text = json.dumps(_patient(div, named=False))
+    out = Deidentifier(profile="rules", policy="tag").redact_document(text, format="fhir").text
+    assert "345678" not in out
+    assert json.loads(out)["resourceType"] == "Patient"

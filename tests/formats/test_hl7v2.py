@@ -663,3 +663,41 @@ def test_any_input_reads_or_fails_located(body, header):
         else:
             assert f.offsets[0] == f.start and f.offsets[-1] == f.end
             assert list(f.offsets) == sorted(set(f.offsets))
+
+
+def test_hex_data_decodes_in_the_message_charset():
+    text = r"a\X30373132\b\XC3A9\c\X0D0A\d\XFF\e\X1B\f\X3\g"
+    value, offsets = decode_escapes(text, 0, len(text), Delimiters())
+    # several characters, a UTF-8 sequence and a line break are decoded; a byte that is not
+    # UTF-8, a control character and an odd number of digits are kept as written
+    assert value == "a0712béc\nd\\XFF\\e\\X1B\\f\\X3\\g"
+    assert offsets is not None
+    first = value.index("0712")
+    assert offsets[first : first + 4] == (1,) * 4  # the characters of one escape share it
+    latin = decode_escapes("\\XE9\\", 0, 5, Delimiters(), "latin-1")
+    assert latin[0] == "é"
+
+
+def test_a_range_ending_inside_a_hex_escape_covers_the_whole_escape():
+    text = "MSH|^~\\&|A|B|C|D|20240101||ORU^R01|1|P|2.5\rNTE|1||call \\X30373132\\ 345678\r"
+    doc = read(text)
+    f = by_path(doc, "NTE-3.1")
+    assert f.value == "call 0712 345678"
+    start, end = f.raw(5, 7)  # "07" of "0712"
+    assert text[start:end] == "\\X30373132\\"
+    start, end = f.raw(7, 16)  # "12 345678"
+    assert text[start:end] == "\\X30373132\\ 345678"
+
+
+def test_two_replacements_inside_one_escape_are_merged():
+    from polydeid.formats.base import splice
+
+    text = "ab\\X3132\\cd"
+    assert splice(text, [(2, 9, "[A]"), (2, 11, "[B]")]) == "ab[A][B]"
+    assert splice(text, [(0, 1, "x"), (3, 4, "y")]) == "xb\\y3132\\cd"
+
+
+def test_hex_escaped_phone_in_a_note_is_replaced(deid):
+    text = "MSH|^~\\&|A|B|C|D|20240101||ORU^R01|1|P|2.5\rNTE|1||call \\X30373132\\ 345678\r"
+    out = deid.redact_document(text, format="hl7").output
+    assert out.endswith("NTE|1||call [CONTACT_PHONE]\r")

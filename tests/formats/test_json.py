@@ -262,3 +262,75 @@ def test_identifiers_in_random_json_never_leak(deid, base, where, picks, indent)
 def test_reader_decodes_bom():
     doc = JsonReader().read('\ufeff{"phone": "0772 123456"}', source="b.json")
     assert [f.value for f in doc.fields] == ["0772 123456"]
+
+
+# --- keys that may be data ---------------------------------------------------------------------
+
+
+def test_data_keys_are_scanned_and_stay_unique():
+    from polydeid.api import Deidentifier
+
+    src = '{"0712 345678": 1, "0712 345679": {"x": 2}, "Tel 0712 345670": 3, "phone": "no"}'
+    out = Deidentifier(profile="rules", policy="tag").redact_document(src, format="json").text
+    tree = json.loads(out)
+    # numbered by replacement, not by whole key: the third is unique without, numbered anyway
+    assert list(tree) == ["[CONTACT_PHONE]", "[CONTACT_PHONE]#2", "Tel [CONTACT_PHONE]#3", "phone"]
+    assert tree["[CONTACT_PHONE]#2"] == {"x": 2}
+
+
+@pytest.mark.parametrize(
+    ("key", "scanned"),
+    [
+        ("resourceType", False),  # written like a program identifier
+        ("dose_mg", False),
+        ("entry", False),
+        ("Date of birth", False),  # a known field name
+        ("phone", False),
+        ("Okello", True),
+        ("Amina Otieno", True),
+        ("0772123456", True),
+        ("patient123456", True),  # an identifier's digits
+        ("a@b.org", True),
+        ("--", False),  # nothing to find
+    ],
+    ids=[
+        "camel-case",
+        "snake-case",
+        "lower-word",
+        "field-label",
+        "field-name",
+        "surname",
+        "full-name",
+        "phone",
+        "digits",
+        "email",
+        "punctuation",
+    ],
+)
+def test_which_keys_are_scanned(key, scanned):
+    doc = read_document(json.dumps({key: 1}).encode(), "json", source="k.json")
+    keys = [f for f in doc.fields if f.path.endswith("(key)")]
+    assert bool(keys) is scanned
+
+
+def test_paths_never_show_a_data_key():
+    src = json.dumps({"Amina Otieno": {"Date of birth": "2001-02-03", "notes": "x"}})
+    paths = {f.path for f in read_document(src.encode(), "json", source="k.json").fields}
+    assert paths == {"[…] (key)", '[…]["Date of birth"]', "[…].notes"}
+    assert not any("Amina" in p for p in paths)
+
+
+def test_a_number_is_replaced_whole():
+    """Regression (found by the structure property test): a phone found inside ``-1000000``
+    was written after the sign, ``-"[CONTACT_PHONE]"``, which is not JSON."""
+    from polydeid.api import Deidentifier
+    from polydeid.formats.base import splice
+
+    src = '{"phone": {"0": -1000000}}'
+    out = Deidentifier(profile="rules", policy="tag").redact_document(src, format="json").text
+    assert json.loads(out) == {"phone": {"0": "[CONTACT_PHONE]"}}
+    text = '{"notes": -20240301123456}'
+    (f,) = read_document(text.encode(), "json", source="n.json").fields
+    assert f.raw(1, 9) == f.raw(9, 15) == (10, 25)
+    edits = [(*f.raw(1, 9), f.encode("[DATE]")), (*f.raw(9, 15), f.encode("[ID]"))]
+    assert json.loads(splice(text, edits)) == {"notes": "[DATE]"}

@@ -268,7 +268,8 @@ def test_internal_dtd_without_entities_is_read() -> None:
         b'<!DOCTYPE r [<!ELEMENT r ANY><!-- ]> --><!ATTLIST r a CDATA "x]">]><r><mrn>A1</mrn></r>'
     )
     doc = _read(data)
-    assert [f.path for f in doc.fields] == ["/r/mrn/text()"]
+    # the subset's comment is free text like any comment; its "]>" does not end the DOCTYPE
+    assert [f.path for f in doc.fields] == ["/comment()", "/r/mrn/text()"]
 
 
 @pytest.mark.parametrize(
@@ -448,3 +449,40 @@ def test_any_input_is_read_or_refused_with_a_located_error(parts: list[str]) -> 
                 assert text[f.start : f.end] == f.value
             else:
                 assert len(f.offsets) == len(f.value) + 1
+
+
+# --- processing instructions ---------------------------------------------------------------------
+
+
+def test_processing_instructions_are_text_but_not_the_declaration() -> None:
+    text = (
+        '<?xml version="1.0"?>\n<?remark top one?>\n<a><?remark  inner ?><?empty?>'
+        "<?code-list x?></a>"
+    )
+    doc = read_document(text.encode(), "xml", source="pi.xml")
+    got = {f.path: (f.value, f.role.kind) for f in doc.fields}
+    assert got == {
+        "/processing-instruction()": ("top one", RoleKind.TEXT),
+        "/a/processing-instruction()": ("inner ", RoleKind.TEXT),
+        "/a/processing-instruction()[2]": ("x", RoleKind.TEXT),
+    }
+
+
+def test_processing_instruction_replacement_cannot_close_it(deid: Deidentifier) -> None:
+    text = "<a><?remark call 0712 345678?></a>"
+    doc = read_document(text.encode(), "xml", source="pi.xml")
+    (f,) = doc.fields
+    assert f.encode("x?>y") == "x? >y"
+    out = deid.redact_document(text, format="xml").output
+    assert out == "<a><?remark call [CONTACT_PHONE]?></a>"
+    ET.fromstring(out)
+
+
+def test_comments_and_instructions_inside_a_doctype_are_scanned(deid: Deidentifier) -> None:
+    text = (
+        "<!DOCTYPE a [<!-- call 0712 345678 --><?remark call 0712 345679?>"
+        "<!ELEMENT a ANY>]><a>x</a>"
+    )
+    out = deid.redact_document(text, format="xml").output
+    assert "345678" not in out and "345679" not in out
+    assert out.startswith("<!DOCTYPE a [<!-- call [CONTACT_PHONE] -->")

@@ -61,10 +61,15 @@ class Field:
             raise ValueError("a field without offsets must have its value verbatim in the text")
 
     def raw(self, start: int, end: int) -> tuple[int, int]:
-        """The document range that encodes the value's characters ``[start, end)``."""
+        """The document range that encodes the value's characters ``[start, end)``. Characters
+        decoded from one raw escape (an HL7 ``\\X3132\\``) share its position in ``offsets``
+        and are replaced together: a range that ends inside them covers the whole escape."""
         if self.offsets is None:
             return self.start + start, self.start + end
-        return self.offsets[start], self.offsets[end]
+        offsets = self.offsets
+        while 0 < end < len(offsets) - 1 and offsets[end] == offsets[end - 1]:
+            end += 1
+        return offsets[start], offsets[end]
 
     @property
     def where(self) -> str:
@@ -134,12 +139,19 @@ def located(message: str, *, source: str, text: str, pos: int) -> InputError:
 
 
 def splice(text: str, edits: Sequence[tuple[int, int, str]]) -> str:
-    """``text`` with each ``(start, end, new)`` range replaced (ranges must not overlap)."""
+    """``text`` with each ``(start, end, new)`` range replaced. Ranges that overlap (two
+    replacements inside one raw escape, see :meth:`Field.raw`) become one range replaced by
+    both texts in order."""
+    merged: list[tuple[int, int, str]] = []
+    for start, end, new in sorted(edits):
+        if merged and start < merged[-1][1]:
+            last = merged[-1]
+            merged[-1] = (last[0], max(last[1], end), last[2] + new)
+        else:
+            merged.append((start, end, new))
     parts: list[str] = []
     pos = 0
-    for start, end, new in sorted(edits):
-        if start < pos:
-            raise ValueError(f"overlapping edits at {start}")
+    for start, end, new in merged:
         parts.append(text[pos:start])
         parts.append(new)
         pos = end

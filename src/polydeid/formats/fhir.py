@@ -13,9 +13,15 @@ resource is consulted for what a value means, element by element (data in
   FHIR date, dateTime or instant (outside ``meta``), and ``Reference.display`` by the type of
   the reference (``Patient/…`` → the patient's name).
 - ``Organization.name`` is an organisation, ``Location.name`` a facility.
-- Narrative ``text.div`` (XHTML) is scanned text node by text node — tags and attributes are
-  never touched; free-text elements (``note.text``, ``valueString``, ``conclusion``,
-  ``comment``, ``description`` …) are scanned with their key as context.
+- Narrative ``text.div`` (XHTML) is read with the XML scanner of :mod:`polydeid.formats.xml`
+  (:class:`~polydeid.formats.xml.NarrativeReader`): text nodes, CDATA sections, comments, processing
+  instructions and attribute values (``title``, ``alt``, ``href`` …; not ``class``, ``lang`` or
+  namespace declarations) are fields, and a replacement is escaped for its place in the XHTML, then
+  for the JSON string, so the narrative stays well-formed. A narrative that is not well-formed XML
+  (or holds a DTD or entity declaration) is scanned whole as one text field, nothing of it left out.
+  Every narrative field has the path of its ``div``.
+  Free-text elements (``note.text``, ``valueString``, ``conclusion``, ``comment``, ``description``
+  …) are scanned with their key as context.
 - Resource ids, references, ``fullUrl``, ``system`` and other URLs, codes, ``Coding.display``,
   units, ``meta`` and UUID/OID values are never fields, so they never change.
 
@@ -29,7 +35,7 @@ from __future__ import annotations
 import json
 import re
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -49,6 +55,7 @@ from polydeid.formats.json import (
     validate,
 )
 from polydeid.formats.text import decode_utf8
+from polydeid.formats.xml import NarrativeReader, escape_text, fragment_fields
 from polydeid.lexicon.fields import Role, RoleKind, role_for_name, text_role, value_role
 
 _DATE = re.compile(
@@ -56,8 +63,7 @@ _DATE = re.compile(
     r"(T([01]\d|2[0-3]):[0-5]\d(:([0-5]\d|60)(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})?)?)?)?"
 )
 _OPAQUE = re.compile(r"(urn:(uuid|oid):|https?://|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-)")
-_TAG = re.compile(r"<[^>]*>")
-_ENTITY = re.compile(r"&(#\d+|#x[0-9a-fA-F]+|[A-Za-z]+);")
+_NARRATIVE = NarrativeReader()
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,39 +264,39 @@ class _Roles:
         return default_role(scalar)
 
 
-def _narrative_fields(scalar: Scalar, text: str, where: str) -> Iterator[Field]:
-    """The text nodes of an XHTML narrative as text fields (tags never touched)."""
+def _narrative_fields(scalar: Scalar, source: str, where: str) -> Iterator[Field]:
+    """The fields of an XHTML narrative (see the module docstring), placed in the JSON text."""
     value = scalar.value
-    pos = 0
-    pieces: list[tuple[int, int]] = []
-    for m in _TAG.finditer(value):
-        pieces.append((pos, m.start()))
-        pos = m.end()
-    pieces.append((pos, len(value)))
-
-    def encode(replacement: str) -> str:
-        escaped = replacement.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-        return encode_string(escaped)
-
-    for a, b in pieces:
-        piece = value[a:b]
-        if not piece.strip() or not any(ch.isalnum() for ch in _ENTITY.sub(" ", piece)):
-            continue
+    try:
+        pieces = fragment_fields(value, source=f"{source}:{scalar.line}", reader=_NARRATIVE)
+    except InputError:
+        pieces = [Field(0, len(value), value, "", text_role("narrative"), encode=escape_text)]
+    for piece in pieces:
+        inner = piece.offsets or range(piece.start, piece.end + 1)
         if scalar.offsets is None:
-            start, end, offsets = scalar.start + a, scalar.start + b, None
+            offsets = None if piece.offsets is None else tuple(scalar.start + o for o in inner)
         else:
-            offsets = scalar.offsets[a : b + 1]
-            start, end = offsets[0], offsets[-1]
+            offsets = tuple(scalar.offsets[o] for o in inner)
+        start = scalar.start + piece.start if offsets is None else offsets[0]
         yield Field(
             start=start,
-            end=end,
-            value=piece,
+            end=start + len(piece.value) if offsets is None else offsets[-1],
+            value=piece.value,
             path=where,
-            role=text_role("narrative"),
+            role=piece.role,
             line=scalar.line,
             offsets=offsets,
-            encode=encode,
+            encode=_in_json(piece.encode),
         )
+
+
+def _in_json(encode: Callable[[str], str]) -> Callable[[str], str]:
+    """``encode`` (the XHTML place's escaping), then JSON string escaping."""
+
+    def both(replacement: str) -> str:
+        return encode_string(encode(replacement))
+
+    return both
 
 
 class FhirFields:
@@ -305,7 +311,7 @@ class FhirFields:
         text = self._text
         for scalar in scan(text, source=self._source):
             if scalar.path and scalar.path[-1] == "div" and scalar.is_string:
-                yield from _narrative_fields(scalar, text, path_text(scalar.path))
+                yield from _narrative_fields(scalar, self._source, path_text(scalar.path))
                 continue
             role = self._roles.role(scalar)
             if role is not None and role.kind is not RoleKind.SKIP:
@@ -342,7 +348,9 @@ class FhirReader:
     def read(self, text: str, *, source: str) -> Document:
         validate(text, source=source)
         try:
-            tree = json.loads(text.lstrip("\ufeff"))
+            # numbers are never read for roles: parsed as floats, which have no digit limit
+            # (an int of more than 4300 digits would raise a ValueError)
+            tree = json.loads(text.lstrip("\ufeff"), parse_int=float)
         except RecursionError:
             raise InputError("JSON nested too deeply for FHIR", location=source) from None
         if not isinstance(tree, dict) or not isinstance(tree.get("resourceType"), str):

@@ -22,12 +22,15 @@ line, counted by the file's segment ends (for ``\\r``-separated files: the segme
 
 **Escapes.** ``\\F\\ \\S\\ \\T\\ \\R\\ \\E\\`` (and ``\\P\\`` when MSH-2 names a truncation
 character) are decoded for detection, as are ``\\.br\\`` and ``\\.sp\\`` (a line break),
-``\\H\\``/``\\N\\`` (highlighting: one space, so words around them stay apart) and a
-``\\Xhh\\`` holding one ASCII character (or ``\\X0D0A\\``, a line break). Every other escape
-(``\\Z..\\``, ``\\C..\\``, longer ``\\X..\\``, other formatting commands) is kept as written.
-Decoded fields carry ``offsets`` to their raw characters; a replacement is written with the
-message's own escape character for its delimiters and line breaks (``\\F\\``, ``\\X0A\\``);
-a message without an escape character gets a space for each delimiter instead.
+``\\H\\``/``\\N\\`` (highlighting: one space, so words around them stay apart) and ``\\X..\\``
+hexadecimal data: bytes in the message's character set (``\\X41\\``, ``\\XC3A9\\`` for an é in
+UTF-8, ``\\X30373132\\`` for ``0712``; ``\\X0D0A\\`` is a line break) that decode to printable
+characters, tabs or line breaks. Every other escape (``\\Z..\\``, ``\\C..\\``, hex data that does
+not decode so, other formatting commands) is kept as written. Decoded fields carry ``offsets`` to
+their raw characters (the characters of one escape share its position, so a replacement touching any
+of them rewrites the whole escape); a replacement is written with the message's own escape character
+for its delimiters and line breaks (``\\F\\``, ``\\X0A\\``); a message without an escape character
+gets a space for each delimiter instead.
 
 **Roles** come from ``lexicon/data/hl7v2.toml``: for each segment, the role and data type of
 each field (``PID-5`` is a PERSON ``XPN``, ``NK1-2`` a PERSON_THIRD_PARTY ``XPN``); for each
@@ -127,9 +130,9 @@ class Delimiters:
 _FORMATTING = {".br": "\n", ".sp": "\n", "H": " ", "N": " "}
 
 
-def _escape_value(body: str, named: Mapping[str, str]) -> str | None:
-    """The one character escape ``body`` (between escape characters) stands for, or None
-    when it is kept as written."""
+def _escape_value(body: str, named: Mapping[str, str], codec: str) -> str | None:
+    """The characters escape ``body`` (between escape characters) stands for, or None when
+    it is kept as written."""
     if body in named:
         return named[body]
     if body in _FORMATTING:
@@ -138,18 +141,23 @@ def _escape_value(body: str, named: Mapping[str, str]) -> str | None:
         digits = body[1:].upper()
         if digits == "0D0A":
             return "\n"
-        if len(digits) == 2 and all(c in "0123456789ABCDEF" for c in digits):
-            code = int(digits, 16)
-            if 0x20 <= code < 0x7F or code in (0x09, 0x0A, 0x0D):
-                return chr(code)
+        if len(digits) % 2 or any(c not in "0123456789ABCDEF" for c in digits):
+            return None
+        try:
+            chars = bytes.fromhex(digits).decode(codec)
+        except (UnicodeDecodeError, LookupError):
+            return None
+        if chars and all(c.isprintable() or c in "\t\n\r" for c in chars):
+            return chars
     return None
 
 
 def decode_escapes(
-    text: str, start: int, end: int, delimiters: Delimiters
+    text: str, start: int, end: int, delimiters: Delimiters, codec: str = "utf-8"
 ) -> tuple[str, tuple[int, ...] | None]:
     """The decoded value of ``text[start:end]`` and, when it held escapes, the raw position of
-    each decoded character plus the end (see the module docstring for what is decoded)."""
+    each decoded character plus the end (see the module docstring for what is decoded;
+    ``codec``: the message's character set, for hexadecimal data)."""
     esc = delimiters.escape
     if esc is None or text.find(esc, start, end) < 0:
         return text[start:end], None
@@ -161,10 +169,10 @@ def decode_escapes(
         if text[i] == esc:
             close = text.find(esc, i + 1, end)
             if close > i + 1:
-                decoded = _escape_value(text[i + 1 : close], named)
+                decoded = _escape_value(text[i + 1 : close], named, codec)
                 if decoded is not None:
                     chars.append(decoded)
-                    offsets.append(i)
+                    offsets.extend([i] * len(decoded))
                     i = close + 1
                     continue
                 stop = close + 1  # an escape kept as written, closing character included
@@ -375,7 +383,7 @@ class _Reader:
             comps = _split(self.text, *rep, d.component)
             for c in (comps[1:2] + comps[:1]) if len(comps) > 1 else comps:
                 sub = _split(self.text, *c, d.subcomponent)[0]
-                label = _context(decode_escapes(self.text, *sub, d)[0])
+                label = _context(decode_escapes(self.text, *sub, d, self.codec)[0])
                 if label:
                     context = label
                     break
@@ -389,7 +397,7 @@ class _Reader:
         d = self.delimiters
         assert d is not None
         sub = _split(self.text, *comps[index - 1], d.subcomponent)[0]
-        code = decode_escapes(self.text, *sub, d)[0].strip().upper()
+        code = decode_escapes(self.text, *sub, d, self.codec)[0].strip().upper()
         return self.table.identifier_types.get(code, role)
 
     def first_component(self, span: tuple[int, int] | None) -> str:
@@ -400,7 +408,7 @@ class _Reader:
         rep = _split(self.text, *span, d.repetition)[0]
         comp = _split(self.text, *rep, d.component)[0]
         sub = _split(self.text, *comp, d.subcomponent)[0]
-        return decode_escapes(self.text, *sub, d)[0]
+        return decode_escapes(self.text, *sub, d, self.codec)[0]
 
     def role(self, role: str, context: str) -> Role:
         if role == "skip":
@@ -434,7 +442,7 @@ class _Reader:
                 for s, (lo, hi) in enumerate(subs, start=1):
                     if lo == hi or self.text[lo:hi] == _NULL:
                         continue
-                    value, offsets = decode_escapes(self.text, lo, hi, d)
+                    value, offsets = decode_escapes(self.text, lo, hi, d, self.codec)
                     role = crole
                     if ctype is not None:
                         sspec = self.spec_at(ctype, s, subs)
@@ -468,7 +476,7 @@ class _Reader:
             return dtype.at(position)
         d = self.delimiters
         assert d is not None
-        return dtype.first(len(parts), decode_escapes(self.text, *parts[0], d)[0])
+        return dtype.first(len(parts), decode_escapes(self.text, *parts[0], d, self.codec)[0])
 
 
 def declared_charset(data: bytes) -> str | None:

@@ -10,9 +10,22 @@ Roles come from the key path (:func:`polydeid.lexicon.fields.role_for_name` on t
 and the leaf key): a value under ``family``, ``phone``, ``birthDate`` or ``mrn`` is an
 identifier as a whole; a string under any other key is scanned as text with the key as
 context; a number is a field only under an identifying key (or, as text, when it has at
-least six digits and its key is not a known clinical or code key). Object keys are structure
-and never changed. A number replaced by a non-numeric value (a tag) becomes a JSON string;
-that is the one type change de-identification may make.
+least six digits and its key is not a known clinical or code key). A number is replaced
+whole, by the first replacement found in it (a phone found in ``-1000000`` takes the sign
+too, so the output stays JSON); a number replaced by a non-numeric value (a tag) becomes a
+JSON string, the one type change de-identification may make.
+
+**Keys.** An object key may be data (an export keyed by patient name, phone number or record
+number), so a key is scanned as text, with its parent key as context, unless it is a known field
+name (``phone``, ``Date of birth``: the names :func:`polydeid.lexicon.fields.role_for_words` knows)
+or written like a program identifier (an ASCII lower-case letter or ``_`` first, then letters,
+digits and ``_``, at most two digits: ``resourceType``, ``items``, ``dose_mg``), which are
+structure. (A person's name written in lower case as a key, ``{"okello": …}``, is therefore not
+scanned.) A replaced key stays unique in its object: a replacement that one of the object's keys
+already received is written with ``#2``, ``#3`` … after it, so the output parses into objects with
+as many members as the input's. Paths show a key only when it is a simple name (letters, digits and
+``_``, fewer than six digits) or a known field name; any other key is written ``[…]``, so that a
+path (in ``detect`` output or an error) never carries a key's text.
 
 ``JsonlReader``-style input (one JSON value per line) is read with ``lines=True``: the path of
 each value starts with its line.
@@ -23,14 +36,22 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Generator, Iterator
-from dataclasses import dataclass
-from functools import cache
+from dataclasses import dataclass, replace
+from functools import cache, lru_cache
 from typing import Any
 
 from polydeid.core.errors import InputError
-from polydeid.formats.base import Document, Field, located
+from polydeid.formats.base import Document, Encoder, Field, located
 from polydeid.formats.text import decode_utf8
-from polydeid.lexicon.fields import SKIP, Role, RoleKind, role_for_name
+from polydeid.lexicon.fields import (
+    SKIP,
+    Role,
+    RoleKind,
+    normalise_name,
+    role_for_name,
+    role_for_words,
+    text_role,
+)
 
 # Whitespace patterns here match at every position (possibly empty), so their ``.match()`` is
 # never None: typeshed's ``Match | None`` cannot know that, hence ``# type: ignore[union-attr]``
@@ -42,6 +63,9 @@ _LITERALS = ("true", "false", "null")
 _SIMPLE_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 _MIN_TEXT_DIGITS = 6
+_CODE_KEY = re.compile(r"[a-z_][A-Za-z0-9_]*\Z")
+_MAX_CODE_KEY_DIGITS = 2
+_LINE_KEY = re.compile(r"line [0-9]{1,9}")
 
 PathKey = str | int
 
@@ -57,6 +81,8 @@ class Scalar:
     is_string: bool
     path: tuple[PathKey, ...]
     line: int
+    #: An object key (``path`` ends with the key itself), not a value.
+    is_key: bool = False
 
 
 def decode_string(text: str, start: int, end: int) -> tuple[str, tuple[int, ...] | None]:
@@ -109,22 +135,42 @@ def encode_number(value: str) -> str:
 
 
 def path_text(path: tuple[PathKey, ...]) -> str:
-    """``entry[2].resource.name[0].family`` (keys that are not simple names are quoted)."""
+    """``entry[2].resource.name[0].family`` (a known field name that is not a simple name is
+    quoted, ``["Date of birth"]``; any other key that is not a simple name is ``[…]``)."""
     out: list[str] = []
     for key in path:
         if isinstance(key, int):
             out.append(f"[{key}]")
-        elif _SIMPLE_KEY.match(key):
+        elif _SIMPLE_KEY.match(key) and _digits(key) < _MIN_TEXT_DIGITS:
             out.append(f".{key}" if out else key)
-        else:
+        elif (_LINE_KEY.fullmatch(key) and not out) or _known_key(key):
             out.append(f"[{json.dumps(key, ensure_ascii=False)}]")
+        else:
+            out.append("[…]")
     return "".join(out) or "$"
 
 
-def scan(text: str, *, source: str, lines: bool = False) -> Iterator[Scalar]:
+def _digits(value: str) -> int:
+    return sum(ch.isdigit() for ch in value)
+
+
+@cache
+def _known_key(key: str) -> bool:
+    """Whether ``key`` names a field the lexicon knows (and so is structure, not data)."""
+    return role_for_words(normalise_name(key)) is not None
+
+
+def scan(
+    text: str,
+    *,
+    source: str,
+    lines: bool = False,
+    keys: Callable[[str], bool] | None = None,
+) -> Iterator[Scalar]:
     """Every string value and number of ``text`` (one JSON value, or one per line with
-    ``lines``), in order; raises :class:`InputError` at ``source:line:column`` when the
-    text is not valid JSON (nothing is yielded past the error)."""
+    ``lines``), and every object key for which ``keys`` is true (``is_key``), in order; raises
+    :class:`InputError` at ``source:line:column`` when the text is not valid JSON (nothing
+    is yielded past the error)."""
     pos = 1 if text.startswith("\ufeff") else 0
     n = len(text)
     line_no = 0
@@ -137,7 +183,7 @@ def scan(text: str, *, source: str, lines: bool = False) -> Iterator[Scalar]:
             return
         line_no += 1
         prefix: tuple[PathKey, ...] = (f"line {counter.at(pos)}",) if lines else ()
-        pos = yield from _scan_value(text, pos, source, prefix, counter)
+        pos = yield from _scan_value(text, pos, source, prefix, counter, keys)
         if not lines:
             end = _WS.match(text, pos).end()  # type: ignore[union-attr]
             if end < n:
@@ -152,7 +198,12 @@ def scan(text: str, *, source: str, lines: bool = False) -> Iterator[Scalar]:
 
 
 def _scan_value(
-    text: str, pos: int, source: str, prefix: tuple[PathKey, ...], lines: _LineCounter
+    text: str,
+    pos: int,
+    source: str,
+    prefix: tuple[PathKey, ...],
+    lines: _LineCounter,
+    keys: Callable[[str], bool] | None = None,
 ) -> Generator[Scalar, None, int]:
     """Scan one JSON value starting at ``pos`` (iteratively); returns the end position.
 
@@ -186,6 +237,8 @@ def _scan_value(
                     expect_value = False
                 elif is_object:
                     pos = _read_key(text, pos, stack, fail)
+                    if keys is not None and keys(stack[-1][1]):
+                        yield _key_scalar(text, stack, path(), lines)
                 continue
             if ch == '"':
                 m = _STRING.match(text, pos)
@@ -217,6 +270,8 @@ def _scan_value(
             if top[0]:
                 pos = _WS.match(text, pos).end()  # type: ignore[union-attr]
                 pos = _read_key(text, pos, stack, fail)
+                if keys is not None and keys(stack[-1][1]):
+                    yield _key_scalar(text, stack, path(), lines)
             else:
                 top[1] += 1
             expect_value = True
@@ -244,11 +299,19 @@ class _LineCounter:
         return self.line
 
 
+def _key_scalar(
+    text: str, stack: list[list[Any]], path: tuple[PathKey, ...], lines: _LineCounter
+) -> Scalar:
+    """The key just read into the top object (its raw range kept there by :func:`_read_key`)."""
+    start, end, offsets = stack[-1][2:5]
+    return Scalar(start, end, stack[-1][1], offsets, True, path, lines.at(start), is_key=True)
+
+
 def _read_key(
     text: str, pos: int, stack: list[list[Any]], fail: Callable[[str, int], InputError]
 ) -> int:
-    """Read ``"key" :`` at ``pos`` into the top object's current key; returns the position
-    after the colon."""
+    """Read ``"key" :`` at ``pos`` into the top object's current key (and its raw range and
+    offsets after it); returns the position after the colon."""
     if pos >= len(text):
         raise fail("unexpected end of input (truncated JSON?)", pos)
     if text[pos] != '"':
@@ -256,8 +319,8 @@ def _read_key(
     m = _STRING.match(text, pos)
     if m is None:
         raise fail(_string_problem(text, pos), pos)
-    key, _ = decode_string(text, pos + 1, m.end() - 1)
-    stack[-1][1] = key
+    key, offsets = decode_string(text, pos + 1, m.end() - 1)
+    stack[-1][1:] = [key, pos + 1, m.end() - 1, offsets]
     pos = _WS.match(text, m.end()).end()  # type: ignore[union-attr]
     if pos >= len(text) or text[pos] != ":":
         raise fail("expected ':' after a key", pos)
@@ -298,10 +361,57 @@ def default_role(scalar: Scalar) -> Role | None:
     return None
 
 
+@lru_cache(maxsize=4096)
+def is_data_key(key: str) -> bool:
+    """Whether an object key may be data, and is scanned (see the module docstring)."""
+    if _CODE_KEY.match(key) and _digits(key) <= _MAX_CODE_KEY_DIGITS:
+        return False
+    return any(ch.isalnum() for ch in key) and not _known_key(key)
+
+
+def key_role(scalar: Scalar) -> Role:
+    """The role of an object key that :func:`is_data_key` (text, its parent key as context)."""
+    parents = keys_of(scalar.path[:-1])
+    return text_role(" ".join(normalise_name(parents[-1])) if parents else "")
+
+
+def unique_key_encoder(seen: dict[tuple[Any, str], int], obj: tuple[PathKey, ...]) -> Encoder:
+    """An encoder for replacements in the keys of the object at ``obj``: a replacement the
+    object's keys already received (counted in ``seen``) gets ``#n`` after it."""
+
+    def encode(replacement: str) -> str:
+        n = seen[obj, replacement] = seen.get((obj, replacement), 0) + 1
+        return encode_string(replacement if n == 1 else f"{replacement}#{n}")
+
+    return encode
+
+
 RoleFunction = Callable[[Scalar], "Role | None"]
 
 
+def _whole_number() -> Encoder:
+    """The encoder of one number token: the first replacement becomes the token (every
+    character of the token shares its start in the field's offsets, so any replacement covers
+    it all), and any other replacement in the same token is dropped."""
+    used = False
+
+    def encode(replacement: str) -> str:
+        nonlocal used
+        if used:
+            return ""
+        used = True
+        return encode_number(replacement)
+
+    return encode
+
+
 def field_of(scalar: Scalar, role: Role, text: str) -> Field:
+    encode: Encoder
+    if scalar.is_string:
+        offsets, encode = scalar.offsets, encode_string
+    else:
+        offsets = (scalar.start,) * len(scalar.value) + (scalar.end,)
+        encode = _whole_number()
     return Field(
         start=scalar.start,
         end=scalar.end,
@@ -309,13 +419,14 @@ def field_of(scalar: Scalar, role: Role, text: str) -> Field:
         path=path_text(scalar.path),
         role=role,
         line=scalar.line,
-        offsets=scalar.offsets,
-        encode=encode_string if scalar.is_string else encode_number,
+        offsets=offsets,
+        encode=encode,
     )
 
 
 class LazyFields:
-    """The fields of a JSON text, produced by scanning it again on every iteration."""
+    """The fields of a JSON text, produced by scanning it again on every iteration (values
+    judged by ``role_of``, keys by :func:`key_role`)."""
 
     def __init__(
         self, text: str, source: str, role_of: RoleFunction, *, lines: bool = False
@@ -326,7 +437,14 @@ class LazyFields:
         self._lines = lines
 
     def __iter__(self) -> Iterator[Field]:
-        for scalar in scan(self._text, source=self._source, lines=self._lines):
+        seen: dict[tuple[Any, str], int] = {}
+        text, source = self._text, self._source
+        for scalar in scan(text, source=source, lines=self._lines, keys=is_data_key):
+            if scalar.is_key:
+                f = field_of(scalar, key_role(scalar), text)
+                encode = unique_key_encoder(seen, scalar.path[:-1])
+                yield replace(f, path=f"{f.path} (key)", encode=encode)
+                continue
             role = self._role_of(scalar)
             if role is not None and role.kind is not RoleKind.SKIP:
                 yield field_of(scalar, role, self._text)

@@ -8,16 +8,17 @@ Reading is done in two passes over the decoded text:
    fetched. Errors are :class:`~polydeid.core.errors.InputError` located at
    ``source:line:column`` with expat's message; the document's content is never quoted.
 2. **Scanning** with a position-tracking scanner (iterative, one pass, linear in the size of
-   the document) that finds comments, CDATA sections, processing instructions, the DOCTYPE,
-   start and end tags and their attributes, and the text between tags. Text nodes, CDATA
-   content, attribute values and comments (scanned as free text: exports leave names and
-   dates in them) become :class:`~polydeid.formats.base.Field` values at their exact raw
-   range; entity and character references (``&amp;``, ``&#233;``, ``&#x41;``) are decoded,
-   with ``offsets`` mapping each decoded character back to its raw position, and a
-   replacement is escaped for the place it goes (``&``, ``<``, ``>`` and the attribute's
-   quote; ``]]>`` split inside CDATA; no ``--`` in a comment; characters the declared
-   encoding cannot hold as character references). Nothing is re-serialised: every byte
-   outside a replaced value is written back as it was, namespaces and prefixes included.
+   the document) that finds comments, CDATA sections, processing instructions, the DOCTYPE, start
+   and end tags and their attributes, and the text between tags. Text nodes, CDATA content,
+   attribute values and comments (scanned as free text: exports leave names and dates in them) and
+   the content of processing instructions other than the XML declaration (``<?note call the
+   ward?>``: free text too) become :class:`~polydeid.formats.base.Field` values at their exact raw
+   range; entity and character references (``&amp;``, ``&#233;``, ``&#x41;``) are decoded, with
+   ``offsets`` mapping each decoded character back to its raw position, and a replacement is escaped
+   for the place it goes (``&``, ``<``, ``>`` and the attribute's quote; ``]]>`` split inside CDATA;
+   no ``--`` in a comment, no ``?>`` in a processing instruction; characters the declared encoding
+   cannot hold as character references). Nothing is re-serialised: every byte outside a replaced
+   value is written back as it was, namespaces and prefixes included.
 
 Roles:
 
@@ -43,7 +44,7 @@ import re
 import tomllib
 from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from typing import Any
 from xml.parsers import expat
@@ -65,7 +66,7 @@ from polydeid.lexicon.fields import (
     value_role,
 )
 
-__all__ = ["CdaReader", "XmlReader"]
+__all__ = ["CdaReader", "NarrativeReader", "XmlReader", "fragment_fields"]
 
 XSI_NAMESPACE = "http://www.w3.org/2001/XMLSchema-instance"
 XML_NAMESPACE = "http://www.w3.org/XML/1998/namespace"
@@ -246,6 +247,14 @@ def escape_comment(value: str) -> str:
     return out + " " if out.endswith("-") else out
 
 
+def escape_instruction(value: str) -> str:
+    """``value`` inside a processing instruction, which ends at the first ``?>``."""
+    out = value
+    while "?>" in out:
+        out = out.replace("?>", "? >")
+    return out
+
+
 def escape_cdata(value: str) -> str:
     """``value`` inside a CDATA section: a ``]]>`` in it ends the section and reopens one, so
     the parsed content is exactly ``value`` and the section is never closed early."""
@@ -254,11 +263,12 @@ def escape_cdata(value: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class _Escaper:
-    """An encoder for one kind of place (text, attribute, CDATA, comment) in a document whose
-    declared encoding may not hold every character: those become character references (in a
-    comment, where references mean nothing, ``?``)."""
+    """An encoder for one kind of place (text, attribute, CDATA, comment, processing
+    instruction) in a document whose declared encoding may not hold every character: those
+    become character references (in a comment or an instruction, where references mean
+    nothing, ``?``)."""
 
-    kind: str  # "text" | '"' | "'" | "cdata" | "comment"
+    kind: str  # "text" | '"' | "'" | "cdata" | "comment" | "pi"
     charset: str | None = None
 
     def __call__(self, value: str) -> str:
@@ -266,6 +276,8 @@ class _Escaper:
             out = escape_cdata(value)
         elif self.kind == "comment":
             out = escape_comment(value)
+        elif self.kind == "pi":
+            out = escape_instruction(value)
         elif self.kind == "text":
             out = escape_text(value)
         else:
@@ -275,7 +287,7 @@ class _Escaper:
         return "".join(ch if _encodable(ch, self.charset) else self._reference(ch) for ch in out)
 
     def _reference(self, ch: str) -> str:
-        if self.kind == "comment":
+        if self.kind in ("comment", "pi"):
             return "?"
         ref = f"&#x{ord(ch):X};"
         return f"]]>{ref}<![CDATA[" if self.kind == "cdata" else ref
@@ -297,6 +309,7 @@ _S = "[ \t\r\n]"
 _NAME = re.compile(r"[^ \t\r\n/>]+")
 _ATTRIBUTE = re.compile(rf"{_S}+([^ \t\r\n=/>]+){_S}*={_S}*(?:\"([^\"]*)\"|'([^']*)')")
 _TAG_END = re.compile(rf"{_S}*(/?)>")
+_PI_TARGET = re.compile(rf"([^ \t\r\n?]+){_S}*")
 _END_TAG = re.compile(rf"</([^ \t\r\n>]+){_S}*>")
 _PREDEFINED = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'"}
 
@@ -338,6 +351,7 @@ class Frame:
         "attributes",
         "comments",
         "counts",
+        "instructions",
         "local",
         "namespaces",
         "path",
@@ -358,6 +372,7 @@ class Frame:
         self.counts: dict[str, int] = {}
         self.texts = 0
         self.comments = 0
+        self.instructions = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -422,6 +437,11 @@ class _Lines:
         return self.line
 
 
+#: Roles by element and attribute names (a document repeats a few names many times).
+_role_for = lru_cache(maxsize=4096)(role_for_name)
+_NARRATIVE = text_role("narrative")
+
+
 class XmlReader:
     """Generic XML: roles from element and attribute names (see the module docstring)."""
 
@@ -451,18 +471,37 @@ class XmlReader:
     def text_role(self, frames: Sequence[Frame]) -> Role:
         """The role of text directly inside ``frames[-1]``."""
         parent = frames[-2].local if len(frames) > 1 else ""
-        return role_for_name(parent, frames[-1].local)
+        return _role_for(parent, frames[-1].local)
 
     def attribute_role(self, frames: Sequence[Frame], attribute: Attribute) -> tuple[Role, int]:
         """(role, number of leading characters of the value left out of the field)."""
         element = frames[-1]
         if attribute.local == "value":  # <birthDate value="...">: the element names it
             parent = frames[-2].local if len(frames) > 1 else ""
-            return role_for_name(parent, element.local), 0
-        return role_for_name(element.local, attribute.local), 0
+            return _role_for(parent, element.local), 0
+        return _role_for(element.local, attribute.local), 0
 
     def patient_of(self, fields: Sequence[Field]) -> str | None:
         return None
+
+
+class NarrativeReader(XmlReader):
+    """XHTML narrative held inside another format (a FHIR ``text.div``): every text node and
+    CDATA section is free text in the context ``narrative``; attributes, comments and
+    processing instructions are read as :class:`XmlReader` reads them."""
+
+    name = "xhtml"
+
+    def text_role(self, frames: Sequence[Frame]) -> Role:
+        return _NARRATIVE
+
+
+def fragment_fields(text: str, *, source: str, reader: XmlReader | None = None) -> list[Field]:
+    """The fields of ``text``, a whole XML document already decoded (e.g. an XHTML narrative
+    held in a JSON string), with ranges in ``text``; ``reader`` (default :class:`XmlReader`)
+    gives the roles. Raises :class:`InputError` as :meth:`XmlReader.read` does."""
+    validate(text, source=source)
+    return list(_Scan(reader or XmlReader(), text, source, None).run())
 
 
 class _Scan:
@@ -479,8 +518,10 @@ class _Scan:
         self.text_escaper = _Escaper("text", charset)
         self.cdata_escaper = _Escaper("cdata", charset)
         self.comment_escaper = _Escaper("comment", charset)
+        self.instruction_escaper = _Escaper("pi", charset)
         self.attribute_escapers = {q: _Escaper(q, charset) for q in "\"'"}
         self.top_comments = 0
+        self.top_instructions = 0
 
     def _broken(self, pos: int) -> InputError:
         # Only reachable if the scanner and expat disagree on a document.
@@ -512,9 +553,11 @@ class _Scan:
                     yield from self._text(lt + 9, end, cdata=True)
                 pos = end + 3
             elif text.startswith("<?", lt):
-                pos = self._after(text.find("?>", lt + 2), 2, lt)
+                end = self._after(text.find("?>", lt + 2), 2, lt) - 2
+                yield from self._instruction(lt + 2, end)
+                pos = end + 2
             elif text.startswith("<!DOCTYPE", lt):
-                pos = self._doctype(lt)
+                pos = yield from self._doctype(lt)
             elif text.startswith("</", lt):
                 m = _END_TAG.match(text, lt)
                 if m is None or not self.frames or self.frames[-1].qname != m.group(1):
@@ -531,7 +574,7 @@ class _Scan:
             raise self._broken(at)
         return found + length
 
-    def _doctype(self, lt: int) -> int:
+    def _doctype(self, lt: int) -> Generator[Field, None, int]:
         text = self.text
         i, n = lt + 9, len(text)
         while i < n:
@@ -539,21 +582,26 @@ class _Scan:
             if c in "\"'":
                 i = self._after(text.find(c, i + 1), 1, i)
             elif c == "[":
-                i = self._subset(i + 1)
+                i = yield from self._subset(i + 1)
             elif c == ">":
                 return i + 1
             else:
                 i += 1
         raise self._broken(lt)
 
-    def _subset(self, i: int) -> int:
-        """Skip a DOCTYPE's internal subset (validation refused entity declarations)."""
+    def _subset(self, i: int) -> Generator[Field, None, int]:
+        """A DOCTYPE's internal subset (validation refused entity declarations): its comments
+        and processing instructions are fields, as outside it."""
         text, n = self.text, len(self.text)
         while i < n:
             if text.startswith("<!--", i):
-                i = self._after(text.find("-->", i + 4), 3, i)
+                end = self._after(text.find("-->", i + 4), 3, i) - 3
+                yield from self._comment(i + 4, end)
+                i = end + 3
             elif text.startswith("<?", i):
-                i = self._after(text.find("?>", i + 2), 2, i)
+                end = self._after(text.find("?>", i + 2), 2, i) - 2
+                yield from self._instruction(i + 2, end)
+                i = end + 2
             elif text[i] in "\"'":
                 i = self._after(text.find(text[i], i + 1), 1, i)
             elif text[i] == "]":
@@ -590,6 +638,38 @@ class _Scan:
             text_role("comment"),
             line=self.lines.at(start),
             encode=self.comment_escaper,
+        )
+
+    def _instruction(self, start: int, end: int) -> Iterator[Field]:
+        """A processing instruction ``<?target content?>``: its content is free text (judged
+        by the target's name, as an element's text is), the XML declaration is not."""
+        text = self.text
+        m = _PI_TARGET.match(text, start, end)
+        if m is None or m.group(1).casefold() == "xml":
+            return
+        target, begin = m.group(1), m.end()
+        value = text[begin:end]
+        if not value.strip():
+            return
+        role = _role_for(target)
+        if role.kind is RoleKind.SKIP:
+            role = text_role(" ".join(normalise_name(target)))
+        where = self._path() if self.frames else ""
+        if self.frames:
+            self.frames[-1].instructions += 1
+            count = self.frames[-1].instructions
+        else:
+            self.top_instructions += 1
+            count = self.top_instructions
+        step = "/processing-instruction()" + ("" if count == 1 else f"[{count}]")
+        yield Field(
+            begin,
+            end,
+            value,
+            where + step,
+            role,
+            line=self.lines.at(begin),
+            encode=self.instruction_escaper,
         )
 
     def _text(self, start: int, end: int, *, cdata: bool) -> Iterator[Field]:
