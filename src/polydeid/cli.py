@@ -25,7 +25,7 @@ from polydeid.core.taxonomy import Category
 from polydeid.formats.jsonl import JsonlFailure, looks_like_jsonl, read_jsonl
 from polydeid.formats.registry import FORMATS, RECORD_FORMATS, SUFFIXES, detect_format
 from polydeid.formats.text import decode_utf8
-from polydeid.locales import canonical_language, language_info, languages
+from polydeid.locales import canonical_country, canonical_language, language_info, languages
 
 TEXT_SUFFIXES = {".txt", ".text", ".md", ".note"}
 JSONL_SUFFIXES = {".jsonl", ".ndjson"}
@@ -456,7 +456,7 @@ def _run(
     document_suffix: str,
 ) -> int:
     default_lang = _default_language(args.lang)
-    countries = tuple(c.upper() for c in args.country)
+    countries = _countries(args)
     options = _column_policy(args.columns)
     inputs = list(_iter_inputs(args.input))
     is_dir = inputs[0][1] is not None
@@ -496,7 +496,13 @@ def _run(
     return 1 if report.failures else 0
 
 
+def _countries(args: argparse.Namespace) -> tuple[str, ...]:
+    """``--country`` codes, checked: an unknown one is a configuration error (exit 2)."""
+    return tuple(canonical_country(c) for c in args.country)
+
+
 def cmd_detect(args: argparse.Namespace) -> int:
+    countries = _countries(args)
     deid = Deidentifier(profile=args.profile)
     report = RunReport()
 
@@ -509,7 +515,6 @@ def cmd_detect(args: argparse.Namespace) -> int:
         return (json.dumps(result, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
 
     def handle_document(doc: Any, lang: str, source: str) -> bytes:
-        countries = tuple(c.upper() for c in args.country)
         found = deid.processor().detect(doc, lang=lang, countries=countries, source=source)
         report.count([fs.span.label.value for fs in found])
         spans = [field_span_json(fs, lang, countries) for fs in found]
@@ -523,6 +528,7 @@ def _key_file(args: argparse.Namespace) -> str | None:
 
 
 def cmd_redact(args: argparse.Namespace) -> int:
+    countries = _countries(args)
     vault = None
     if args.vault:
         from polydeid.transform.vault import open_vault
@@ -557,7 +563,7 @@ def cmd_redact(args: argparse.Namespace) -> int:
         result = deid.processor().redact(
             doc,
             lang=lang,
-            countries=tuple(c.upper() for c in args.country),
+            countries=countries,
             source=source,
             patient_id=args.patient_id,
         )

@@ -443,7 +443,7 @@ def make_progress(stream: TextIO, enabled: bool, interval: float) -> PlainProgre
 def validate_config(config: JobConfig) -> None:
     """Check the settings before any work (a :class:`ConfigError` names what is wrong)."""
     from polydeid.detect.registry import PROFILES
-    from polydeid.locales import canonical_language
+    from polydeid.locales import canonical_country, canonical_language
     from polydeid.transform.policy import load_policy
 
     if config.profile not in PROFILES:
@@ -461,6 +461,8 @@ def validate_config(config: JobConfig) -> None:
         default_identifier()
     else:
         canonical_language(config.lang)
+    for country in config.countries:
+        canonical_country(country)
 
 
 class _Lock:

@@ -21,7 +21,7 @@ from importlib import resources
 from importlib.abc import Traversable
 from typing import Any
 
-from polydeid.core.errors import ConfigError, UnknownLanguageError
+from polydeid.core.errors import ConfigError, UnknownCountryError, UnknownLanguageError
 from polydeid.core.segments import Segment
 
 _ROOT = resources.files("polydeid.locales")
@@ -117,6 +117,24 @@ def country_data(country: str, kind: str) -> dict[str, Any]:
     """The ``<kind>.toml`` table of country ``country`` (ISO alpha-2); empty when absent."""
     path = _ROOT / "countries" / country.upper() / f"{kind}.toml"
     return _read_toml(path) if path.is_file() else {}
+
+
+@cache
+def known_countries() -> frozenset[str]:
+    """ISO 3166 alpha-2 codes a record may name as its country: the regions of phonenumbers'
+    numbering plans (``XX``, the folder of international formats, is none)."""
+    import phonenumbers
+
+    return frozenset(phonenumbers.SUPPORTED_REGIONS)
+
+
+def canonical_country(code: str) -> str:
+    """``code`` upper-cased (``"ke"`` → ``"KE"``); UnknownCountryError for a code that is no
+    known country, so that a run refuses it before reading any record."""
+    key = code.strip().upper() if isinstance(code, str) else ""
+    if key not in known_countries():
+        raise UnknownCountryError(code if isinstance(code, str) else "")
+    return key
 
 
 def default_countries(lang: str) -> tuple[str, ...]:
