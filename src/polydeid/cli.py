@@ -19,7 +19,14 @@ from pathlib import Path
 from typing import Any
 
 from polydeid.api import Deidentifier, field_span_json, span_json
-from polydeid.core.errors import ConfigError, InputError, PolydeidError
+from polydeid.core.errors import (
+    ConfigError,
+    CoverageError,
+    DataFileError,
+    InputError,
+    PolydeidError,
+    VaultKeyError,
+)
 from polydeid.core.segments import Origin, Segment
 from polydeid.core.taxonomy import Category
 from polydeid.formats.jsonl import JsonlFailure, looks_like_jsonl, read_jsonl
@@ -31,6 +38,11 @@ TEXT_SUFFIXES = {".txt", ".text", ".md", ".note"}
 JSONL_SUFFIXES = {".jsonl", ".ndjson"}
 #: Every suffix a directory walk picks up.
 KNOWN_SUFFIXES = set(SUFFIXES) | TEXT_SUFFIXES | JSONL_SUFFIXES
+
+
+#: Errors met while reading records that are no record's fault (a data file, a model's router,
+#: the vault's key): they stop the run as configuration errors instead of failing each record.
+FATAL_ERRORS = (DataFileError, CoverageError, VaultKeyError)
 
 
 @dataclass
@@ -46,6 +58,8 @@ class RunReport:
             self.spans[label] = self.spans.get(label, 0) + 1
 
     def fail(self, error: PolydeidError) -> None:
+        if isinstance(error, FATAL_ERRORS):  # no record's fault: the run stops (exit 2)
+            raise error
         self.failures.append(str(error))
         print(f"polydeid: error: {error}", file=sys.stderr)
 
