@@ -11,8 +11,8 @@ Hierarchy (stable codes in brackets)::
     │   ├── UnknownOperatorError       [PD105]
     │   ├── KeyMaterialError           [PD106]  missing or malformed secret key
     │   ├── EncoderFileError           [PD107]  a packed encoder file is malformed
-    │   ├── CoverageError              [PD108]  a router, model or pack lacks what a profile promises
-    │   ├── DataFileError              [PD109]  a shipped data file breaks its schema
+    │   ├── CoverageError              [PD108]  a router or pack lacks what a profile promises
+    │   ├── DataFileError              [PD109]  a data file breaks its schema
     │   ├── UnknownCountryError        [PD110]
     │   └── VaultKeyError              [PD111]  the key does not match the vault's fingerprint
     ├── InputError                     [PD200]

@@ -59,11 +59,12 @@ def _read_toml(path: Traversable, schema: Any, file: str) -> dict[str, Any]:
     return raw
 
 
-def check_data(raw: dict[str, Any], file: str) -> dict[str, Any]:
+def check_data(raw: dict[str, Any], file: str, *, location: str | None = None) -> dict[str, Any]:
     """``raw``, the table of the data file ``file`` (``lexicon/data/fields.toml``, a name in
     :data:`~polydeid.locales._schema.TABLES`), once it fits its schema: for the readers of the
-    lexicon and format tables."""
-    _schema.validate(raw, _schema.schema_of(_schema.TABLES, file, file), file)
+    lexicon and format tables and the tagger's router. ``location``: where that file is, when
+    not shipped (the errors name it)."""
+    _schema.validate(raw, _schema.schema_of(_schema.TABLES, file, file), location or file)
     return raw
 
 

@@ -961,9 +961,35 @@ class CodeFile(_MetaOnly, total=False):
     comments: _Comments
 
 
-#: The tables of ``lexicon/data`` and ``formats/data``, by their file name under ``polydeid/``.
+# detect/tagger/model/router.toml (read by polydeid.detect.tagger.detector; also in a
+# retrained model's folder)
+
+
+@strict
+class _RouterMeta(TypedDict, total=False):
+    sources: Words
+    licence: str
+    floor: float
+
+
+@strict
+class _Route(TypedDict, total=False):
+    categories: Words
+    threshold: float
+    thresholds: dict[str, float]
+
+
+@strict
+class RouterFile(TypedDict, total=False):
+    meta: _RouterMeta
+    default: _Route
+    languages: Required[dict[str, _Route]]
+
+
+#: The tables outside the locales folder, by their file name under ``polydeid/``.
 TABLES: Mapping[str, Any] = MappingProxyType(
     {
+        "detect/tagger/model/router.toml": RouterFile,
         "lexicon/data/fields.toml": FieldsFile,
         "lexicon/data/hl7v2.toml": Hl7File,
         "lexicon/data/shapes.toml": ShapesFile,

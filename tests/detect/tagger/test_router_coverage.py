@@ -13,7 +13,7 @@ import pytest
 import polydeid.detect.tagger.detector as tagger_detector
 from polydeid.api import Deidentifier
 from polydeid.cli import main
-from polydeid.core.errors import CoverageError
+from polydeid.core.errors import CoverageError, DataFileError
 from polydeid.detect.registry import require_coverage
 from polydeid.detect.tagger.detector import ROUTER_FILE, read_router, require_routes
 from polydeid.detect.tagger.model import MODEL_DIR
@@ -119,3 +119,12 @@ def test_a_builtin_profile_detector_must_cover_every_language() -> None:
     with pytest.raises(CoverageError, match=r"fake\.partial\.v1"):
         require_coverage([partial], "profile 'x'")
     require_coverage([FakeDetector([])], "profile 'x'")  # no languages: every language
+
+
+def test_a_misspelt_router_key_is_refused_naming_it(broken_model: Path) -> None:
+    path = broken_model / ROUTER_FILE
+    text = MODEL_DIR.joinpath(ROUTER_FILE).read_text("utf-8")
+    path.write_text(text.replace("[languages.en.thresholds]", "[languages.en.thresholdz]"), "utf-8")
+    with pytest.raises(DataFileError) as refused:
+        read_router(broken_model)
+    assert refused.value.location == f"{path} languages.en.thresholdz"

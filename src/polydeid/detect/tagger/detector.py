@@ -34,9 +34,12 @@ from polydeid.detect.passes import SpanPass
 from polydeid.detect.tagger.decode import decode, decoder_passes
 from polydeid.detect.tagger.decoder_passes import DECODER_PASSES
 from polydeid.detect.tagger.model import MODEL_DIR, TaggerModel
+from polydeid.locales import check_data
 from polydeid.locales.names import name_words
 
 ROUTER_FILE = "router.toml"
+#: The schema ``router.toml`` is checked against (:func:`polydeid.locales.check_data`).
+ROUTER_SCHEMA = "detect/tagger/model/router.toml"
 DEFAULT_THRESHOLD = 0.5
 
 
@@ -52,7 +55,7 @@ def read_router(folder: Path) -> dict[str, Route]:
     path = folder / ROUTER_FILE
     try:
         with path.open("rb") as handle:
-            raw = tomllib.load(handle)
+            raw = check_data(tomllib.load(handle), ROUTER_SCHEMA, location=str(path))
         routes: dict[str, Route] = {}
         default = raw.get("default", {})
         for lang, spec in raw["languages"].items():
