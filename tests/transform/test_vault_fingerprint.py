@@ -179,3 +179,24 @@ def test_cli_wrong_key_exits_2_and_writes_nothing(job: dict[str, Path], capsys) 
     assert not out.exists() and _rows(vault, f"SELECT * FROM {TABLE}") == entries
     assert _redact_cli(job, out, vault, "--policy", "surrogate", "--key-file", str(job["key"])) == 0
     assert out.read_bytes() == written
+
+
+def test_batch_wrong_key_exits_2_before_any_output(job: dict[str, Path], capsys) -> None:
+    vault, first, second = job["dir"] / "v.sqlite", job["dir"] / "out1", job["dir"] / "out2"
+    args = ["batch", str(job["src"]), "--profile", "rules", "--no-progress", "--workers", "1"]
+    keyed = ["--policy", "surrogate", "--vault", str(vault)]
+    assert main([*args[:2], str(first), *args[2:], *keyed, "--key-file", str(job["key"])]) == 0
+    assert _mode(vault) == 0o600
+    entries = _rows(vault, f"SELECT * FROM {TABLE}")
+    capsys.readouterr()
+    assert main([*args[:2], str(second), *args[2:], *keyed, "--key-file", str(job["other"])]) == 2
+    assert "PD111" in capsys.readouterr().err
+    assert not second.exists() and _rows(vault, f"SELECT * FROM {TABLE}") == entries
+
+
+def test_batch_configuration_failure_creates_no_vault(job: dict[str, Path]) -> None:
+    vault, out = job["dir"] / "v.sqlite", job["dir"] / "out"
+    args = ["batch", str(job["src"]), str(out), "--profile", "rules", "--no-progress"]
+    assert main([*args, "--policy", "hash", "--vault", str(vault)]) == 2  # needs a key
+    assert main([*args, "--policy", "nope", "--vault", str(vault)]) == 2
+    assert not vault.exists() and not out.exists()

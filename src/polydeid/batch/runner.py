@@ -450,11 +450,24 @@ def validate_config(config: JobConfig) -> None:
         raise ConfigError(
             f"unknown profile {config.profile!r}; known: {', '.join(sorted(PROFILES))}"
         )
-    load_policy(config.policy)
+    policy = load_policy(config.policy)
+    key = None
     if config.key_file:
         from polydeid.transform.crypto import load_key
 
-        load_key(config.key_file)
+        key = load_key(config.key_file)
+    vault = None
+    if config.vault:
+        from polydeid.transform.vault import open_vault
+
+        vault = open_vault(config.vault)
+    try:  # a keyed operator needs a key, and the key must be the vault's, before any output
+        from polydeid.transform.redactor import Redactor
+
+        Redactor(policy, key=key, vault=vault)
+    finally:
+        if vault is not None:
+            vault.close()
     if config.lang.strip().lower() == "auto":
         from polydeid.detect.langid import default_identifier
 
