@@ -10,6 +10,8 @@ from polydeid.api import Deidentifier, RedactedDocument
 from polydeid.core.errors import (
     ChatEndpointError,
     ConfigError,
+    CoverageError,
+    DataFileError,
     DecodingError,
     DecryptionError,
     DetectionError,
@@ -25,9 +27,11 @@ from polydeid.core.errors import (
     RuleTimeoutError,
     TransformError,
     UnknownCategoryError,
+    UnknownCountryError,
     UnknownLanguageError,
     UnknownOperatorError,
     UnknownSchemeError,
+    VaultKeyError,
 )
 from polydeid.core.resolve import ResolvePolicy, resolve
 from polydeid.core.segments import Origin, Segment
@@ -41,6 +45,8 @@ __all__ = [
     "Category",
     "ChatEndpointError",
     "ConfigError",
+    "CoverageError",
+    "DataFileError",
     "DecodingError",
     "DecryptionError",
     "Deidentifier",
@@ -65,9 +71,11 @@ __all__ = [
     "Span",
     "TransformError",
     "UnknownCategoryError",
+    "UnknownCountryError",
     "UnknownLanguageError",
     "UnknownOperatorError",
     "UnknownSchemeError",
+    "VaultKeyError",
     "__version__",
     "resolve",
 ]

@@ -19,18 +19,30 @@ from pathlib import Path
 from typing import Any
 
 from polydeid.api import Deidentifier, field_span_json, span_json
-from polydeid.core.errors import ConfigError, InputError, PolydeidError
+from polydeid.core.errors import (
+    ConfigError,
+    CoverageError,
+    DataFileError,
+    InputError,
+    PolydeidError,
+    VaultKeyError,
+)
 from polydeid.core.segments import Origin, Segment
 from polydeid.core.taxonomy import Category
 from polydeid.formats.jsonl import JsonlFailure, looks_like_jsonl, read_jsonl
 from polydeid.formats.registry import FORMATS, RECORD_FORMATS, SUFFIXES, detect_format
 from polydeid.formats.text import decode_utf8
-from polydeid.locales import canonical_language, language_info, languages
+from polydeid.locales import canonical_country, canonical_language, language_info, languages
 
 TEXT_SUFFIXES = {".txt", ".text", ".md", ".note"}
 JSONL_SUFFIXES = {".jsonl", ".ndjson"}
 #: Every suffix a directory walk picks up.
 KNOWN_SUFFIXES = set(SUFFIXES) | TEXT_SUFFIXES | JSONL_SUFFIXES
+
+
+#: Errors met while reading records that are no record's fault (a data file, a model's router,
+#: the vault's key): they stop the run as configuration errors instead of failing each record.
+FATAL_ERRORS = (DataFileError, CoverageError, VaultKeyError)
 
 
 @dataclass
@@ -46,6 +58,8 @@ class RunReport:
             self.spans[label] = self.spans.get(label, 0) + 1
 
     def fail(self, error: PolydeidError) -> None:
+        if isinstance(error, FATAL_ERRORS):  # no record's fault: the run stops (exit 2)
+            raise error
         self.failures.append(str(error))
         print(f"polydeid: error: {error}", file=sys.stderr)
 
@@ -462,7 +476,7 @@ def _run(
     document_suffix: str,
 ) -> int:
     default_lang = _default_language(args.lang)
-    countries = tuple(c.upper() for c in args.country)
+    countries = _countries(args)
     options = _column_policy(args.columns)
     inputs = list(_iter_inputs(args.input))
     is_dir = inputs[0][1] is not None
@@ -502,7 +516,13 @@ def _run(
     return 1 if report.failures else 0
 
 
+def _countries(args: argparse.Namespace) -> tuple[str, ...]:
+    """``--country`` codes, checked: an unknown one is a configuration error (exit 2)."""
+    return tuple(canonical_country(c) for c in args.country)
+
+
 def cmd_detect(args: argparse.Namespace) -> int:
+    countries = _countries(args)
     deid = Deidentifier(profile=args.profile)
     report = RunReport()
 
@@ -515,7 +535,6 @@ def cmd_detect(args: argparse.Namespace) -> int:
         return (json.dumps(result, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
 
     def handle_document(doc: Any, lang: str, source: str) -> bytes:
-        countries = tuple(c.upper() for c in args.country)
         found = deid.processor().detect(
             doc, lang=lang, countries=countries, source=source, mixed=_mixed(args)
         )
@@ -531,6 +550,7 @@ def _key_file(args: argparse.Namespace) -> str | None:
 
 
 def cmd_redact(args: argparse.Namespace) -> int:
+    countries = _countries(args)
     vault = None
     if args.vault:
         from polydeid.transform.vault import open_vault
@@ -565,7 +585,7 @@ def cmd_redact(args: argparse.Namespace) -> int:
         result = deid.processor().redact(
             doc,
             lang=lang,
-            countries=tuple(c.upper() for c in args.country),
+            countries=countries,
             source=source,
             patient_id=args.patient_id,
             mixed=_mixed(args),

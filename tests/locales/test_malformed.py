@@ -22,6 +22,7 @@ from polydeid.locales.place_words import place_words
 from polydeid.locales.synth import synth_data
 
 _RAW_READERS = (locales.language_data, locales.country_data, locales.shared_data)
+META = "[meta]\nsources = ['test']\nlicence = 'test'\n"
 
 
 @pytest.fixture
@@ -29,13 +30,13 @@ def pack(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[.
     """Packs rooted at ``tmp_path``: ``pack(relative_path, text, loader)`` writes one data file.
 
     The raw readers' and the loader's caches are cleared on writing, and again once the real
-    packs are back."""
+    packs are back. A file without its ``[meta]`` gets one (every data file must have it)."""
     loaders: list = []
 
     def write(relative: str, text: str, loader) -> None:
         path = tmp_path / relative
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, "utf-8")
+        path.write_text(text if "[meta]" in text else META + text, "utf-8")
         loaders.append(loader)
         for cached in (*_RAW_READERS, loader):
             cached.cache_clear()
@@ -134,7 +135,13 @@ CASES = [
         "labelled y",
     ),
     ("countries/XX/ids.toml", country_ids, "XX", "[records]\nvalue = '[0-9]+'", "[records]"),
-    ("countries/UG/people.toml", country_people, "UG", "[meta]\nrecorded = 'yes'", "meta.recorded"),
+    (
+        "countries/UG/people.toml",
+        country_people,
+        "UG",
+        META + "recorded = 'yes'",
+        "meta.recorded",
+    ),
     ("countries/UG/people.toml", country_people, "UG", "[people]\ntribes = 'x'", "people.tribes"),
 ]
 
@@ -174,7 +181,7 @@ def test_broken_toml_names_the_file(pack, relative, loader, code) -> None:
 def test_a_well_formed_file_of_ones_own_loads(pack) -> None:
     pack(
         "languages/en/contacts.toml",
-        "[meta]\nsources = ['x']\n[phone]\nwords = ['tel']",
+        "[meta]\nsources = ['x']\nlicence = 'x'\n[phone]\nwords = ['tel']",
         contact_words,
     )
     assert contact_words("en").phone == ("tel",) and contact_words("en").fax == ()

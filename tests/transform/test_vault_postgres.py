@@ -23,18 +23,27 @@ from tests.transform.test_vault_sqlite import (
 )
 
 from polydeid.cli import main
-from polydeid.core.errors import ConfigError, DecryptionError
+from polydeid.core.errors import ConfigError, DecryptionError, VaultKeyError
 from polydeid.transform.crypto import KeyRing
 from polydeid.transform.operators import UNIQUE_SURROGATES
+from polydeid.transform.policy import parse_policy
+from polydeid.transform.redactor import Redactor
 from polydeid.transform.vault import (
+    FINGERPRINT_ROW,
     META_TABLE,
     SCHEMA_VERSION,
     TABLE,
     PostgresVault,
     Vault,
     identity_key,
+    key_fingerprint,
     open_vault,
     reidentify,
+)
+
+#: Surrogates for names, tags elsewhere: needs no key.
+NAMES_ONLY = parse_policy(
+    '[default]\noperator = "tag"\n[categories.PERSON]\noperator = "surrogate"'
 )
 
 pytestmark = pytest.mark.postgres
@@ -140,14 +149,34 @@ def test_runs_are_consistent_and_keys_do_not_cross(postgres_database):
     second = check_outputs(run_workers(postgres_database, KEY, processes=1, threads=2, seed=9))
     assert second == first
     assert {bytes(k) for k, _, _ in pg_rows(postgres_database)} == keys_first
-    other = check_outputs(run_workers(postgres_database, OTHER_KEY, processes=1, threads=1))
-    keys_other = {bytes(k) for k, _, _ in pg_rows(postgres_database)} - keys_first
-    assert len(keys_other) == len(ORIGINALS) and not keys_other & keys_first
+    # another key (or none) is refused before it writes: the vault holds the key's fingerprint
+    for key in (OTHER_KEY, None):
+        with pytest.raises(VaultKeyError) as refused:
+            Redactor(NAMES_ONLY, key=key, vault=PostgresVault(postgres_database))
+        assert refused.value.code == "PD111"
+    assert {bytes(k) for k, _, _ in pg_rows(postgres_database)} == keys_first
+    with psycopg.connect(postgres_database) as conn:
+        stored = conn.execute(
+            f"SELECT value FROM {META_TABLE} WHERE name = %s", (FINGERPRINT_ROW,)
+        ).fetchone()
+    assert stored == (key_fingerprint(KeyRing.from_master(KEY)),)
     vault = PostgresVault(postgres_database)
     for i, surrogate in first.items():
-        if ORIGINALS[i][0] in UNIQUE_SURROGATES and surrogate not in other.values():
+        if ORIGINALS[i][0] in UNIQUE_SURROGATES:
             with pytest.raises(DecryptionError):
                 reidentify(vault, surrogate, OTHER_KEY)
+
+
+def test_a_vault_without_fingerprint_adopts_the_first_key(postgres_database):
+    Redactor(NAMES_ONLY, key=None, vault=PostgresVault(postgres_database))  # binds nothing
+    with psycopg.connect(postgres_database) as conn:
+        assert not conn.execute(
+            f"SELECT * FROM {META_TABLE} WHERE name = %s", (FINGERPRINT_ROW,)
+        ).fetchall()
+    Redactor(NAMES_ONLY, key=KEY, vault=PostgresVault(postgres_database))  # adopted
+    Redactor(NAMES_ONLY, key=KEY, vault=PostgresVault(postgres_database))
+    with pytest.raises(VaultKeyError):
+        Redactor(NAMES_ONLY, key=OTHER_KEY, vault=PostgresVault(postgres_database))
 
 
 def test_reidentify_command_reads_a_postgres_vault(postgres_database, tmp_path, capsys):

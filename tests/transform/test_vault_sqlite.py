@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from polydeid.core.errors import ConfigError, DecryptionError, TransformError
+from polydeid.core.errors import ConfigError, DecryptionError, TransformError, VaultKeyError
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category
@@ -282,8 +282,15 @@ def test_put_is_first_writer_wins_on_both_keys(vault_path):
     assert again.get(k1) == "Alpha" and len(again) == 3
 
 
+def _written(vault_path):
+    """A vault file with one entry (a vault is created by its first write)."""
+    vault = SqliteVault(vault_path)
+    vault.put(bytes(32), "Alpha", value_key=None)
+    vault.close()
+
+
 def test_schema_is_versioned_indexed_and_in_wal_mode(vault_path):
-    SqliteVault(vault_path).close()
+    _written(vault_path)
     with sqlite3.connect(vault_path) as conn:
         version = conn.execute(
             f"SELECT value FROM {META_TABLE} WHERE name = 'schema_version'"
@@ -297,7 +304,7 @@ def test_schema_is_versioned_indexed_and_in_wal_mode(vault_path):
 
 
 def test_newer_schema_is_refused(vault_path):
-    SqliteVault(vault_path).close()
+    _written(vault_path)
     with sqlite3.connect(vault_path) as conn:
         conn.execute(f"UPDATE {META_TABLE} SET value = '99' WHERE name = 'schema_version'")
     with pytest.raises(ConfigError, match="schema version 99"):
@@ -306,7 +313,7 @@ def test_newer_schema_is_refused(vault_path):
 
 def test_open_vault_paths_and_errors(tmp_path):
     vault = open_vault(str(tmp_path / "v.db"))
-    assert isinstance(vault, SqliteVault) and (tmp_path / "v.db").is_file()
+    assert isinstance(vault, SqliteVault) and not (tmp_path / "v.db").exists()  # not yet written
     with pytest.raises(ConfigError, match="directory does not exist") as missing:
         open_vault(tmp_path / "nowhere" / "v.db")
     assert "nowhere" in str(missing.value)  # located
@@ -492,12 +499,14 @@ def test_runs_are_consistent_and_keys_do_not_cross(vault_path):
     keys_first = sqlite_keys(vault_path)
     second = check_outputs(run_workers(str(vault_path), KEY, processes=1, threads=2, seed=9))
     assert second == first and sqlite_keys(vault_path) == keys_first
-    other = check_outputs(run_workers(str(vault_path), OTHER_KEY, processes=1, threads=1))
-    keys_other = sqlite_keys(vault_path) - keys_first
-    assert len(keys_other) == len(ORIGINALS) and not keys_other & keys_first
+    # another key is refused before it writes anything (the vault holds the key's fingerprint)
+    with pytest.raises(VaultKeyError) as refused:
+        _redact_job(str(vault_path), OTHER_KEY, seed=1, threads=1)
+    assert refused.value.code == "PD111" and OTHER_KEY.hex() not in str(refused.value)
+    assert sqlite_keys(vault_path) == keys_first
     vault = SqliteVault(vault_path)
     for i, surrogate in first.items():
-        if ORIGINALS[i][0] in UNIQUE_SURROGATES and surrogate not in other.values():
+        if ORIGINALS[i][0] in UNIQUE_SURROGATES:
             with pytest.raises(DecryptionError):
                 reidentify(vault, surrogate, OTHER_KEY)
     assert os.path.getsize(vault_path) > 0

@@ -443,24 +443,39 @@ def make_progress(stream: TextIO, enabled: bool, interval: float) -> PlainProgre
 def validate_config(config: JobConfig) -> None:
     """Check the settings before any work (a :class:`ConfigError` names what is wrong)."""
     from polydeid.detect.registry import PROFILES
-    from polydeid.locales import canonical_language
+    from polydeid.locales import canonical_country, canonical_language
     from polydeid.transform.policy import load_policy
 
     if config.profile not in PROFILES:
         raise ConfigError(
             f"unknown profile {config.profile!r}; known: {', '.join(sorted(PROFILES))}"
         )
-    load_policy(config.policy)
+    policy = load_policy(config.policy)
+    key = None
     if config.key_file:
         from polydeid.transform.crypto import load_key
 
-        load_key(config.key_file)
+        key = load_key(config.key_file)
+    vault = None
+    if config.vault:
+        from polydeid.transform.vault import open_vault
+
+        vault = open_vault(config.vault)
+    try:  # a keyed operator needs a key, and the key must be the vault's, before any output
+        from polydeid.transform.redactor import Redactor
+
+        Redactor(policy, key=key, vault=vault)
+    finally:
+        if vault is not None:
+            vault.close()
     if config.lang.strip().lower() == "auto":
         from polydeid.detect.langid import default_identifier
 
         default_identifier()
     else:
         canonical_language(config.lang)
+    for country in config.countries:
+        canonical_country(country)
 
 
 class _Lock:

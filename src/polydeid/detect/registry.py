@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import cache
 
-from polydeid.core.errors import ConfigError
+from polydeid.core.errors import ConfigError, CoverageError
 from polydeid.detect.base import Detector
 
 DetectorFactory = Callable[[], Detector]
@@ -78,10 +78,12 @@ def register_builtins() -> None:
 
 
 def _tagger() -> Detector:
-    """The shipped tagger; imported only when a profile asks for it (torch is heavy)."""
+    """The shipped tagger, for every language with a pack (refused before the model loads
+    when its router lacks one); imported only when a profile asks for it (torch is heavy)."""
     from polydeid.detect.tagger.detector import TaggerDetector
+    from polydeid.locales import languages
 
-    return TaggerDetector()
+    return TaggerDetector(required_languages=languages())
 
 
 def register(name: str, factory: DetectorFactory) -> None:
@@ -117,4 +119,22 @@ def builtin_profile(profile: str) -> list[Detector]:
         raise ConfigError(
             f"unknown profile {profile!r}; known: {', '.join(sorted(PROFILES))}"
         ) from None
-    return [create(name) for name in names]
+    detectors = [create(name) for name in names]
+    require_coverage(detectors, f"profile {profile!r}")
+    return detectors
+
+
+def require_coverage(detectors: list[Detector], what: str) -> None:
+    """A built-in profile promises each of its detectors for every language with a pack: one
+    that covers only some (its data or model lacks a language) is a :class:`CoverageError`,
+    never a silent fall-back to fewer detectors for that language."""
+    from polydeid.locales import languages
+
+    promised = frozenset(languages())
+    for detector in detectors:
+        covered = frozenset(detector.languages)
+        if covered and not promised <= covered:
+            raise CoverageError(
+                f"{what}: detector {detector.id} does not cover language(s) "
+                f"{', '.join(sorted(promised - covered))}"
+            )

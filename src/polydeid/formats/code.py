@@ -66,6 +66,7 @@ from polydeid.lexicon.fields import (
     value_role,
 )
 from polydeid.lexicon.shapes import calendar_words
+from polydeid.locales import check_data
 from polydeid.locales.dates import name_key
 
 #: How much of a file without a telling extension is looked at to choose its mode.
@@ -157,8 +158,11 @@ def _layout_role(group: str, spec: str) -> Role:
 
 @cache
 def _rules() -> _Rules:
-    raw = tomllib.loads(
-        resources.files("polydeid.formats").joinpath("data/code.toml").read_text("utf-8")
+    raw = check_data(
+        tomllib.loads(
+            resources.files("polydeid.formats").joinpath("data/code.toml").read_text("utf-8")
+        ),
+        "formats/data/code.toml",
     )
     lang, log, trace, git = raw["languages"], raw["log"], raw["trace"], raw["git"]
     levels = "|".join(re.escape(w) for w in log["levels"])

@@ -57,6 +57,7 @@ from polydeid.formats.json import (
 from polydeid.formats.text import decode_utf8
 from polydeid.formats.xml import NarrativeReader, escape_text, fragment_fields
 from polydeid.lexicon.fields import Role, RoleKind, role_for_name, text_role, value_role
+from polydeid.locales import check_data
 
 _DATE = re.compile(
     r"\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01])"
@@ -88,8 +89,11 @@ class _Semantics:
 
 @cache
 def semantics() -> _Semantics:
-    raw = tomllib.loads(
-        resources.files("polydeid.formats").joinpath("data/fhir.toml").read_text("utf-8")
+    raw = check_data(
+        tomllib.loads(
+            resources.files("polydeid.formats").joinpath("data/fhir.toml").read_text("utf-8")
+        ),
+        "formats/data/fhir.toml",
     )
 
     def cats(table: dict[str, str]) -> dict[str, Category]:

@@ -65,6 +65,7 @@ from polydeid.lexicon.fields import (
     text_role,
     value_role,
 )
+from polydeid.locales import check_data
 
 __all__ = ["CdaReader", "NarrativeReader", "XmlReader", "fragment_fields"]
 
@@ -821,8 +822,11 @@ _SPECIALS = frozenset({"text", "skip", "telecom", "typed", "typed-bound"})
 
 @cache
 def cda_rules() -> CdaRules:
-    raw = tomllib.loads(
-        resources.files("polydeid.formats").joinpath("data/cda.toml").read_text("utf-8")
+    raw = check_data(
+        tomllib.loads(
+            resources.files("polydeid.formats").joinpath("data/cda.toml").read_text("utf-8")
+        ),
+        "formats/data/cda.toml",
     )
     for table in ("elements", "attributes"):
         for spec in raw[table].values():

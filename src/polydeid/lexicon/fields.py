@@ -23,7 +23,7 @@ from typing import Generic, TypeVar
 import regex
 
 from polydeid.core.taxonomy import Category
-from polydeid.locales import languages
+from polydeid.locales import check_data, languages
 from polydeid.locales.field_labels import field_labels
 
 
@@ -90,8 +90,11 @@ def normalise_name(name: str) -> tuple[str, ...]:
 
 @cache
 def _raw() -> dict:
-    return tomllib.loads(
-        resources.files("polydeid.lexicon").joinpath("data/fields.toml").read_text("utf-8")
+    return check_data(
+        tomllib.loads(
+            resources.files("polydeid.lexicon").joinpath("data/fields.toml").read_text("utf-8")
+        ),
+        "lexicon/data/fields.toml",
     )
 
 

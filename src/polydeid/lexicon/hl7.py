@@ -18,6 +18,7 @@ from typing import Any
 
 from polydeid.core.errors import ConfigError
 from polydeid.core.taxonomy import Category
+from polydeid.locales import check_data
 
 #: A segment name: three upper-case letters or digits, the first a letter.
 SEGMENT_NAME = re.compile(r"[A-Z][A-Z0-9]{2}")
@@ -112,8 +113,11 @@ def _check_spec(spec: Spec, types: Mapping[str, Any], where: str, *, inside: boo
 @cache
 def hl7_table() -> Hl7Table:
     """The segment, data type, OBX value type and charset tables (checked once)."""
-    raw = tomllib.loads(
-        resources.files("polydeid.lexicon").joinpath("data/hl7v2.toml").read_text("utf-8")
+    raw = check_data(
+        tomllib.loads(
+            resources.files("polydeid.lexicon").joinpath("data/hl7v2.toml").read_text("utf-8")
+        ),
+        "lexicon/data/hl7v2.toml",
     )
     types = {
         name: DataType(

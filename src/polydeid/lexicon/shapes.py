@@ -25,7 +25,7 @@ from typing import Any
 from polydeid.core.errors import ConfigError
 from polydeid.core.taxonomy import Category
 from polydeid.lexicon.fields import RoleKind, normalise_name, role_for_words
-from polydeid.locales import countries, languages
+from polydeid.locales import check_data, countries, languages
 from polydeid.locales.ages import age_languages, age_words
 from polydeid.locales.contacts import contact_words
 from polydeid.locales.dates import language_dates, name_key
@@ -145,8 +145,11 @@ _KNOWN_KEYS = frozenset(
 def shapes() -> Mapping[Category, Shape]:
     """Every category's minimal shape; raises :class:`ConfigError` for a malformed table or a
     category the table leaves out."""
-    raw = tomllib.loads(
-        (resources.files("polydeid.lexicon") / "data" / "shapes.toml").read_text("utf-8")
+    raw = check_data(
+        tomllib.loads(
+            (resources.files("polydeid.lexicon") / "data" / "shapes.toml").read_text("utf-8")
+        ),
+        "lexicon/data/shapes.toml",
     )
     excluded = _compiled(raw.get("excluded", {}), "[excluded]")
     structures = _compiled(raw.get("structures", {}), "[structures]")

@@ -6,7 +6,11 @@ Layout::
     locales/languages/<code>/<kind>.toml     dates, ages, context, facts, names, … (optional)
     locales/countries/<CC>/<kind>.toml       ids, phones, places, facilities, … (optional)
 
-Every data file starts with a ``[meta]`` table naming its sources and licence.
+Every data file starts with a ``[meta]`` table naming its sources and licence, and is validated
+against the schema of its kind when it is read (:mod:`polydeid.locales._schema`): an unknown
+key, a value of the wrong type, a file of an unknown kind or a missing required file (see
+``REQUIRED_LANGUAGE_KINDS``) is a :class:`~polydeid.core.errors.DataFileError` naming the file
+and the key, never a table read as empty.
 Canonical language codes are ISO 639-1 where one exists (``lg``, ``sw``, ``rw``) and
 ISO 639-3 otherwise (``luo``); ISO 639-3 and common names are accepted as aliases.
 """
@@ -21,8 +25,14 @@ from importlib import resources
 from importlib.abc import Traversable
 from typing import Any
 
-from polydeid.core.errors import ConfigError, UnknownLanguageError
+from polydeid.core.errors import (
+    ConfigError,
+    DataFileError,
+    UnknownCountryError,
+    UnknownLanguageError,
+)
 from polydeid.core.segments import Segment
+from polydeid.locales import _schema
 
 _ROOT = resources.files("polydeid.locales")
 
@@ -38,11 +48,24 @@ class LanguageInfo:
     aliases: tuple[str, ...]
 
 
-def _read_toml(path: Traversable) -> dict[str, Any]:
+def _read_toml(path: Traversable, schema: Any, file: str) -> dict[str, Any]:
+    """The table of the data file at ``path`` (``file``: its name under the locales folder),
+    validated against ``schema``."""
     try:
-        return tomllib.loads(path.read_text("utf-8"))
+        raw = tomllib.loads(path.read_text("utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"malformed locale data file: {exc}", location=str(path)) from None
+    _schema.validate(raw, schema, file)
+    return raw
+
+
+def check_data(raw: dict[str, Any], file: str, *, location: str | None = None) -> dict[str, Any]:
+    """``raw``, the table of the data file ``file`` (``lexicon/data/fields.toml``, a name in
+    :data:`~polydeid.locales._schema.TABLES`), once it fits its schema: for the readers of the
+    lexicon and format tables and the tagger's router. ``location``: where that file is, when
+    not shipped (the errors name it)."""
+    _schema.validate(raw, _schema.schema_of(_schema.TABLES, file, file), location or file)
+    return raw
 
 
 @cache
@@ -80,7 +103,9 @@ def language_info(code: str) -> LanguageInfo:
     folder = _ROOT / "languages" / code
     if not (folder / "language.toml").is_file():
         raise UnknownLanguageError(code, known=languages())
-    raw = _read_toml(folder / "language.toml")
+    raw = _read_toml(
+        folder / "language.toml", _schema.LanguageFile, f"languages/{code}/language.toml"
+    )
     return LanguageInfo(
         code=code,
         name=raw["name"],
@@ -95,15 +120,23 @@ def language_info(code: str) -> LanguageInfo:
 @cache
 def language_data(code: str, kind: str) -> dict[str, Any]:
     """The ``<kind>.toml`` table of language ``code``; empty when the pack has none."""
+    file = f"languages/{code}/{kind}.toml"
+    schema = _schema.schema_of(_schema.LANGUAGE_KINDS, kind, file)
     path = _ROOT / "languages" / code / f"{kind}.toml"
-    return _read_toml(path) if path.is_file() else {}
+    if path.is_file():
+        return _read_toml(path, schema, file)
+    if kind in _schema.REQUIRED_LANGUAGE_KINDS and (_ROOT / "languages" / code).is_dir():
+        raise DataFileError("the language pack lacks a required data file", location=file)
+    return {}
 
 
 @cache
 def shared_data(kind: str) -> dict[str, Any]:
     """The language-independent ``<kind>.toml`` table at the locales root; empty when absent."""
-    path = _ROOT / f"{kind}.toml"
-    return _read_toml(path) if path.is_file() else {}
+    file = f"{kind}.toml"
+    schema = _schema.schema_of(_schema.SHARED_KINDS, kind, file)
+    path = _ROOT / file
+    return _read_toml(path, schema, file) if path.is_file() else {}
 
 
 @cache
@@ -115,8 +148,28 @@ def countries() -> tuple[str, ...]:
 @cache
 def country_data(country: str, kind: str) -> dict[str, Any]:
     """The ``<kind>.toml`` table of country ``country`` (ISO alpha-2); empty when absent."""
-    path = _ROOT / "countries" / country.upper() / f"{kind}.toml"
-    return _read_toml(path) if path.is_file() else {}
+    file = f"countries/{country.upper()}/{kind}.toml"
+    schema = _schema.schema_of(_schema.COUNTRY_KINDS, kind, file)
+    path = _ROOT / file
+    return _read_toml(path, schema, file) if path.is_file() else {}
+
+
+@cache
+def known_countries() -> frozenset[str]:
+    """ISO 3166 alpha-2 codes a record may name as its country: the regions of phonenumbers'
+    numbering plans (``XX``, the folder of international formats, is none)."""
+    import phonenumbers
+
+    return frozenset(phonenumbers.SUPPORTED_REGIONS)
+
+
+def canonical_country(code: str) -> str:
+    """``code`` upper-cased (``"ke"`` → ``"KE"``); UnknownCountryError for a code that is no
+    known country, so that a run refuses it before reading any record."""
+    key = code.strip().upper() if isinstance(code, str) else ""
+    if key not in known_countries():
+        raise UnknownCountryError(code if isinstance(code, str) else "")
+    return key
 
 
 def default_countries(lang: str) -> tuple[str, ...]:

@@ -14,7 +14,9 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import ValidationError
 from starlette.datastructures import UploadFile
 
+from polydeid.core.errors import UnknownCountryError
 from polydeid.formats.registry import detect_format
+from polydeid.locales import canonical_country
 from polydeid.serve._models import RAW_MEDIA_TYPES, REQUEST_FORMATS, DocumentRequest, TextRequest
 from polydeid.serve._problems import Problem, invalid, malformed, validation_problem
 from polydeid.serve._service import Job, decode
@@ -31,7 +33,12 @@ def _countries(values: Sequence[Any]) -> tuple[str, ...]:
     for value in values:
         if not isinstance(value, str) or not _COUNTRY.fullmatch(value.strip()):
             raise invalid("countries must be ISO 3166 alpha-2 codes such as KE or UG")
-        out.append(value.strip().upper())
+        try:
+            out.append(canonical_country(value))
+        except UnknownCountryError as exc:
+            raise invalid(
+                "unknown country code; countries must be ISO 3166 alpha-2 codes", code=exc.code
+            ) from None
     return tuple(out)
 
 

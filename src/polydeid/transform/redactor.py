@@ -33,7 +33,7 @@ from polydeid.transform.operators import (
 )
 from polydeid.transform.policy import Policy
 from polydeid.transform.surrogates import SurrogateGenerator, SurrogateValidator
-from polydeid.transform.vault import MemoryVault, Vault, identity_key
+from polydeid.transform.vault import KeyBoundVault, MemoryVault, Vault, identity_key
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +97,8 @@ class Redactor:
             if spec.needs_key:
                 self.keys.require_user_key(spec.name)
         self.vault: Vault = vault if vault is not None else MemoryVault()
+        if isinstance(self.vault, KeyBoundVault):
+            self.vault.bind_key(self.keys)  # VaultKeyError: not the key the vault was written with
         self.surrogates = SurrogateGenerator(validate=surrogate_validator)
         self._operators: dict[Category, Operator] = {
             category: policy.operator_for(category).build() for category in Category

@@ -26,6 +26,17 @@ whichever process or thread writes first: an original never gets two surrogates,
 surrogate never two originals. The schema is versioned (a meta table) and created on first
 use.
 
+Key fingerprint: a persistent vault remembers which key wrote it — not the key, but
+:func:`key_fingerprint`, an HMAC under a subkey derived for that purpose alone — in its meta
+table. A :class:`~polydeid.transform.redactor.Redactor` binds its key to the vault
+(:meth:`SqliteVault.bind_key`): another key, or no key for a vault written with one, is a
+:class:`~polydeid.core.errors.VaultKeyError`, so one patient never gets a second surrogate
+under a second key. A vault written before fingerprints adopts the first key bound to it
+(refused when that key cannot unseal an original the vault already holds).
+
+Files: a SQLite vault is created only when the first entry (or fingerprint) is written, with
+mode 0600; a run that never writes (or fails on its configuration) leaves no file.
+
 Re-identification: with a user key, the surrogate operator also stores the original *sealed*
 beside its surrogate — AES-256-GCM under a subkey for the purpose ``"vault-seal"`` (see
 :func:`seal_key`), bound to the entry's identity key. Only the key holder can unseal it, and
@@ -51,7 +62,7 @@ from urllib.parse import urlsplit
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from polydeid.core.errors import ConfigError, DecryptionError, TransformError
+from polydeid.core.errors import ConfigError, DecryptionError, TransformError, VaultKeyError
 from polydeid.core.taxonomy import Category
 from polydeid.text.normalise import normalise
 from polydeid.transform.crypto import KeyRing, derive_key, keyed_digest
@@ -60,6 +71,12 @@ from polydeid.transform.crypto import KeyRing, derive_key, keyed_digest
 SCHEMA_VERSION = 1
 #: HKDF purpose of the subkey that seals originals for re-identification.
 PURPOSE_VAULT_SEAL = "vault-seal"
+#: HKDF purpose of the subkey whose HMAC is the vault's key fingerprint.
+PURPOSE_VAULT_FINGERPRINT = "vault-fingerprint.v1"
+#: The meta table's row that holds the key fingerprint.
+FINGERPRINT_ROW = "key_fingerprint"
+#: Mode of a vault file polydeid creates (owner read and write only).
+FILE_MODE = 0o600
 
 TABLE = "polydeid_vault"
 META_TABLE = "polydeid_vault_meta"
@@ -89,6 +106,16 @@ class Vault(Protocol):
         small value spaces such as ages, and when a category's unique surrogates run out).
         ``sealed`` is the original sealed with :func:`seal_original` (None: not revealable).
         """
+        ...
+
+
+@runtime_checkable
+class KeyBoundVault(Protocol):
+    """A vault that remembers the fingerprint of the key that writes it."""
+
+    def bind_key(self, keys: KeyRing) -> None:
+        """Refuse ``keys`` (VaultKeyError) unless they are the vault's; a vault without a
+        fingerprint adopts theirs (an ephemeral key binds nothing)."""
         ...
 
 
@@ -152,6 +179,59 @@ def unseal_original(keys: KeyRing, key: bytes, sealed: bytes) -> tuple[Category,
     if identity_key(keys.vault, category, original) != key:
         raise failure
     return category, original
+
+
+# --- key fingerprint -------------------------------------------------------------------------
+
+
+def key_fingerprint(keys: KeyRing) -> str:
+    """The vault's record of ``keys``: hex HMAC-SHA256 of a fixed label under a subkey of the
+    vault subkey derived for this purpose alone (it reveals nothing of any key in use)."""
+    return keyed_digest(
+        derive_key(keys.vault, PURPOSE_VAULT_FINGERPRINT), "polydeid.vault.key-fingerprint"
+    ).hex()
+
+
+def _mismatch(location: str | None = None) -> VaultKeyError:
+    return VaultKeyError(
+        "the key does not match the key this vault was written with (its fingerprint "
+        "differs): use the vault's own key, or another vault",
+        location=location,
+    )
+
+
+def _keyless(location: str | None = None) -> VaultKeyError:
+    return VaultKeyError(
+        "this vault was written with a secret key: give that key (--key-file)",
+        location=location,
+    )
+
+
+def check_fingerprint(
+    stored: str | None,
+    keys: KeyRing,
+    *,
+    location: str | None,
+    sample: tuple[bytes, bytes] | None = None,
+) -> str | None:
+    """The fingerprint to adopt (None: nothing to write) for ``keys`` against a vault's
+    ``stored`` one; VaultKeyError on a mismatch. ``sample`` (identity key, sealed original)
+    from a vault without a fingerprint must unseal with ``keys`` before they are adopted."""
+    if not keys.user_supplied:
+        if stored is not None:
+            raise _keyless(location)
+        return None
+    mine = key_fingerprint(keys)
+    if stored is not None:
+        if not secrets.compare_digest(stored, mine):
+            raise _mismatch(location)
+        return None
+    if sample is not None:
+        try:
+            unseal_original(keys, sample[0], sample[1])
+        except DecryptionError:
+            raise _mismatch(location) from None
+    return mine
 
 
 def _key_ring(key: bytes | KeyRing) -> KeyRing:
@@ -235,7 +315,14 @@ class MemoryVault(_Revealing):
         self._by_key: dict[bytes, str] = {}
         self._values: set[bytes] = set()
         self._sealed: dict[str, list[tuple[bytes, bytes | None]]] = {}
+        self._fingerprint: str | None = None
         self._lock = threading.Lock()
+
+    def bind_key(self, keys: KeyRing) -> None:
+        with self._lock:
+            adopt = check_fingerprint(self._fingerprint, keys, location=None)
+            if adopt is not None:
+                self._fingerprint = adopt
 
     def get(self, key: bytes) -> str | None:
         return self._by_key.get(key)
@@ -352,7 +439,9 @@ class SqliteVault(_PerThread, _Revealing):
     """A vault in a SQLite file, shared safely by threads and processes on one machine.
 
     WAL mode lets readers run beside the one writer; writers wait up to ``timeout`` seconds
-    for each other (and then retry a few times). Picklable: a copy re-opens the file.
+    for each other (and then retry a few times). An existing file is opened (and checked) at
+    once; a missing one is created, mode 0600, by the first write. Picklable: a copy re-opens
+    the file.
     """
 
     def __init__(self, path: str | os.PathLike[str], *, timeout: float = 30.0) -> None:
@@ -360,11 +449,18 @@ class SqliteVault(_PerThread, _Revealing):
         self.path = Path(path).expanduser().absolute()
         self.timeout = timeout
         self._schema_ready = False
+        self._exists = False
+        self._pending: str | None = None  # a fingerprint bound before the file exists
+        self._bind_lock = threading.Lock()
         if not self.path.parent.is_dir():
             raise ConfigError("the vault's directory does not exist", location=str(self.path))
         if self.path.is_dir():
             raise ConfigError("the vault path is a directory", location=str(self.path))
-        self._connection()  # create the schema now: errors surface before any work
+        if self.path.exists():
+            self._exists = True
+            self._connection()  # check the schema now: errors surface before any work
+        elif not os.access(self.path.parent, os.W_OK | os.X_OK):
+            raise ConfigError("the vault's directory is not writable", location=str(self.path))
 
     def __getstate__(self) -> dict[str, Any]:
         return {"path": str(self.path), "timeout": self.timeout}
@@ -419,6 +515,16 @@ class SqliteVault(_PerThread, _Revealing):
                     f"INSERT INTO {META_TABLE} (name, value) VALUES ('schema_version', ?)",
                     (str(SCHEMA_VERSION),),
                 )
+            if self._pending is not None:  # bound before the file existed
+                conn.execute(
+                    f"INSERT INTO {META_TABLE} (name, value) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                    (FINGERPRINT_ROW, self._pending),
+                )
+                stored = conn.execute(
+                    f"SELECT value FROM {META_TABLE} WHERE name = ?", (FINGERPRINT_ROW,)
+                ).fetchone()[0]
+                if not secrets.compare_digest(str(stored), self._pending):
+                    raise _mismatch(str(self.path))
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:
@@ -437,6 +543,66 @@ class SqliteVault(_PerThread, _Revealing):
             time.sleep(delay * (1 + secrets.randbelow(100) / 100))
             delay = min(delay * 2, 0.25)
 
+    def _create_file(self) -> None:
+        """Create the vault file (mode 0600) if it is missing; the first write calls this."""
+        if self._exists:
+            return
+        try:
+            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+        except FileExistsError:
+            pass
+        except OSError as exc:
+            raise ConfigError(
+                f"cannot create the vault ({exc.strerror})", location=str(self.path)
+            ) from None
+        else:
+            os.close(fd)
+        self._exists = True
+
+    def _present(self) -> bool:
+        """Whether the file exists (another process may have created it meanwhile)."""
+        if not self._exists and self.path.exists():
+            self._exists = True
+        return self._exists
+
+    def bind_key(self, keys: KeyRing) -> None:
+        """See :class:`KeyBoundVault`. Before the file exists the fingerprint is kept and
+        written with the schema; nothing is created here."""
+        with self._bind_lock:
+            if not self._present():
+                if self._pending is not None:
+                    check_fingerprint(self._pending, keys, location=str(self.path))
+                else:
+                    self._pending = check_fingerprint(None, keys, location=str(self.path))
+                return
+            stored, sample = self._run(self._fingerprint_row)
+            adopt = check_fingerprint(stored, keys, location=str(self.path), sample=sample)
+            if adopt is not None:
+                self._run(lambda c: self._adopt(c, adopt))
+
+    @staticmethod
+    def _fingerprint_row(conn: sqlite3.Connection) -> tuple[str | None, tuple[bytes, bytes] | None]:
+        row = conn.execute(
+            f"SELECT value FROM {META_TABLE} WHERE name = ?", (FINGERPRINT_ROW,)
+        ).fetchone()
+        if row is not None:
+            return str(row[0]), None
+        entry = conn.execute(
+            f"SELECT key, sealed FROM {TABLE} WHERE sealed IS NOT NULL LIMIT 1"
+        ).fetchone()
+        return None, None if entry is None else (bytes(entry[0]), bytes(entry[1]))
+
+    def _adopt(self, conn: sqlite3.Connection, fingerprint: str) -> None:
+        conn.execute(
+            f"INSERT INTO {META_TABLE} (name, value) VALUES (?, ?) ON CONFLICT DO NOTHING",
+            (FINGERPRINT_ROW, fingerprint),
+        )
+        stored = conn.execute(
+            f"SELECT value FROM {META_TABLE} WHERE name = ?", (FINGERPRINT_ROW,)
+        ).fetchone()[0]
+        if not secrets.compare_digest(str(stored), fingerprint):  # another key adopted first
+            raise _mismatch(str(self.path))
+
     def _run(self, action: Callable[[sqlite3.Connection], T]) -> T:
         try:
             return self._retry(lambda: action(self._connection()))
@@ -446,6 +612,8 @@ class SqliteVault(_PerThread, _Revealing):
             ) from None
 
     def get(self, key: bytes) -> str | None:
+        if not self._present():
+            return None
         row = self._run(
             lambda c: c.execute(f"SELECT surrogate FROM {TABLE} WHERE key = ?", (key,)).fetchone()
         )
@@ -455,6 +623,7 @@ class SqliteVault(_PerThread, _Revealing):
         self, key: bytes, surrogate: str, *, value_key: bytes | None, sealed: bytes | None = None
     ) -> bool:
         _check_put(key, surrogate, value_key, sealed)
+        self._create_file()
         cursor = self._run(
             lambda c: c.execute(
                 f"INSERT INTO {TABLE} (key, value_key, surrogate, sealed) VALUES (?, ?, ?, ?) "
@@ -465,6 +634,8 @@ class SqliteVault(_PerThread, _Revealing):
         return cursor.rowcount == 1
 
     def sealed_entries(self, surrogate: str) -> list[tuple[bytes, bytes | None]]:
+        if not self._present():
+            return []
         rows = self._run(
             lambda c: c.execute(
                 f"SELECT key, sealed FROM {TABLE} WHERE surrogate = ? ORDER BY key", (surrogate,)
@@ -473,6 +644,8 @@ class SqliteVault(_PerThread, _Revealing):
         return [(bytes(k), None if s is None else bytes(s)) for k, s in rows]
 
     def __len__(self) -> int:
+        if not self._present():
+            return 0
         return int(self._run(lambda c: c.execute(f"SELECT count(*) FROM {TABLE}").fetchone())[0])
 
 
@@ -624,6 +797,37 @@ class PostgresVault(_PerThread, _Revealing):
             f"{self.retries} tries",
             location=self.location,
         )
+
+    def bind_key(self, keys: KeyRing) -> None:
+        """See :class:`KeyBoundVault` (a concurrent adoption by another key is refused)."""
+
+        def read(conn: Any) -> tuple[str | None, tuple[bytes, bytes] | None]:
+            row = conn.execute(
+                f"SELECT value FROM {META_TABLE} WHERE name = %s", (FINGERPRINT_ROW,)
+            ).fetchone()
+            if row is not None:
+                return str(row[0]), None
+            entry = conn.execute(
+                f"SELECT key, sealed FROM {TABLE} WHERE sealed IS NOT NULL LIMIT 1"
+            ).fetchone()
+            return None, None if entry is None else (bytes(entry[0]), bytes(entry[1]))
+
+        def adopt(conn: Any, fingerprint: str) -> str:
+            conn.execute(
+                f"INSERT INTO {META_TABLE} (name, value) VALUES (%s, %s) ON CONFLICT DO NOTHING",
+                (FINGERPRINT_ROW, fingerprint),
+            )
+            row = conn.execute(
+                f"SELECT value FROM {META_TABLE} WHERE name = %s", (FINGERPRINT_ROW,)
+            ).fetchone()
+            return str(row[0])
+
+        stored, sample = self._run(read)
+        mine = check_fingerprint(stored, keys, location=self.location, sample=sample)
+        if mine is not None and not secrets.compare_digest(
+            self._run(lambda c: adopt(c, mine)), mine
+        ):
+            raise _mismatch(self.location)
 
     def get(self, key: bytes) -> str | None:
         row = self._run(

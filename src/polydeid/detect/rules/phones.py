@@ -55,7 +55,7 @@ from functools import cache
 import phonenumbers
 from phonenumbers import NumberParseException
 
-from polydeid.core.errors import ConfigError, RuleTimeoutError
+from polydeid.core.errors import RuleTimeoutError, UnknownCountryError
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
@@ -373,7 +373,7 @@ def _regions(countries: tuple[str, ...]) -> tuple[str, ...]:
     regions = tuple(dict.fromkeys(c.upper() for c in countries))
     unknown = [r for r in regions if r not in phonenumbers.SUPPORTED_REGIONS]
     if unknown:
-        raise ConfigError(f"unknown country code(s) {', '.join(unknown)} for phone rules")
+        raise UnknownCountryError(unknown[0])
     return regions
 
 

@@ -6,7 +6,9 @@ report and the score threshold of each (fitted on development data by
 ``python -m polydeid.train.calibrate``; 0.5 where no calibration moved it). A language the
 router does not list is not supported by the tagger: :meth:`TaggerDetector.detect` raises
 for it rather than return nothing (fail closed); pipelines only call detectors whose
-``languages`` include the segment's language.
+``languages`` include the segment's language. A profile that promises the tagger for some
+languages names them (``required_languages``): a router that lacks one of them, or routes
+it no category, is a :class:`~polydeid.core.errors.CoverageError` before the model loads.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from polydeid.core.errors import (
+    CoverageError,
     DetectorUnavailableError,
     UnknownCategoryError,
     UnknownLanguageError,
@@ -31,9 +34,12 @@ from polydeid.detect.passes import SpanPass
 from polydeid.detect.tagger.decode import decode, decoder_passes
 from polydeid.detect.tagger.decoder_passes import DECODER_PASSES
 from polydeid.detect.tagger.model import MODEL_DIR, TaggerModel
+from polydeid.locales import check_data
 from polydeid.locales.names import name_words
 
 ROUTER_FILE = "router.toml"
+#: The schema ``router.toml`` is checked against (:func:`polydeid.locales.check_data`).
+ROUTER_SCHEMA = "detect/tagger/model/router.toml"
 DEFAULT_THRESHOLD = 0.5
 
 
@@ -49,7 +55,7 @@ def read_router(folder: Path) -> dict[str, Route]:
     path = folder / ROUTER_FILE
     try:
         with path.open("rb") as handle:
-            raw = tomllib.load(handle)
+            raw = check_data(tomllib.load(handle), ROUTER_SCHEMA, location=str(path))
         routes: dict[str, Route] = {}
         default = raw.get("default", {})
         for lang, spec in raw["languages"].items():
@@ -65,6 +71,21 @@ def read_router(folder: Path) -> dict[str, Route]:
         raise DetectorUnavailableError(
             f"tagger router unreadable ({type(exc).__name__}) at {path}"
         ) from None
+
+
+def require_routes(routes: Mapping[str, Route], required: Iterable[str], *, location: str) -> None:
+    """Raise :class:`CoverageError` unless every language of ``required`` has a route with at
+    least one category (a partial install or a retrained model that skipped a language would
+    otherwise leave that language to the rules alone)."""
+    empty = Route(frozenset(), MappingProxyType({}))
+    missing = sorted({lang for lang in required if not routes.get(lang, empty).categories})
+    if missing:
+        raise CoverageError(
+            f"the tagger's router does not cover language(s) {', '.join(missing)} that the "
+            "profile promises (a partial install or a retrained model?): reinstall the model, "
+            "or choose a profile without the tagger for them",
+            location=location,
+        )
 
 
 @cache
@@ -83,10 +104,12 @@ class TaggerDetector:
         *,
         precision: str | None = None,
         disabled_passes: Collection[str] = (),
+        required_languages: Collection[str] = (),
     ) -> None:
         """``precision``: the matrix products' (``auto``, ``float32``, ``bfloat16``; None:
         ``POLYDEID_TAGGER_PRECISION``, then ``auto``); ``disabled_passes``: decoder passes
-        switched off by id (:data:`~polydeid.detect.tagger.decoder_passes.DECODER_PASSES`)."""
+        switched off by id (:data:`~polydeid.detect.tagger.decoder_passes.DECODER_PASSES`);
+        ``required_languages``: those the router must cover (:func:`require_routes`)."""
         from polydeid.detect.tagger.precision import resolve
 
         self.passes: tuple[SpanPass, ...] = DECODER_PASSES
@@ -94,6 +117,7 @@ class TaggerDetector:
         self._decoding = decoder_passes(self._disabled)
         self.folder = Path(folder) if folder is not None else MODEL_DIR
         self.routes = read_router(self.folder)
+        require_routes(self.routes, required_languages, location=str(self.folder / ROUTER_FILE))
         self.model = _shared_model(str(self.folder), resolve(precision))
         self.languages: frozenset[str] = frozenset(self.routes)
         self.labels: frozenset[Category] = frozenset(
