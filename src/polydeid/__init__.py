@@ -28,6 +28,7 @@ from polydeid.core.errors import (
     UnknownLanguageError,
     UnknownOperatorError,
     UnknownSchemeError,
+    WorkLimitError,
 )
 from polydeid.core.resolve import ResolvePolicy, resolve
 from polydeid.core.segments import Origin, Segment
@@ -68,6 +69,7 @@ __all__ = [
     "UnknownLanguageError",
     "UnknownOperatorError",
     "UnknownSchemeError",
+    "WorkLimitError",
     "__version__",
     "resolve",
 ]
