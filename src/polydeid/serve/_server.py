@@ -89,8 +89,17 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def server_config(app: Any, *, host: str, port: int, log_level: str, header_timeout: float) -> Any:
-    """The ``uvicorn.Config`` of ``polydeid serve`` (logging is configured when it is built)."""
+def server_config(
+    app: Any,
+    *,
+    host: str,
+    port: int,
+    log_level: str,
+    header_timeout: float,
+    configure_logging: bool = True,
+) -> Any:
+    """The ``uvicorn.Config`` of ``polydeid serve``; unless ``configure_logging`` is false,
+    building it configures logging (:func:`log_config`)."""
     import uvicorn
 
     return uvicorn.Config(
@@ -101,7 +110,7 @@ def server_config(app: Any, *, host: str, port: int, log_level: str, header_time
         h11_max_incomplete_event_size=MAX_HEADER_BYTES,
         timeout_keep_alive=KEEP_ALIVE_S,
         log_level=log_level,
-        log_config=log_config(log_level),
+        log_config=log_config(log_level) if configure_logging else None,
         access_log=True,  # method, path and status: never bodies or query strings
         server_header=False,
         proxy_headers=False,
