@@ -514,3 +514,36 @@ def test_a_prompt_client_is_served(live_server: tuple[str, int]) -> None:
         with httpx.Client(base_url=f"http://{host}:{port}") as http:
             assert http.get("/health").status_code == 200
             assert http.post("/detect", json={"text": NOTE, "lang": "en"}).status_code == 200
+
+
+def test_the_command_configures_the_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    import uvicorn
+
+    seen: dict[str, Any] = {}
+
+    def fake_run(self: Any, sockets: Any = None) -> None:
+        seen["config"] = self.config
+        self.started = True
+
+    monkeypatch.setattr(uvicorn.Server, "run", fake_run)
+    monkeypatch.setattr(uvicorn.Config, "configure_logging", lambda self: None)
+    argv = ["serve", "--profile", "rules", "--header-timeout", "4", "--body-timeout", "7"]
+    argv += ["--rate-limit", "3", "--max-queue", "5", "--cpu-budget", "9"]
+    assert main(argv) == 0
+    config = seen["config"]
+    assert config.h11_max_incomplete_event_size > 0 and config.timeout_keep_alive > 0
+    assert config.http.__name__ == "HeaderDeadlineProtocol"
+    settings = config.app.state.serve.service.settings
+    assert (settings.header_timeout, settings.body_timeout) == (4.0, 7.0)
+    assert (settings.rate_limit, settings.max_queue, settings.cpu_budget) == (3.0, 5, 9.0)
+
+
+def test_a_server_that_cannot_start_is_a_configuration_error(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import uvicorn
+
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)
+    monkeypatch.setattr(uvicorn.Config, "configure_logging", lambda self: None)
+    assert main(["serve", "--profile", "rules"]) == 2
+    assert "could not start" in capsys.readouterr().err

@@ -573,7 +573,8 @@ def test_logs_never_hold_the_canary(client: TestClient, logs: pytest.LogCaptureF
 
 
 def fake_server(monkeypatch: pytest.MonkeyPatch, seen: dict[str, Any]) -> None:
-    """``uvicorn.Server.run`` records its configuration instead of serving."""
+    """``uvicorn.Server.run`` records its configuration instead of serving (and building the
+    configuration leaves the test session's logging alone)."""
     import uvicorn
 
     def fake_run(self: Any, sockets: Any = None) -> None:
@@ -581,6 +582,7 @@ def fake_server(monkeypatch: pytest.MonkeyPatch, seen: dict[str, Any]) -> None:
         self.started = True
 
     monkeypatch.setattr(uvicorn.Server, "run", fake_run)
+    monkeypatch.setattr(uvicorn.Config, "configure_logging", lambda self: None)
 
 
 def test_serve_command_builds_the_app(monkeypatch, tmp_path, capsys) -> None:
