@@ -32,6 +32,7 @@ from polydeid.core.errors import (
     UnknownOperatorError,
     UnknownSchemeError,
     VaultKeyError,
+    WorkLimitError,
 )
 from polydeid.core.resolve import ResolvePolicy, resolve
 from polydeid.core.segments import Origin, Segment
@@ -76,6 +77,7 @@ __all__ = [
     "UnknownOperatorError",
     "UnknownSchemeError",
     "VaultKeyError",
+    "WorkLimitError",
     "__version__",
     "resolve",
 ]

@@ -572,15 +572,22 @@ def test_logs_never_hold_the_canary(client: TestClient, logs: pytest.LogCaptureF
 # --- the command ------------------------------------------------------------------------------
 
 
-def test_serve_command_builds_the_app(monkeypatch, tmp_path, capsys) -> None:
+def fake_server(monkeypatch: pytest.MonkeyPatch, seen: dict[str, Any]) -> None:
+    """``uvicorn.Server.run`` records its configuration instead of serving (and building the
+    configuration leaves the test session's logging alone)."""
     import uvicorn
 
+    def fake_run(self: Any, sockets: Any = None) -> None:
+        seen["app"], seen["config"] = self.config.app, self.config
+        self.started = True
+
+    monkeypatch.setattr(uvicorn.Server, "run", fake_run)
+    monkeypatch.setattr(uvicorn.Config, "configure_logging", lambda self: None)
+
+
+def test_serve_command_builds_the_app(monkeypatch, tmp_path, capsys) -> None:
     seen: dict[str, Any] = {}
-
-    def fake_run(app: Any, **kwargs: Any) -> None:
-        seen["app"], seen["kwargs"] = app, kwargs
-
-    monkeypatch.setattr(uvicorn, "run", fake_run)
+    fake_server(monkeypatch, seen)
     key_file = tmp_path / "api.key"
     key_file.write_text("from-a-file-0123456789\n", "utf-8")
     code = main(
@@ -599,7 +606,7 @@ def test_serve_command_builds_the_app(monkeypatch, tmp_path, capsys) -> None:
         ]
     )
     assert code == 0
-    assert seen["kwargs"]["port"] == 8123 and seen["kwargs"]["host"] == "127.0.0.1"
+    assert seen["config"].port == 8123 and seen["config"].host == "127.0.0.1"
     err = capsys.readouterr().err
     assert "API key on" in err and "from-a-file" not in err
     with TestClient(seen["app"]) as c:
@@ -610,10 +617,8 @@ def test_serve_command_builds_the_app(monkeypatch, tmp_path, capsys) -> None:
 
 
 def test_serve_command_reads_the_environment(monkeypatch) -> None:
-    import uvicorn
-
     seen: dict[str, Any] = {}
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: seen.update(app=app))
+    fake_server(monkeypatch, seen)
     monkeypatch.setenv("POLYDEID_API_KEY", "env-key-0123456789")
     assert main(["serve", "--profile", "rules"]) == 0
     with TestClient(seen["app"]) as c:
@@ -630,13 +635,19 @@ def test_serve_command_reads_the_environment(monkeypatch) -> None:
         ["--api-key-file", "/nonexistent/api.key"],
         ["--key-file", "/nonexistent/secret.key"],
         ["--port", "70000"],
+        ["--cpu-budget", "0"],
+        ["--max-queue", "-1"],
+        ["--rate-limit", "0"],
+        ["--rate-burst", "0"],
+        ["--header-timeout", "0"],
+        ["--body-timeout", "-1"],
     ],
-    ids=range(7),
+    ids=range(13),
 )
 def test_serve_command_configuration_errors(monkeypatch, capsys, argv: list[str]) -> None:
     import uvicorn
 
-    monkeypatch.setattr(uvicorn, "run", lambda *a, **k: pytest.fail("must not start"))
+    monkeypatch.setattr(uvicorn.Server, "run", lambda *a, **k: pytest.fail("must not start"))
     monkeypatch.delenv("POLYDEID_API_KEY", raising=False)
     assert main(["serve", "--profile", "rules", *argv]) == 2
     assert "polydeid: error:" in capsys.readouterr().err

@@ -23,7 +23,8 @@ Hierarchy (stable codes in brackets)::
     │   ├── DetectorUnavailableError   [PD302]  a detector or model could not load
     │   ├── ChatEndpointError          [PD303]  an LLM chat endpoint failed
     │   ├── ReplyFormatError           [PD304]  an LLM reply holds no readable extraction
-    │   └── ExportError                [PD305]  an exported model does not reproduce the tagger
+    │   ├── ExportError                [PD305]  an exported model does not reproduce the tagger
+    │   └── WorkLimitError             [PD306]  the work ran past its CPU budget or was cancelled
     └── TransformError                 [PD400]
         └── DecryptionError            [PD401]  wrong key or tampered ciphertext
 
@@ -101,7 +102,8 @@ class UnknownLanguageError(ConfigError):
     code = "PD104"
 
     def __init__(self, name: str, *, known: Iterable[str]) -> None:
-        super().__init__(f"unknown or unsupported language {name[:20]!r}; known: {_known(known)}")
+        # ``name`` is not echoed: a record's or request's language field could hold any text.
+        super().__init__(f"unknown or unsupported language; known: {_known(known)}")
 
 
 class UnknownOperatorError(ConfigError):
@@ -215,6 +217,13 @@ class ExportError(DetectionError):
     """An export failed its check (the exported model does not reproduce the tagger)."""
 
     code = "PD305"
+
+
+class WorkLimitError(DetectionError):
+    """The work stopped at a checkpoint: past its CPU budget, or cancelled by its caller
+    (the service's time limit). See :mod:`polydeid.core.budget`."""
+
+    code = "PD306"
 
 
 class TransformError(PolydeidError):

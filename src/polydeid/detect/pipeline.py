@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
+from polydeid.core.budget import checkpoint
 from polydeid.core.errors import UnknownLanguageError
 from polydeid.core.resolve import DEFAULT_POLICY, ResolvePolicy, facts_only, resolve
 from polydeid.core.segments import Segment, Stretch
@@ -75,12 +76,17 @@ class Pipeline:
         parts = [(offset, *self._routed(part)) for offset, part in language_parts(segment)]
         if len(parts) == 1:
             _, part, applicable = parts[0]
-            return [span for detector in applicable for span in detector.detect(part)]
+            found_one: list[Span] = []
+            for detector in applicable:
+                checkpoint()  # the work budget (polydeid.core.budget), between detectors
+                found_one.extend(detector.detect(part))
+            return found_one
         spans: list[Span] = []
         for detector in self.detectors:
             mine = [(offset, part) for offset, part, applicable in parts if detector in applicable]
             if not mine:
                 continue
+            checkpoint()
             many = getattr(detector, "detect_many", None)
             found = (
                 many([part for _, part in mine])
@@ -108,6 +114,7 @@ class Pipeline:
         """Resolved, non-overlapping identifier spans, sorted by start, after the segment
         passes."""
         candidates = self.candidates(segment)
+        checkpoint()
         spans = resolve(candidates, segment.text, self.resolve_policy)
         if not self.passes:
             return spans
@@ -118,6 +125,7 @@ class Pipeline:
             self.resolve_policy,
         )
         for p in self.passes:
+            checkpoint()
             spans = p.run(ctx, spans)
         return spans
 

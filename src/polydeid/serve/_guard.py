@@ -1,15 +1,18 @@
-"""The outermost ASGI middleware: API key, body size limit, security headers, and a clean
-500 problem for anything unexpected."""
+"""The outermost ASGI middleware: API key, request rate, body size and body time limits,
+security headers, and a clean 500 problem for anything unexpected."""
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import logging
+import math
 import traceback
 from collections.abc import Awaitable, Callable, MutableMapping
 from pathlib import Path
 from typing import Any
 
+from polydeid.serve._limits import RateLimiter, client_key
 from polydeid.serve._problems import API_KEY_HEADER, Problem, too_large, unauthorized
 
 logger = logging.getLogger("polydeid.serve")
@@ -36,13 +39,25 @@ Send = Callable[[Message], Awaitable[None]]
 
 
 class Guard:
-    """Outermost middleware: API key (constant-time), body size, security headers, and a
-    500 problem for anything unexpected (logged by type and code location, never message)."""
+    """Outermost middleware: API key (constant-time), request rate per client (429), body size
+    (413) and the time its body may take (408), security headers, and a 500 problem for
+    anything unexpected (logged by type and code location, never message)."""
 
-    def __init__(self, app: Any, *, api_key: str | None, max_bytes: int) -> None:
+    def __init__(
+        self,
+        app: Any,
+        *,
+        api_key: str | None,
+        max_bytes: int,
+        rate_limit: float | None = None,
+        rate_burst: int = 10,
+        body_timeout: float = 30.0,
+    ) -> None:
         self.app = app
         self.api_key = api_key.encode("utf-8") if api_key else None
         self.max_bytes = max_bytes
+        self.limiter = RateLimiter(rate_limit, rate_burst) if rate_limit else None
+        self.body_timeout = body_timeout
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -66,19 +81,37 @@ class Guard:
             if not hmac.compare_digest(given, self.api_key):
                 await _send_problem(unauthorized(), scope, receive, send_with_headers)
                 return
+        if self.limiter is not None and not _public(scope.get("path", "")):
+            key = client_key(headers.get(API_KEY_HEADER.lower()), scope.get("client"))
+            wait = self.limiter.take(key)
+            if wait > 0:
+                problem = rate_limited(math.ceil(wait))
+                await _send_problem(problem, scope, receive, send_with_headers)
+                return
         length = headers.get("content-length")
         if length is not None and (not length.isdigit() or int(length) > self.max_bytes):
             await _send_problem(too_large(self.max_bytes), scope, receive, send_with_headers)
             return
         received = 0
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.body_timeout
+        body_done = False
 
         async def limited_receive() -> Message:
-            nonlocal received
-            message = await receive()
+            nonlocal received, body_done
+            if body_done:
+                return await receive()
+            try:
+                message = await asyncio.wait_for(receive(), max(0.0, deadline - loop.time()))
+            except TimeoutError:
+                raise body_too_slow(self.body_timeout) from None
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > self.max_bytes:
                     raise too_large(self.max_bytes)
+                body_done = not message.get("more_body", False)
+            else:
+                body_done = True
             return message
 
         try:
@@ -94,6 +127,28 @@ class Guard:
                     "the service failed to process the request",
                 )
                 await _send_problem(problem, scope, receive, send_with_headers)
+
+
+def rate_limited(retry_after: int) -> Problem:
+    return Problem(
+        429,
+        "PD909",
+        "rate-limited",
+        "Too many requests",
+        "this client sent more requests than the service's rate limit allows",
+        headers={"Retry-After": str(max(1, retry_after))},
+    )
+
+
+def body_too_slow(limit: float) -> Problem:
+    return Problem(
+        408,
+        "PD910",
+        "body-timeout",
+        "Request body too slow",
+        f"the request body did not arrive within {limit:g} s",
+        headers={"Connection": "close"},
+    )
 
 
 def _public(path: str) -> bool:

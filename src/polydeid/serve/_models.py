@@ -102,10 +102,12 @@ PROBLEM_RESPONSES: dict[int | str, dict[str, Any]] = {
     for status, text in (
         (400, "malformed request body"),
         (401, "missing or wrong API key"),
+        (408, "request body not received in time"),
         (413, "request body too large"),
         (415, "unsupported media type"),
         (422, "invalid request, unknown language or policy, unprocessable document"),
-        (503, "processing time limit reached"),
+        (429, "request rate limit reached (Retry-After)"),
+        (503, "processing time limit or CPU budget reached, or queue full (Retry-After)"),
     )
 }
 

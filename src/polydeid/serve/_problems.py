@@ -20,6 +20,7 @@ from polydeid.core.errors import (
     PolydeidError,
     RecordError,
     UnknownLanguageError,
+    WorkLimitError,
 )
 
 logger = logging.getLogger("polydeid.serve")
@@ -105,6 +106,7 @@ _SLUGS: tuple[tuple[type[PolydeidError], int, str, str], ...] = (
     (ConfigError, 422, "invalid-configuration", "Invalid request configuration"),
     (RecordError, 422, "unprocessable-input", "Unprocessable input"),
     (InputError, 422, "unprocessable-input", "Unprocessable input"),
+    (WorkLimitError, 503, "work-limit", "Processing limit reached"),
     (DetectionError, 503, "detection-unavailable", "Detection failed"),
 )
 

@@ -23,6 +23,64 @@ from polydeid.serve._service import Job, decode
 
 _COUNTRY = re.compile(r"[A-Za-z]{2}")
 
+#: Deepest nesting of arrays and objects a JSON request body may have.
+MAX_JSON_DEPTH = 100
+#: Longest number, in characters, a JSON request body may hold.
+MAX_JSON_NUMBER = 100
+
+
+class _NumberTooLong(Exception):
+    pass
+
+
+def _bounded(kind: type[int] | type[float]) -> Any:
+    def parse(value: str) -> int | float:
+        if len(value) > MAX_JSON_NUMBER:
+            raise _NumberTooLong
+        return kind(value)
+
+    return parse
+
+
+_PARSE_INT, _PARSE_FLOAT = _bounded(int), _bounded(float)
+
+
+def _depth_over(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests arrays and objects deeper than ``limit`` (iterative)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item
+        if depth > limit:
+            return True
+        stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
+    return False
+
+
+def load_json(body: bytes) -> Any:
+    """A JSON request body, its nesting depth and number lengths bounded; problem 400 (PD904)
+    for a malformed body or one past :data:`MAX_JSON_DEPTH` or :data:`MAX_JSON_NUMBER`."""
+    try:
+        value = json.loads(body, parse_int=_PARSE_INT, parse_float=_PARSE_FLOAT)
+    except UnicodeDecodeError:
+        raise malformed("the body is not valid UTF-8 JSON") from None
+    except json.JSONDecodeError as exc:
+        raise malformed(
+            f"malformed JSON at line {exc.lineno}, column {exc.colno} ({exc.msg})"
+        ) from None
+    except RecursionError:
+        value = None
+        deep = True
+    except _NumberTooLong:
+        raise malformed(
+            f"the JSON body holds a number longer than {MAX_JSON_NUMBER} characters"
+        ) from None
+    else:
+        deep = isinstance(value, dict | list) and _depth_over(value, MAX_JSON_DEPTH)
+    if deep:
+        raise malformed(f"the JSON body nests arrays or objects deeper than {MAX_JSON_DEPTH}")
+    return value
+
 
 def _media_type(request: Request) -> str:
     return request.headers.get("content-type", "").split(";")[0].strip().lower()
@@ -109,14 +167,7 @@ async def parse_job(
 
 
 def _json_job(body: bytes, action: Literal["detect", "redact"], query: Mapping[str, Any]) -> Job:
-    try:
-        value = json.loads(body)
-    except UnicodeDecodeError:
-        raise malformed("the body is not valid UTF-8 JSON") from None
-    except json.JSONDecodeError as exc:
-        raise malformed(
-            f"malformed JSON at line {exc.lineno}, column {exc.colno} ({exc.msg})"
-        ) from None
+    value = load_json(body)
     if not isinstance(value, dict):
         raise invalid('the body must be a JSON object with "text" or "document"')
     for name in ("lang", "policy"):

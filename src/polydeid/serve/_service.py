@@ -1,6 +1,14 @@
 """The service's settings and its work: :class:`Service` builds the detectors once, caches a
 :class:`Deidentifier` per policy and runs a parsed :class:`Job` in a worker thread under the
-time limit. Nothing here knows HTTP beyond raising :class:`Problem`."""
+time limit and a CPU budget. Nothing here knows HTTP beyond raising :class:`Problem`.
+
+Work is bounded where it runs: each job runs under a :class:`~polydeid.core.budget.WorkBudget`
+(its CPU seconds), and a job past the time limit is cancelled, so the worker stops at the
+pipeline's next checkpoint (between detectors, passes, the tagger's window batches, every few
+regex matches) instead of finishing work nobody will read. Threads, not processes: the
+detectors and models are loaded once and shared, and a checkpoint stops the work without
+killing a process that holds them. At most ``workers + max_queue`` jobs are admitted at once;
+the next gets 503 with ``Retry-After``."""
 
 from __future__ import annotations
 
@@ -14,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from polydeid.api import Deidentifier, field_span_json, span_json
+from polydeid.core.budget import WorkBudget, limited
 from polydeid.core.errors import (
     ConfigError,
     KeyMaterialError,
@@ -32,6 +41,8 @@ from polydeid.serve._problems import Problem, from_error, invalid
 from polydeid.transform.policy import Policy, load_policy, shipped_policies
 
 AUTO = "auto"
+#: Seconds a client is asked to wait when the queue is full (``Retry-After``).
+BUSY_RETRY_AFTER_S = 2
 
 _API_KEY = re.compile(r"[\x21-\x7e]{8,256}")
 
@@ -48,6 +59,18 @@ class Settings:
     max_bytes: int = 1_000_000
     timeout: float = 30.0
     workers: int = 2
+    #: CPU seconds one request's detection may use (its worker thread's own CPU time).
+    cpu_budget: float = 30.0
+    #: Requests that may wait for a worker; beyond ``workers + max_queue`` answer 503.
+    max_queue: int = 16
+    #: Requests per second per client (its API key, or its address without one); None: off.
+    rate_limit: float | None = None
+    #: Requests a client may send at once before ``rate_limit`` applies.
+    rate_burst: int = 10
+    #: Seconds a connection may take to send a request's headers (``polydeid serve``).
+    header_timeout: float = 10.0
+    #: Seconds a request may take to send its body.
+    body_timeout: float = 30.0
     default_lang: str = "en"
     #: A SQLite path or postgresql:// URL: surrogates shared with batch runs and other
     #: service instances (with a key, originals are sealed for ``polydeid reidentify``).
@@ -61,6 +84,16 @@ class Settings:
             raise ConfigError("--timeout must be a positive number of seconds")
         if self.workers < 1:
             raise ConfigError("the worker count must be at least 1")
+        if not self.cpu_budget > 0:
+            raise ConfigError("--cpu-budget must be a positive number of seconds")
+        if self.max_queue < 0:
+            raise ConfigError("--max-queue must be 0 or more")
+        if self.rate_limit is not None and not self.rate_limit > 0:
+            raise ConfigError("--rate-limit must be a positive number of requests per second")
+        if self.rate_burst < 1:
+            raise ConfigError("--rate-burst must be at least 1")
+        if not (self.header_timeout > 0 and self.body_timeout > 0):
+            raise ConfigError("--header-timeout and --body-timeout must be positive seconds")
         if self.api_key is not None and not _API_KEY.fullmatch(self.api_key):
             raise ConfigError("the API key must be 8 to 256 printable ASCII characters")
 
@@ -68,7 +101,8 @@ class Settings:
         return (
             f"Settings(profile={self.profile!r}, policy={self.policy!r}, "
             f"auth={self.api_key is not None}, max_bytes={self.max_bytes}, "
-            f"timeout={self.timeout})"
+            f"timeout={self.timeout}, cpu_budget={self.cpu_budget}, "
+            f"max_queue={self.max_queue}, rate_limit={self.rate_limit})"
         )
 
 
@@ -126,6 +160,9 @@ class Service:
         self.executor = ThreadPoolExecutor(
             max_workers=settings.workers, thread_name_prefix="polydeid-serve"
         )
+        #: Jobs admitted and not finished (running, queued, or cancelled and not yet stopped).
+        self.pending = 0
+        self._pending_lock = threading.Lock()
         self.profile = "custom" if settings.detectors else settings.profile
         if settings.detectors is None:
             # Load lazily built models and locale data now, not in the first request.
@@ -310,12 +347,41 @@ class Service:
             out["document"] = result.text
         return out
 
+    def _admit(self) -> bool:
+        with self._pending_lock:
+            if self.pending >= self.settings.workers + self.settings.max_queue:
+                return False
+            self.pending += 1
+            return True
+
+    def _release(self, _: object) -> None:
+        with self._pending_lock:
+            self.pending -= 1
+
+    def _execute_within(self, job: Job, budget: WorkBudget) -> dict[str, Any]:
+        with limited(budget):
+            return self.execute(job)
+
     async def run(self, job: Job) -> dict[str, Any]:
-        """:meth:`execute` in a worker thread, within the time limit."""
-        future = self.executor.submit(self.execute, job)
+        """:meth:`execute` in a worker thread, within the time limit and the CPU budget; 503
+        when ``workers + max_queue`` jobs are already admitted. A job past the time limit is
+        cancelled: its worker stops at the next checkpoint."""
+        if not self._admit():
+            raise Problem(
+                503,
+                "PD908",
+                "busy",
+                "Service busy",
+                "every worker is busy and the queue is full; retry later",
+                headers={"Retry-After": str(BUSY_RETRY_AFTER_S)},
+            )
+        budget = WorkBudget(cpu_seconds=self.settings.cpu_budget)
+        future = self.executor.submit(self._execute_within, job, budget)
+        future.add_done_callback(self._release)
         try:
             return await asyncio.wait_for(asyncio.wrap_future(future), self.settings.timeout)
         except TimeoutError:
+            budget.cancel()
             future.cancel()
             raise Problem(
                 503,

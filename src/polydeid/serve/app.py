@@ -23,6 +23,8 @@ detail, code) that never quote the request's text: polydeid's own errors keep th
     PD901 missing or wrong API key (401) PD905 invalid request (422)
     PD902 request body too large (413)   PD906 unsupported media type (415)
     PD903 processing time limit (503)    PD907 no such resource or method (404, 405)
+    PD908 queue full (503, Retry-After)  PD909 request rate limit (429, Retry-After)
+    PD910 request body too slow (408)    PD306 CPU budget spent (503)
 
 Nothing here logs text: log lines carry the endpoint, the kind of input, the language, span
 counts and timings. An unexpected exception is logged by its type and code locations only.
@@ -65,7 +67,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=_lifespan,
     )
     app.state.serve = ServeState(service=service, version=version)
-    app.add_middleware(Guard, api_key=settings.api_key, max_bytes=settings.max_bytes)
+    app.add_middleware(
+        Guard,
+        api_key=settings.api_key,
+        max_bytes=settings.max_bytes,
+        rate_limit=settings.rate_limit,
+        rate_burst=settings.rate_burst,
+        body_timeout=settings.body_timeout,
+    )
     add_problem_handlers(app)
     for router in ROUTERS:
         app.include_router(router)

@@ -9,6 +9,7 @@ from ``--key-file`` or ``POLYDEID_KEY_FILE``.
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 from pathlib import Path
@@ -18,7 +19,8 @@ from polydeid.core.errors import ConfigError
 
 API_KEY_ENV = "POLYDEID_API_KEY"
 KEY_FILE_ENV = "POLYDEID_KEY_FILE"
-LOOPBACK = frozenset({"127.0.0.1", "::1", "localhost"})
+
+logger = logging.getLogger("polydeid.serve")
 
 
 def register(sub: Any) -> None:
@@ -56,6 +58,44 @@ def register(sub: Any) -> None:
     )
     p.add_argument(
         "--threads", type=int, default=2, help="worker threads for detection (default 2)"
+    )
+    p.add_argument(
+        "--cpu-budget",
+        type=float,
+        default=30.0,
+        help="CPU seconds one request's detection may use; past it, or past --timeout, the "
+        "work stops (default 30)",
+    )
+    p.add_argument(
+        "--max-queue",
+        type=int,
+        default=16,
+        help="requests that may wait for a busy worker; more get 503 with Retry-After (default 16)",
+    )
+    p.add_argument(
+        "--rate-limit",
+        type=float,
+        default=None,
+        help="requests per second per client (its API key, or its address without one); "
+        "more get 429 with Retry-After (default: no limit)",
+    )
+    p.add_argument(
+        "--rate-burst",
+        type=int,
+        default=10,
+        help="requests a client may send at once before --rate-limit applies (default 10)",
+    )
+    p.add_argument(
+        "--header-timeout",
+        type=float,
+        default=10.0,
+        help="seconds a connection may take to send a request's headers (default 10)",
+    )
+    p.add_argument(
+        "--body-timeout",
+        type=float,
+        default=30.0,
+        help="seconds a request may take to send its body; then 408 (default 30)",
     )
     p.add_argument(
         "--vault",
@@ -108,6 +148,12 @@ def settings_from_args(args: argparse.Namespace) -> Any:
         timeout=args.timeout,
         workers=args.threads,
         vault=args.vault,
+        cpu_budget=args.cpu_budget,
+        max_queue=args.max_queue,
+        rate_limit=args.rate_limit,
+        rate_burst=args.rate_burst,
+        header_timeout=args.header_timeout,
+        body_timeout=args.body_timeout,
     )
 
 
@@ -115,6 +161,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
     import uvicorn
 
+    from polydeid.serve._server import is_loopback, server_config
     from polydeid.serve.app import create_app
 
     app = create_app(settings)  # detectors load now: configuration errors exit 2 here
@@ -125,44 +172,26 @@ def cmd_serve(args: argparse.Namespace) -> int:
         f"API key {auth}, max {settings.max_bytes} bytes, timeout {settings.timeout:g} s)",
         file=sys.stderr,
     )
-    if args.host not in LOOPBACK and not settings.api_key:
-        print(
-            "polydeid: warning: listening beyond this machine without an API key "
-            f"(set --api-key-file or {API_KEY_ENV})",
-            file=sys.stderr,
+    config = server_config(
+        app,
+        host=args.host,
+        port=args.port,
+        log_level=args.log_level,
+        header_timeout=settings.header_timeout,
+    )  # logging is configured from here on
+    if not is_loopback(args.host) and not settings.api_key:
+        logger.warning(
+            "listening beyond this machine without an API key: anyone who reaches the port "
+            "can use the service (set --api-key-file or %s)",
+            API_KEY_ENV,
         )
-    try:
-        uvicorn.run(
-            app,
-            host=args.host,
-            port=args.port,
-            log_level=args.log_level,
-            log_config=_log_config(args.log_level),
-            access_log=True,  # method, path and status: never bodies
-            server_header=False,
-            proxy_headers=False,
+    server = uvicorn.Server(config)
+    server.run()
+    if not server.started:  # uvicorn could not bind or start
+        raise ConfigError(
+            f"the server could not start on {args.host}:{args.port} (see the log above)"
         )
-    except SystemExit as exc:  # uvicorn exits when it cannot bind or start
-        if exc.code not in (0, None):
-            raise ConfigError(
-                f"the server could not start on {args.host}:{args.port} (see the log above)"
-            ) from None
     return 0
-
-
-def _log_config(level: str) -> dict[str, Any]:
-    """uvicorn's logging setup, with polydeid's own loggers on its default handler."""
-    import copy
-
-    from uvicorn.config import LOGGING_CONFIG
-
-    config = copy.deepcopy(LOGGING_CONFIG)
-    config["loggers"]["polydeid"] = {
-        "handlers": ["default"],
-        "level": level.upper(),
-        "propagate": False,
-    }
-    return config
 
 
 def _url_host(host: str) -> str:

@@ -2,22 +2,34 @@
 
 Every pattern runs under a time limit (ReDoS guard, via the ``regex`` module's ``timeout``);
 a timeout fails closed with :class:`RuleTimeoutError` naming the rule and the segment's origin.
+A scan over a whole segment (:func:`guarded_finditer`) is limited by the CPU time of the
+thread that runs it, so that waiting for the processor under load is not taken for work, and
+it stops at the current work budget's checkpoints (:mod:`polydeid.core.budget`).
 Context words are matched as whole words or phrases, never as substrings ("lic" is not in
 "public").
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Iterator
 
 import regex
 
+from polydeid.core.budget import checkpoint
 from polydeid.core.errors import RuleTimeoutError
 from polydeid.core.segments import Segment
 from polydeid.text.scripts import UNSPACED
 
-#: Seconds one pattern may run over one segment before the rule fails closed.
+#: Seconds one pattern may run over one segment before the rule fails closed (CPU seconds of
+#: the scanning thread in :func:`guarded_finditer`).
 PATTERN_TIMEOUT_S = 2.0
+
+#: Matches of a guarded scan between two work-budget checkpoints.
+_CHECK_EVERY = 64
+#: A scan that reached the ``regex`` module's wall-clock limit while its thread waited is
+#: resumed from its last match at most this many times.
+_MAX_RESUMES = 8
 
 Pattern = regex.Pattern[str]
 Match = regex.Match[str]
@@ -46,15 +58,55 @@ def phrase_alternation(
 
 
 def guarded_finditer(pattern: Pattern, segment: Segment, rule_id: str) -> Iterator[Match]:
-    """``pattern.finditer`` over the segment text, failing closed on a timeout."""
-    try:
-        yield from pattern.finditer(segment.text, timeout=PATTERN_TIMEOUT_S)
-    except TimeoutError:
-        raise RuleTimeoutError(
-            f"rule {rule_id} exceeded {PATTERN_TIMEOUT_S}s on a segment of "
-            f"{len(segment.text)} chars",
-            location=str(segment.origin),
-        ) from None
+    """``pattern.finditer`` over the segment text, failing closed once the scan needs more
+    than :data:`PATTERN_TIMEOUT_S` of its thread's CPU time; a checkpoint every few matches.
+
+    The ``regex`` module's own limit is wall-clock time. When it fires before the scan has
+    done that much work (its thread was waiting for the processor), the scan resumes from its
+    last match with a longer wall-clock limit, so a scan that passes alone passes under load.
+    """
+    text = segment.text
+    budget = PATTERN_TIMEOUT_S
+    done = 0.0  # CPU seconds of the scanner's completed steps (not the caller's work)
+    wall = budget
+    pos, last, count = 0, (-1, -1), 0
+    for _ in range(_MAX_RESUMES + 1):
+        scanner = pattern.finditer(text, pos, timeout=wall)
+        scan_cpu = scan_wall = 0.0
+        while True:
+            t0, w0 = time.thread_time(), time.perf_counter()
+            try:
+                match = next(scanner, None)
+            except TimeoutError:
+                lost = time.thread_time() - t0
+                scan_cpu += lost
+                scan_wall += time.perf_counter() - w0
+                break
+            step = time.thread_time() - t0
+            scan_cpu += step
+            scan_wall += time.perf_counter() - w0
+            if match is None:
+                return
+            done += step
+            if match.span() == last and match.start() == match.end():
+                continue  # the empty match a resumed scan finds again
+            last, pos = match.span(), match.end()
+            count += 1
+            if count % _CHECK_EVERY == 0:
+                checkpoint()
+            yield match
+        if done + lost >= budget * 0.95:
+            break  # the work itself reached the limit
+        # The thread waited more than it worked: resume with the wall time the rest of the
+        # CPU time takes at the slowdown seen (at least twice the last limit, at most 16 times
+        # the budget).
+        slowdown = scan_wall / max(scan_cpu, 1e-3)
+        wall = min(max(2 * wall, (budget - done) * slowdown * 1.5), 16 * budget)
+        checkpoint()
+    raise RuleTimeoutError(
+        f"rule {rule_id} exceeded {PATTERN_TIMEOUT_S}s on a segment of {len(segment.text)} chars",
+        location=str(segment.origin),
+    ) from None
 
 
 class ContextLexicon:

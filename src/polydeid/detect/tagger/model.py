@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from polydeid.core.budget import checkpoint
 from polydeid.core.errors import DetectorUnavailableError
 from polydeid.detect.tagger.precision import autocast, resolve
 from polydeid.detect.tagger.windows import (
@@ -261,6 +262,7 @@ class TaggerModel:
         )
         with torch.inference_mode():
             for b in range(0, len(order), self.batch_size):
+                checkpoint()  # the work budget, between batches of windows
                 batch = [items[i] for i in order[b : b + self.batch_size]]
                 width = padded_width(max(e - s for _, s, e in batch) + 2, self.width_align)
                 ids = torch.full((len(batch), width), pad_id, dtype=torch.long)

@@ -1,0 +1,159 @@
+"""The service under load: ``POST /redact`` latency at 1 and 16 clients, and how long a request
+given up at its time limit keeps its worker.
+
+- latency: a ``polydeid serve``-like server (rules profile, uvicorn, in a child process started
+  from ``--src``, so two source trees can be compared) answers a 2 kB note; p50 and p95 in ms
+  and requests per second, at 1 client and at 16 concurrent clients.
+- cancellation: one worker, a 1 s time limit, and an e-mail list of ``--cancel-chars``
+  characters: the seconds between the 503 answer and the moment the worker is free again.
+
+Prints one JSON line; nothing is written. Usage::
+
+    .venv/bin/python benchmarks/serve_load.py [--src src] [--requests 200] [--requests16 480]
+        [--cancel-chars 160000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+NOTE_PART = (
+    "Patient Amina Otieno, born 12/03/1984, seen at Kisumu County Hospital on 14 February 2024. "
+    "Call her on +254 712 345678 or write to amina.otieno@example.org. MRN KNH-2023-001234. "
+    "She reports headache for three days, no fever; BP 128/82, pulse 76. Plan: review in two "
+    "weeks. "
+)
+NOTE = (NOTE_PART * 8)[:2048]
+
+SERVER = """
+import uvicorn
+from polydeid.serve.app import Settings, create_app
+app = create_app(Settings(profile="rules"))
+uvicorn.run(app, host="127.0.0.1", port={port}, log_level="warning", access_log=False)
+"""
+
+CANCEL = """
+import json, sys, time
+from fastapi.testclient import TestClient
+from polydeid.serve.app import Settings, create_app
+text = ("x@ex.org " * ({chars} // 9 + 1))[:{chars}]
+app = create_app(Settings(profile="rules", timeout=1.0, workers=1, max_bytes=5_000_000))
+service = app.state.serve.service
+done = []
+submit = service.executor.submit
+def tracked(*args, **kwargs):
+    future = submit(*args, **kwargs)
+    future.add_done_callback(lambda f: done.append(time.perf_counter()))
+    return future
+service.executor.submit = tracked
+with TestClient(app) as client:
+    r = client.post("/detect", json={{"text": text, "lang": "en"}})
+    answered = time.perf_counter()
+    while not done:
+        time.sleep(0.02)
+print(json.dumps({{"status": r.status_code, "worker_busy_after_answer_s": done[0] - answered}}))
+"""
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def latency(src: Path, requests: int, requests16: int) -> dict[str, Any]:
+    import httpx
+
+    port = _free_port()
+    env = dict(os.environ, PYTHONPATH=str(src))
+    proc = subprocess.Popen([sys.executable, "-c", SERVER.format(port=port)], env=env)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                if httpx.get(url + "/health").status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError("the server did not start")
+            time.sleep(0.2)
+        body = {"text": NOTE, "lang": "en", "policy": "tag"}
+        for _ in range(20):
+            httpx.post(url + "/redact", json=body)
+        out: dict[str, Any] = {}
+        for clients, total in ((1, requests), (16, requests16)):
+            seen: list[tuple[float, int]] = []
+
+            def client(n: int, seen: list[tuple[float, int]] = seen) -> None:
+                with httpx.Client(base_url=url, timeout=120) as http:
+                    for _ in range(n):
+                        started = time.perf_counter()
+                        status = http.post("/redact", json=body).status_code
+                        seen.append((time.perf_counter() - started, status))
+
+            threads = [
+                threading.Thread(target=client, args=(total // clients,)) for _ in range(clients)
+            ]
+            started = time.perf_counter()
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            wall = time.perf_counter() - started
+            times = sorted(s for s, _ in seen)
+            out[f"clients_{clients}"] = {
+                "requests": len(times),
+                "p50_ms": round(1000 * times[len(times) // 2], 1),
+                "p95_ms": round(1000 * times[int(0.95 * (len(times) - 1))], 1),
+                "per_s": round(len(times) / wall, 1),
+                "statuses": sorted({c for _, c in seen}),
+            }
+        return out
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def cancellation(src: Path, chars: int) -> dict[str, Any]:
+    env = dict(os.environ, PYTHONPATH=str(src))
+    code = CANCEL.format(chars=chars)
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    result["worker_busy_after_answer_s"] = round(result["worker_busy_after_answer_s"], 2)
+    return {"chars": chars, **result}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--src", type=Path, default=Path(__file__).parent.parent / "src")
+    parser.add_argument("--requests", type=int, default=200)
+    parser.add_argument("--requests16", type=int, default=480)
+    parser.add_argument("--cancel-chars", type=int, default=160_000)
+    args = parser.parse_args(argv)
+    src = args.src.resolve()
+    report = {
+        "src": str(src),
+        "latency": latency(src, args.requests, args.requests16),
+        "cancellation": cancellation(src, args.cancel_chars) if args.cancel_chars else None,
+    }
+    print(json.dumps(report))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
