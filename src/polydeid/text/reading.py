@@ -10,8 +10,9 @@ offset map back:
 2. NFKC: fullwidth digits and letters, the fullwidth ``＠``, ligatures, NBSP and thin spaces;
 3. every Unicode decimal digit becomes its ASCII digit (Arabic-Indic, Devanagari, Thai …) and
    every other space separator a space;
-4. the capital letter ``O`` inside a run of digits is read as a zero (``O772`` → ``0772``):
-   only in a token made of digits and ``O`` holding at least two digits, never in a word.
+4. the capital letter ``O`` in a run of digits is read as a zero (``O772`` → ``0772``): only
+   in a token of digits and ``O`` with two digits or more or next to another group of
+   digits (``O6 12 34``), never in a word (``SpO2``) nor alone (``O2``).
 
 A span ``[start, end)`` of the reading maps back (:meth:`Reading.to_original`) to the
 original characters it was read from: every character of it, and every invisible character
@@ -41,9 +42,14 @@ _NFKC_CHANGING = regex.compile(r"(?V1)[\p{NFKC_QC=N}\p{NFKC_QC=M}\P{ccc=0}]+")
 _JOINS_BACK = regex.compile(r"(?V1)[\p{NFKC_QC=M}\P{ccc=0}]")
 #: Non-ASCII decimal digits and space separators.
 _FOLDED = regex.compile(r"(?V1)[[\p{Nd}\p{Zs}]--[\x00-\x7f]]")
-#: A token of digits and capital ``O`` with an ``O`` and two digits or more.
+#: A token of digits and capital ``O`` (no letter next to it) with an ``O``, and two digits
+#: or more or another group of digits next to it: ``O772``, ``O6 12 34``, never ``O2`` alone.
 _LETTER_O_HINT = regex.compile(r"[0-9]O|O[0-9]")
-_LETTER_O_RUN = regex.compile(r"(?<![^\W\d_])(?=[0-9]*O)(?=(?:O*[0-9]){2})[0-9O]++(?![^\W\d_])")
+_LETTER_O_RUN = regex.compile(
+    r"(?<![^\W\d_])(?=[0-9]*O)"
+    r"(?:(?=(?:O*[0-9]){2})[0-9O]++|[0-9O]++(?=[ .\-/][0-9])|(?<=[0-9][ .\-/])[0-9O]++)"
+    r"(?![^\W\d_])"
+)
 
 
 class OffsetMap:
