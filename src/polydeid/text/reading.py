@@ -43,11 +43,13 @@ _JOINS_BACK = regex.compile(r"(?V1)[\p{NFKC_QC=M}\P{ccc=0}]")
 #: Non-ASCII decimal digits and space separators.
 _FOLDED = regex.compile(r"(?V1)[[\p{Nd}\p{Zs}]--[\x00-\x7f]]")
 #: A token of digits and capital ``O`` (no letter next to it) with an ``O``, and two digits
-#: or more or another group of digits next to it: ``O772``, ``O6 12 34``, never ``O2`` alone.
+#: or more or a group of two digits or more next to it: ``O772``, ``O6 12 34``; not ``O2 2L``.
 _LETTER_O_HINT = regex.compile(r"[0-9]O|O[0-9]")
 _LETTER_O_RUN = regex.compile(
     r"(?<![^\W\d_])(?=[0-9]*O)"
-    r"(?:(?=(?:O*[0-9]){2})[0-9O]++|[0-9O]++(?=[ .\-/][0-9])|(?<=[0-9][ .\-/])[0-9O]++)"
+    r"(?:(?=(?:O*[0-9]){2})[0-9O]++"
+    r"|[0-9O]++(?=[ .\-/][0-9]{2,}+(?![^\W\d_]))"
+    r"|(?<=(?<![^\W\d_])[0-9]{2,}[ .\-/])[0-9O]++)"
     r"(?![^\W\d_])"
 )
 
