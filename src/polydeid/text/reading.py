@@ -7,7 +7,9 @@ offset map back:
    soft hyphen, bidirectional marks) and the other default-ignorable code points; the
    zero-width (non-)joiner stays between letters of other scripts (Persian, Indic), where it
    spells a word, and goes next to a Latin letter or a digit;
-2. NFKC: fullwidth digits and letters, the fullwidth ``＠``, ligatures, NBSP and thin spaces;
+2. NFKC: fullwidth digits and letters, the fullwidth ``＠``, ligatures, NBSP and thin spaces,
+   decomposed accents composed; punctuation, symbols and other numbers stay as the language
+   data writes them (the fullwidth colon of ``姓名：``, ``Nº``, ``²``, ``½``);
 3. every Unicode decimal digit becomes its ASCII digit (Arabic-Indic, Devanagari, Thai …) and
    every other space separator a space;
 4. the capital letter ``O`` in a run of digits is read as a zero (``O772`` → ``0772``): only
@@ -38,6 +40,11 @@ _INVISIBLE = regex.compile(
 )
 #: Runs of characters NFKC may change: not NFKC, possibly composing, or combining marks.
 _NFKC_CHANGING = regex.compile(r"(?V1)[\p{NFKC_QC=N}\p{NFKC_QC=M}\P{ccc=0}]+")
+#: Characters NFKC leaves alone here, as the language data and rules write them: punctuation
+#: and symbols (the fullwidth colon of Chinese labels, ``№``, ``℃``) except the fullwidth
+#: ``＠``, ``．`` and ``－`` of addresses and numbers; numbers that are no digits (``²``,
+#: ``½``, ``Ⅱ``); the ordinal indicators of ``Nº``, ``1ª``; the micro sign of ``µg``.
+_KEPT = regex.compile(r"(?V1)[[\p{P}\p{S}\p{No}\p{Nl}\u00aa\u00ba\u00b5]--[\uff20\uff0e\uff0d]]")
 #: Characters that NFKC may join to the character before them.
 _JOINS_BACK = regex.compile(r"(?V1)[\p{NFKC_QC=M}\P{ccc=0}]")
 #: Non-ASCII decimal digits and space separators.
@@ -196,6 +203,8 @@ def _nfkc(text: str) -> tuple[str, OffsetMap | None]:
         units.append(end)
         for unit_start, unit_end in itertools.pairwise(units):
             unit = text[unit_start:unit_end]
+            if len(unit) == 1 and _KEPT.match(unit):
+                continue
             normal = unicodedata.normalize("NFKC", unit)
             if normal != unit:
                 edits.append((unit_start, unit_end, normal))
