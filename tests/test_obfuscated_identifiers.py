@@ -261,3 +261,10 @@ def test_batch(tmp_path: Path) -> None:
     records = {r["id"]: r for r in map(json.loads, lines)}
     for case in FACE_CASES:
         assert_redacted(case, records[case.id]["text"])
+
+
+def test_a_name_written_with_invisible_characters_keeps_its_hash() -> None:
+    deid = Deidentifier(profile="rules", policy="hash", key=bytes(range(32)))
+    plain = deid.redact("Patient name: Zebedee Quartermain", lang="en")
+    hidden = deid.redact(f"Patient name: Zebe{ZWSP}dee Quarter{WJ}main", lang="en")
+    assert plain == hidden and "Zebedee" not in plain and "PERSON" in plain

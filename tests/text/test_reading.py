@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from polydeid.text.normalise import normalise
 from polydeid.text.reading import _INVISIBLE, _KEPT, reading_of
 
 #: Characters that exercise every step: invisible ones, odd spaces, fullwidth and non-ASCII
@@ -118,3 +119,10 @@ def test_offsets_map_back_exactly(text: str) -> None:
         assert reading.to_reading(start) == 0 and reading.to_reading(end) == len(reading.text)
     for position in range(len(text) + 1):
         assert 0 <= reading.to_reading(position) <= len(reading.text)
+
+
+def test_consistency_keys_ignore_invisible_characters() -> None:
+    """The vault, hash and numbering key of a name written with invisible characters is the
+    key of the name written plainly, so the patient keeps one surrogate."""
+    assert normalise("Zebe\u200bdee Quarter\u00admain") == normalise("Zebedee Quartermain")
+    assert normalise("ZEBEDEE  quartermain ") == "zebedee quartermain"

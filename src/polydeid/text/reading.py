@@ -148,6 +148,11 @@ def reading_of(text: str) -> Reading:
     return Reading(text, current, tuple(maps))
 
 
+def without_invisible(text: str) -> str:
+    """``text`` without the invisible characters its reading removes (step 1)."""
+    return _INVISIBLE.sub("", text)
+
+
 def _fold_char(match: regex.Match[str]) -> str:
     char = match.group()
     digit = unicodedata.decimal(char, None)
