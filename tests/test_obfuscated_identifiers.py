@@ -102,6 +102,7 @@ IDS = [
 NAME_LABELS = [
     ("en", "Patient name: ", ""),
     ("de", "Nachname: ", ""),
+    ("fr", "Nom de famille : ", ""),
     ("es", "Nombre: ", ""),
     ("sw", "Jina la mgonjwa: ", ""),
 ]
