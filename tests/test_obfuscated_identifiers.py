@@ -269,3 +269,26 @@ def test_a_name_written_with_invisible_characters_keeps_its_hash() -> None:
     plain = deid.redact("Patient name: Zebedee Quartermain", lang="en")
     hidden = deid.redact(f"Patient name: Zebe{ZWSP}dee Quarter{WJ}main", lang="en")
     assert plain == hidden and "Zebedee" not in plain and "PERSON" in plain
+
+
+def test_a_name_known_from_a_field_is_found_written_with_invisible_characters(
+    rules: Deidentifier,
+) -> None:
+    """A FHIR Patient's name (a value field) is looked for in its narrative by the narrative's
+    reading: written with invisible characters inside, it is found and wholly replaced."""
+    div = f"Seen with Zebe{ZWSP}dee Quarter{WJ}main today; Quarter{SHY}main agreed."
+    doc = {
+        "resourceType": "Patient",
+        "id": "p1",
+        "name": [{"family": "Quartermain", "given": ["Zebedee"]}],
+        "text": {
+            "status": "generated",
+            "div": f'<div xmlns="http://www.w3.org/1999/xhtml">{div}</div>',
+        },
+    }
+    out = rules.redact_document(doc, format="fhir", lang="en").output
+    narrative = out["text"]["div"]
+    assert narrative.startswith('<div xmlns="http://www.w3.org/1999/xhtml">Seen with [')
+    assert narrative.endswith(" today; [PERSON] agreed.</div>")
+    for part in ("Zebe", "dee", "Quarter", "main"):
+        assert part not in narrative
