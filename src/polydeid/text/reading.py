@@ -38,6 +38,11 @@ _INVISIBLE = regex.compile(
     r"(?V1)[[\p{Cf}\p{Default_Ignorable_Code_Point}]--[\u200c\u200d]]+"
     r"|(?<=[\p{Latin}\p{N}])[\u200c\u200d]+|[\u200c\u200d]+(?=[\p{Latin}\p{N}])"
 )
+#: Whether a text holds any invisible character (two single properties scan fastest).
+_MAYBE_INVISIBLE = (
+    regex.compile(r"\p{Default_Ignorable_Code_Point}"),
+    regex.compile(r"\p{Cf}"),
+)
 #: Runs of characters NFKC may change: not NFKC, possibly composing, or combining marks.
 _NFKC_CHANGING = regex.compile(r"(?V1)[\p{NFKC_QC=N}\p{NFKC_QC=M}\P{ccc=0}]+")
 #: Characters NFKC leaves alone here, as the language data and rules write them: punctuation
@@ -51,7 +56,7 @@ _JOINS_BACK = regex.compile(r"(?V1)[\p{NFKC_QC=M}\P{ccc=0}]")
 _FOLDED = regex.compile(r"(?V1)[[\p{Nd}\p{Zs}]--[\x00-\x7f]]")
 #: A token of digits and capital ``O`` (no letter next to it) with an ``O``, and two digits
 #: or more or a group of two digits or more next to it: ``O772``, ``O6 12 34``; not ``O2 2L``.
-_LETTER_O_HINT = regex.compile(r"[0-9]O|O[0-9]")
+_LETTER_O_HINT = regex.compile(r"O(?:(?<=[0-9]O)|(?=[0-9]))")
 _LETTER_O_RUN = regex.compile(
     r"(?<![^\W\d_])(?=[0-9]*O)"
     r"(?:(?=(?:O*[0-9]){2})[0-9O]++"
@@ -179,6 +184,8 @@ def _rewrite(text: str, edits: Sequence[tuple[int, int, str]]) -> tuple[str, Off
 
 
 def _without_invisible(text: str) -> tuple[str, OffsetMap | None]:
+    if not any(pattern.search(text) for pattern in _MAYBE_INVISIBLE):
+        return text, None
     edits = [(m.start(), m.end(), "") for m in _INVISIBLE.finditer(text)]
     if not edits:
         return text, None
