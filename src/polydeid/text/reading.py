@@ -13,14 +13,14 @@ offset map back:
 3. every Unicode decimal digit becomes its ASCII digit (Arabic-Indic, Devanagari, Thai …) and
    every other space separator a space;
 4. the capital letter ``O`` in a run of digits is read as a zero (``O772`` → ``0772``): only
-   in a token of digits and ``O`` with two digits or more or next to another group of
-   digits (``O6 12 34``), never in a word (``SpO2``) nor alone (``O2``).
+   in a token of digits and ``O`` with two digits or more, or next to a group of two digits
+   or more (``O6 12 34``); never in a word (``SpO2``) nor alone (``O2``, ``O2 2L``).
 
 A span ``[start, end)`` of the reading maps back (:meth:`Reading.to_original`) to the
 original characters it was read from: every character of it, and every invisible character
 between two of them, so an identifier with a zero-width space inside is one span over it; an
 invisible character just outside a span stays outside. A text that needs none of this is its
-own reading (:attr:`Reading.identity`) and costs one scan.
+own reading (:attr:`Reading.identity`) and costs a few scans.
 """
 
 from __future__ import annotations
