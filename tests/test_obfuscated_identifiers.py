@@ -291,3 +291,19 @@ def test_a_name_known_from_a_field_is_found_written_with_invisible_characters(
     assert narrative.endswith(" today; [PERSON] agreed.</div>")
     for part in ("Zebe", "dee", "Quarter", "main"):
         assert part not in narrative
+
+
+@pytest.mark.parametrize(
+    ("lang", "before", "written", "after"),
+    [
+        ("ar", "اتصل على ", "٠٧٧٢ ١٢٣ ٤٥٦", " غدا"),
+        ("hi", "फ़ोन ", "०७७२ १२३ ४५६", " पर करें"),
+        ("en", "Call me on ", "٠٧٧٢ ١٢٣ ٤٥٦", " tomorrow."),
+        ("en", "Call me on ", f"०७७२{ZWSP}१२३{NBSP}४५६", " tomorrow."),
+    ],
+    ids=["ar-arabic-indic", "hi-devanagari", "en-arabic-indic", "en-devanagari-zwsp"],
+)
+def test_arabic_indic_and_devanagari_digits_are_read(
+    rules: Deidentifier, lang: str, before: str, written: str, after: str
+) -> None:
+    assert rules.redact(before + written + after, lang=lang) == f"{before}[CONTACT_PHONE]{after}"
