@@ -307,3 +307,23 @@ def test_arabic_indic_and_devanagari_digits_are_read(
     rules: Deidentifier, lang: str, before: str, written: str, after: str
 ) -> None:
     assert rules.redact(before + written + after, lang=lang) == f"{before}[CONTACT_PHONE]{after}"
+
+
+def test_a_name_is_carried_to_its_other_mentions_through_invisible_characters(
+    rules: Deidentifier,
+) -> None:
+    """``names.carry`` runs on the reading: a surname written with a soft hyphen inside is
+    the labelled name, and its span covers the hyphen."""
+    text = (
+        f"Patient name: Zebe{ZWSP}dee Quartermain\n"
+        f"Quarter{SHY}main was seen today; Quartermain agreed."
+    )
+    spans = rules.detect(text, lang="en")
+    assert [text[s.start : s.end] for s in spans] == [
+        f"Zebe{ZWSP}dee Quartermain",
+        f"Quarter{SHY}main",
+        "Quartermain",
+    ]
+    assert rules.redact(text, lang="en") == (
+        "Patient name: [PERSON]\n[PERSON] was seen today; [PERSON] agreed."
+    )
