@@ -52,6 +52,7 @@ from polydeid.formats.base import Document, Field, splice
 from polydeid.formats.csv import Sampler
 from polydeid.lexicon.fields import NULL_VALUES, RoleKind
 from polydeid.locales.names import name_particles
+from polydeid.text.reading import reading_of
 from polydeid.transform.redactor import Redactor
 
 #: Detection over one segment: resolved identifier spans, sorted by start.
@@ -213,7 +214,7 @@ class _Known:
         if span.label not in PROPAGATED:
             return
         label: Category = span.label  # type: ignore[assignment]
-        value = f.value[span.start : span.end]
+        value = reading_of(f.value[span.start : span.end]).text
         pieces = [value]
         if label in _NAMES:
             words = [w for w in regex.split(r"[\s,]+", value) if w]
@@ -252,18 +253,21 @@ class _Known:
         return self._values.get(group, {}).get(value) or self._values[None][value]
 
     def spans(self, f: Field) -> list[Span]:
+        """The known values in ``f``'s reading, over its original characters."""
         pattern = self.pattern(f.group)
         if pattern is None:
             return []
+        reading = reading_of(f.value)
+        text = reading.text
         spans: list[Span] = []
-        for m in pattern.finditer(f.value):
+        for m in pattern.finditer(text):
             label = self.label(f.group, m.group())
             previous = spans[-1] if spans else None
             if (
                 previous is not None
                 and previous.label in _NAMES
                 and label in _NAMES
-                and not f.value[previous.end : m.start()].strip(" \t")
+                and not text[previous.end : m.start()].strip(" \t")
             ):
                 # "Peter Okello": parts of one name known from different people's fields
                 # (given name of a relative, surname of the patient) form one name, labelled
@@ -271,7 +275,11 @@ class _Known:
                 spans[-1] = Span(previous.start, m.end(), previous.label, KNOWN_SOURCE, 1.0)
                 continue
             spans.append(Span(m.start(), m.end(), label, KNOWN_SOURCE, 1.0))
-        return spans
+        if reading.identity:
+            return spans
+        return [
+            Span(*reading.to_original(s.start, s.end), s.label, s.source, s.score) for s in spans
+        ]
 
 
 class DocumentProcessor:

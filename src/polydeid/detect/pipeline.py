@@ -13,6 +13,7 @@ from polydeid.detect.base import Detector
 from polydeid.detect.passes import SEGMENT_PASSES, SegmentContext, SpanPass, check_known, select
 from polydeid.detect.tagger.decoder_passes import DECODER_PASSES
 from polydeid.locales import canonical_language
+from polydeid.text.reading import Reading, reading_of
 
 
 class Pipeline:
@@ -26,6 +27,10 @@ class Pipeline:
 
     A segment whose language is unknown raises :class:`UnknownLanguageError` (fail closed):
     no text is passed on as "nothing found" because the language could not be handled.
+
+    Detectors, resolution and passes read the segment's reading (:mod:`polydeid.text.reading`:
+    invisible characters removed, NFKC, ASCII digits); every span that leaves the pipeline
+    covers the original characters it was read from.
     """
 
     def __init__(
@@ -65,7 +70,8 @@ class Pipeline:
         return tuple(d for d in self.detectors if not d.languages or lang in d.languages)
 
     def candidates(self, segment: Segment) -> list[Span]:
-        """Every detector's raw spans (identifiers and protected facts), unresolved.
+        """Every detector's raw spans (identifiers and protected facts), unresolved, over
+        ``segment``'s original text.
 
         A segment whose ``stretches`` mix languages is read part by part: each run of one
         language is a segment of its own, read by that language's detectors (rules and tagger)
@@ -73,6 +79,12 @@ class Pipeline:
         offsets. Language-independent detectors (every fixed-format rule) run on every part; a
         detector with ``detect_many`` (the tagger) gets all its parts in one batch.
         """
+        reading = reading_of(segment.text)
+        if reading.identity:
+            return self._candidates(segment)
+        return list(_to_original(reading, self._candidates(_read(segment, reading))))
+
+    def _candidates(self, segment: Segment) -> list[Span]:
         parts = [(offset, *self._routed(part)) for offset, part in language_parts(segment)]
         if len(parts) == 1:
             _, part, applicable = parts[0]
@@ -112,8 +124,14 @@ class Pipeline:
 
     def detect(self, segment: Segment) -> tuple[Span, ...]:
         """Resolved, non-overlapping identifier spans, sorted by start, after the segment
-        passes."""
-        candidates = self.candidates(segment)
+        passes, over ``segment``'s original text."""
+        reading = reading_of(segment.text)
+        if reading.identity:
+            return self._detect(segment)
+        return _disjoint(_to_original(reading, self._detect(_read(segment, reading))))
+
+    def _detect(self, segment: Segment) -> tuple[Span, ...]:
+        candidates = self._candidates(segment)
         checkpoint()
         spans = resolve(candidates, segment.text, self.resolve_policy)
         if not self.passes:
@@ -132,6 +150,49 @@ class Pipeline:
     def facts(self, segment: Segment) -> tuple[Span, ...]:
         """The protected clinical-fact spans found in ``segment``."""
         return facts_only(self.candidates(segment))
+
+
+def _read(segment: Segment, reading: Reading) -> Segment:
+    """``segment`` with its text replaced by ``reading``'s, its stretches moved with it."""
+    stretches: list[Stretch] = []
+    for stretch in segment.stretches:
+        start = stretches[-1].end if stretches else 0
+        end = reading.to_reading(stretch.end)
+        if end > start:
+            stretches.append(Stretch(start, end, stretch.lang))
+    if stretches and stretches[-1].end < len(reading.text):
+        last = stretches[-1]
+        stretches[-1] = Stretch(last.start, len(reading.text), last.lang)
+    return Segment(
+        reading.text,
+        segment.lang,
+        segment.origin,
+        segment.countries,
+        segment.hints,
+        tuple(stretches),
+    )
+
+
+def _to_original(reading: Reading, spans: Sequence[Span]) -> list[Span]:
+    """``spans`` of ``reading``'s text moved to the original characters they were read from."""
+    moved = []
+    for span in spans:
+        start, end = reading.to_original(span.start, span.end)
+        moved.append(Span(start, end, span.label, span.source, span.score))
+    return moved
+
+
+def _disjoint(spans: list[Span]) -> tuple[Span, ...]:
+    """Disjoint sorted spans: where two spans read from one original character (a ligature
+    split between them) overlap, the later one starts where the earlier one ends."""
+    kept: list[Span] = []
+    for span in sorted(spans, key=lambda s: (s.start, s.end)):
+        if kept and span.start < kept[-1].end:
+            if span.end <= kept[-1].end:
+                continue
+            span = Span(kept[-1].end, span.end, span.label, span.source, span.score)
+        kept.append(span)
+    return tuple(kept)
 
 
 def language_parts(segment: Segment) -> list[tuple[int, Segment]]:

@@ -5,12 +5,17 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from polydeid.text.reading import without_invisible
+
 _SPACES = re.compile(r"\s+")
 
 
 def normalise(text: str) -> str:
-    """NFKC, case-folded, whitespace collapsed: ``" John  SMITH "`` → ``"john smith"``."""
-    return _SPACES.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
+    """NFKC, case-folded, whitespace collapsed, invisible characters removed (as the reading
+    the detectors see removes them): ``" John  SMITH "``, ``"Jo\u200bhn Smith"`` →
+    ``"john smith"``."""
+    text = unicodedata.normalize("NFKC", without_invisible(text))
+    return _SPACES.sub(" ", text.casefold()).strip()
 
 
 def contains_original(candidate: str, original: str) -> bool:

@@ -6,7 +6,8 @@ says the anchor can occur; around each anchor a short anchored pattern reads the
 
 - **e-mail** ``name@example.org``: anchored on ``@`` (source ``rule.contact.email.v1``);
 - **obfuscated e-mail** ``nguyen dot an at gmail dot com``, ``juan [at] hospital [punto] es``,
-  ``name(at)example(dot)org``, ``mwangi at gmail.com``, ``juan @ hospital.es``
+  ``name(at)example(dot)org``, ``mwangi at gmail.com``, ``juan @ hospital.es``,
+  ``john @ example . com``
   (``rule.contact.email_obfuscated.v1``): anchored on an "at" word of the language's list, a
   bracketed "at" or a spaced ``@``; the local part is read backwards from there, the domain
   forwards, and the domain must end in a known top-level domain. When the only sign of
@@ -96,6 +97,8 @@ _IPV6 = compile_pattern(
 )
 #: Characters that may sit right before a handle's ``@``.
 _HANDLE_OPENERS = "([{\"'«“‘"
+#: A dot written with spaces around it (``john @ example . com``): a dot, not a spelled one.
+_SPACED_DOT = regex.compile(r"[ \t]+\.[ \t]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,7 +159,7 @@ def _locale(langs: tuple[str, ...]) -> _ContactLocale:
     dot_words = _alternation(contact_table(langs, lambda w: w.dot))
     dot_sep = (
         rf"(?:\.|[ \t]*[\[({{<][ \t]*(?:{dot_words}|\.)[ \t]*[\])}}>][ \t]*"
-        rf"|[ \t]+{dot_words}[ \t]+)"
+        rf"|[ \t]+{dot_words}[ \t]+|[ \t]+\.[ \t]+)"
     )
     local_word = r"[\p{L}\p{N}_%+\-]{1,64}"
     return _ContactLocale(
@@ -404,7 +407,7 @@ class _Scan:
                 names = [self.text[a:b].lower() for a, b in labels[:count]]
                 if names[0] == "www":
                     return None
-                spelled = any(sep != "." for sep in seps[: count - 1])
+                spelled = any(sep.strip(_SPACES) != "." for sep in seps[: count - 1])
                 return _Domain(e, ".".join(names), spelled)
         return None
 
@@ -450,5 +453,7 @@ def _is_local_char(char: str) -> bool:
 
 
 def _spells_dot(local: str) -> bool:
-    """Whether a local part spells a dot out (``nguyen dot an``) rather than writing ``.``."""
+    """Whether a local part spells a dot out (``nguyen dot an``) rather than writing ``.``
+    (spaced or not: ``john . doe``)."""
+    local = _SPACED_DOT.sub(".", local)
     return any(not c.isalnum() and c not in "._%+-" for c in local)
