@@ -52,6 +52,7 @@ from polydeid.batch.sources import (
     sweep_temporaries,
     write_atomic,
 )
+from polydeid.cli import check_output, output_error
 from polydeid.core.errors import (
     ConfigError,
     InputError,
@@ -746,19 +747,34 @@ def run_batch(
     validate_config(config)
     started = time.monotonic()
     out_dir = Path(options.output)
-    if out_dir.exists() and not out_dir.is_dir():
-        raise ConfigError("the output must be a folder", location=options.output)
+    check_output(options.output, folder=True)
     files, skipped = discover(options.input, out_dir, options.format, config.text_field)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    lock = _Lock(out_dir)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        lock = _Lock(out_dir)
+    except OSError as exc:
+        raise output_error(exc, options.output) from None
     try:
         config_hash = config_fingerprint(config, options)
-        with Manifest(out_dir / MANIFEST_NAME, config_hash) as manifest:
+        with _open_manifest(out_dir, config_hash) as manifest:
             sweep_temporaries(out_dir)
             job = _Job(options, config, out_dir, manifest, stream, files=files)
             return _run(job, config_hash, skipped, started)
     finally:
         lock.release()
+
+
+def _open_manifest(out_dir: Path, config_hash: str) -> Manifest:
+    """The output folder's manifest; an output folder where it cannot be written is a
+    :class:`ConfigError`."""
+    try:
+        return Manifest(out_dir / MANIFEST_NAME, config_hash)
+    except sqlite3.Error as exc:
+        raise ConfigError(
+            f"cannot write the manifest ({type(exc).__name__})", location=str(out_dir)
+        ) from None
+    except OSError as exc:
+        raise output_error(exc, str(out_dir)) from None
 
 
 def _run(job: _Job, config_hash: str, skipped: int, started: float) -> BatchResult:
