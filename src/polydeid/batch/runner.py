@@ -22,7 +22,7 @@ import os
 import sqlite3
 import sys
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -54,7 +54,9 @@ from polydeid.batch.sources import (
 )
 from polydeid.cli import check_output, output_error
 from polydeid.core.errors import (
+    ChatEndpointError,
     ConfigError,
+    DetectorUnavailableError,
     InputError,
     PolydeidError,
     RuleTimeoutError,
@@ -144,17 +146,61 @@ class UnitOutcome:
     fatal: tuple[str, str] | None = None
     #: (code, message) of an error that leaves this unit to a re-run
     failed: tuple[str, str] | None = None
+    #: the record that ``failed`` the unit, where known, and how (code and exception type;
+    #: None for a fault of the surroundings: I/O, a detector or endpoint that is down)
+    position: int | None = None
+    signature: str | None = None
+
+
+#: Records of a unit to quarantine without de-identifying them: position → (code, message).
+Skips = dict[int, tuple[str, str]]
 
 
 def _message(exc: PolydeidError) -> str:
     return str(exc).removeprefix(f"[{exc.code}] ")
 
 
-def init_worker(config: JobConfig, threads: int | None = None) -> None:
+#: Seconds between two looks of a worker's watchdog at its parent.
+_PARENT_CHECK = 1.0
+
+
+def exit_with_parent(parent: int) -> None:
+    """End this process when ``parent`` (the process that started it) dies, even by SIGKILL:
+    on Linux the kernel sends SIGKILL (``prctl(PR_SET_PDEATHSIG)``); everywhere a daemon
+    thread checks every :data:`_PARENT_CHECK` seconds that the parent is still this
+    process's parent and exits at once when it is not."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            import signal
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # 1: PR_SET_PDEATHSIG
+        except (OSError, AttributeError):  # pragma: no cover - no prctl: the watchdog only
+            pass
+    if os.getppid() != parent:  # it died before the signal was asked for
+        os._exit(1)
+
+    def watch() -> None:
+        while True:
+            time.sleep(_PARENT_CHECK)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    import threading
+
+    threading.Thread(target=watch, name="polydeid-parent-watch", daemon=True).start()
+
+
+def init_worker(config: JobConfig, threads: int | None = None, parent: int | None = None) -> None:
     """Build this process's de-identifier (once); a failure is reported by every unit.
 
     ``threads``: math threads for this worker (the tagger's torch), so that workers share the
-    cores instead of each starting one thread per core (measured in benchmarks/batch.py)."""
+    cores instead of each starting one thread per core (measured in benchmarks/batch.py).
+    ``parent``: the pid of the run's main process; the worker ends when it dies
+    (:func:`exit_with_parent`)."""
+    if parent is not None:
+        exit_with_parent(parent)
     if threads is not None:
         os.environ["OMP_NUM_THREADS"] = str(threads)
         torch = sys.modules.get("torch")
@@ -182,25 +228,48 @@ def _is_fatal(exc: PolydeidError) -> bool:
     return isinstance(exc, ConfigError) and not isinstance(exc, UnknownLanguageError)
 
 
-def run_unit(unit: Unit) -> UnitOutcome:
-    """Process one unit in this worker (entry point of the process pool)."""
+#: Failures of a unit that are the surroundings' (not one record's): never counted against a
+#: record, the unit is left for a re-run.
+_ENVIRONMENT_FAULTS = (DetectorUnavailableError, ChatEndpointError)
+
+
+def run_unit(unit: Unit, skips: Skips | None = None) -> UnitOutcome:
+    """Process one unit in this worker (entry point of the process pool); the records at
+    ``skips`` are quarantined with their reason instead of being de-identified."""
     if "error" in _STATE:
         return UnitOutcome(unit.source, unit.index, fatal=_STATE["error"])
+    at: list[int] = []  # the position of the record in hand
+    skips = skips or {}
     try:
-        counts = _run_document(unit) if unit.kind == "document" else _run_records(unit)
+        if unit.kind == "document":
+            counts = _run_document(unit, skips, at)
+        else:
+            counts = _run_records(unit, skips, at)
     except _Fatal as exc:
         return UnitOutcome(unit.source, unit.index, fatal=(exc.code, exc.message))
-    except PolydeidError as exc:
-        return UnitOutcome(unit.source, unit.index, failed=(exc.code, _message(exc)))
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
         failed = (InputError.code, f"I/O error ({reason})")
         return UnitOutcome(unit.source, unit.index, failed=failed)
     except Exception as exc:
+        if isinstance(exc, PolydeidError):
+            failed = (exc.code, _message(exc))
+            code = exc.code
+        else:
+            failed = ("PD000", f"unexpected {type(exc).__name__}")
+            code = "PD000"
+        own = at and not isinstance(exc, _ENVIRONMENT_FAULTS)
         return UnitOutcome(
-            unit.source, unit.index, failed=("PD000", f"unexpected {type(exc).__name__}")
+            unit.source,
+            unit.index,
+            failed=failed,
+            position=at[-1] if own else None,
+            signature=f"{code}:{type(exc).__name__}" if own else None,
         )
     return UnitOutcome(unit.source, unit.index, counts=counts)
+
+
+_TWICE = "failed twice the same way"
 
 
 def _quarantine(counts: UnitCounts, unit: Unit, position: int, code: str, message: str) -> None:
@@ -238,14 +307,19 @@ def _record_failure(
 _RECORD_FAULTS = (InputError, RuleTimeoutError)
 
 
-def _run_records(unit: Unit) -> UnitCounts:
+def _run_records(unit: Unit, skips: Skips, at: list[int]) -> UnitCounts:
     config: JobConfig = _STATE["config"]
     deid = _STATE["deid"]
     counts = UnitCounts()
     writer = UnitWriter(unit, config)
     for item in iter_unit(unit, config):
         counts.records += 1
+        at[:] = [item.position]
         location = record_location(unit, item.position)
+        if item.position in skips:
+            code, message = skips[item.position]
+            _quarantine(counts, unit, item.position, code, f"{message} ({_TWICE})")
+            continue
         if item.error is not None or item.record is None:
             error = item.error or InputError("unreadable record")
             _record_failure(counts, unit, item.position, error, location)
@@ -258,11 +332,12 @@ def _run_records(unit: Unit) -> UnitCounts:
         counts.written += 1
         counts.spans.update(labels)
         writer.add(out)
+    at.clear()
     writer.commit()
     return counts
 
 
-def _run_document(unit: Unit) -> UnitCounts:
+def _run_document(unit: Unit, skips: Skips, at: list[int]) -> UnitCounts:
     from polydeid.engine import read_document
     from polydeid.formats.base import sample_text
     from polydeid.formats.registry import encode_document
@@ -272,7 +347,13 @@ def _run_document(unit: Unit) -> UnitCounts:
     deid = _STATE["deid"]
     counts = UnitCounts(records=1)
     target = Path(unit.output)
+    if 1 in skips:
+        code, message = skips[1]
+        _quarantine(counts, unit, 1, code, f"{message} ({_TWICE})")
+        target.unlink(missing_ok=True)
+        return counts
     data = Path(unit.path).read_bytes()
+    at.append(1)
     try:
         doc = read_document(data, unit.fmt, source=unit.source)
         if config.lang.strip().lower() == "auto":
@@ -289,6 +370,7 @@ def _run_document(unit: Unit) -> UnitCounts:
         _record_failure(counts, unit, 1, exc, unit.source)
         target.unlink(missing_ok=True)  # no output left over from an earlier version
         return counts
+    at.clear()
     write_atomic(target, out)
     counts.written = 1
     counts.spans.update(result.labels)
@@ -320,7 +402,7 @@ def _pool(workers: int, config: JobConfig) -> Executor:
         max_workers=workers,
         mp_context=multiprocessing.get_context("spawn"),
         initializer=init_worker,
-        initargs=(config, max(1, (os.cpu_count() or 1) // workers)),
+        initargs=(config, max(1, (os.cpu_count() or 1) // workers), os.getpid()),
     )
 
 
@@ -507,6 +589,14 @@ class _Job:
     processed_units: int = 0
     processed_records: int = 0
     failed_units: int = 0
+    #: units to submit again in this run (a record of theirs now quarantined)
+    again: list[Unit] = field(default_factory=list)
+    #: units whose failing record has failed twice the same way, with how it failed
+    candidates: list[tuple[Unit, str]] = field(default_factory=list)
+    #: per way of failing (code and exception type), the units it failed in this run
+    failing: defaultdict[str, set[tuple[str, int]]] = field(
+        default_factory=lambda: defaultdict(set)
+    )
 
     def say(self, line: str) -> None:
         self.stream.write(f"polydeid: batch: {line}\n")
@@ -620,12 +710,21 @@ def _execute(job: _Job, progress: PlainProgress | RichProgress) -> bool:
     completed = True
     try:
         while True:
-            while not exhausted and len(inflight) < limit:
-                unit = next(queue, None)
-                if unit is None:
-                    exhausted = True
-                    break
-                inflight[executor.submit(run_unit, unit)] = unit
+            while len(inflight) < limit:
+                if job.again:
+                    unit = job.again.pop(0)
+                else:
+                    if exhausted:
+                        break
+                    unit = next(queue, None)
+                    if unit is None:
+                        exhausted = True
+                        break
+                skips = _skips(job, unit)
+                inflight[executor.submit(run_unit, unit, skips)] = unit
+            if not inflight and job.candidates:
+                _retry_candidates(job)
+                continue
             if not inflight:
                 break
             finished, _ = wait(inflight, timeout=tick, return_when=FIRST_COMPLETED)
@@ -654,12 +753,52 @@ def _key(unit: Unit) -> tuple[str, int]:
     return unit.source, unit.index
 
 
+def _skips(job: _Job, unit: Unit) -> Skips:
+    """The records of ``unit`` that failed it twice the same way (runs in a row, or here and
+    in its retry), to be quarantined."""
+    failures = job.manifest.failures(unit.source, unit.index)
+    return {pos: (code, msg) for pos, (_, n, code, msg) in failures.items() if n >= 2}
+
+
+def _isolate(job: _Job, unit: Unit, outcome: UnitOutcome) -> None:
+    """A unit failed on one of its records: count that record's failure (in the manifest:
+    runs in a row it failed that way); once it has failed twice the same way, the unit is a
+    candidate to be done again, in this run, with that record quarantined."""
+    assert outcome.failed is not None
+    if outcome.position is None or outcome.signature is None:
+        return
+    job.failing[outcome.signature].add(_key(unit))
+    code, message = outcome.failed
+    count = job.manifest.note_failure(
+        unit.source, unit.index, outcome.position, outcome.signature, code, message
+    )
+    if count >= 2:
+        job.candidates.append((unit, outcome.signature))
+
+
+def _retry_candidates(job: _Job) -> None:
+    """After the last unit: submit again the units whose failing record is now quarantined.
+    A fault that failed several units in this run is no record's own (a vault or disk that
+    fails every record): its counts are dropped and its units left for a re-run."""
+    candidates, job.candidates = job.candidates, []
+    for unit, signature in candidates:
+        if len(job.failing[signature]) > 1:
+            for source, index in job.failing[signature]:
+                job.manifest.forget_failures(source, index)
+            continue
+        job.say(f"{unit.location}: a record failed twice the same way: quarantined")
+        job.failed_units -= 1
+        job.again.append(unit)
+
+
 def _take(
     job: _Job, unit: Unit, outcome: UnitOutcome, progress: PlainProgress | RichProgress
 ) -> None:
     if outcome.fatal is not None:
         code, message = outcome.fatal
         raise ConfigError(f"a worker stopped the run: [{code}] {message}")
+    if outcome.failed is not None:
+        _isolate(job, unit, outcome)
     if outcome.failed is not None or outcome.counts is None:
         code, message = outcome.failed or ("PD000", "no result")
         job.failed_units += 1

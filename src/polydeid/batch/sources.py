@@ -481,7 +481,7 @@ class Item:
 
     position: int
     record: dict[str, Any] | None = field(default=None, repr=False)  # holds identifier text
-    error: PolydeidError | None = None
+    error: Exception | None = None
 
 
 def record_location(unit: Unit, position: int) -> str:
@@ -521,7 +521,7 @@ def _iter_jsonl(unit: Unit) -> Iterator[Item]:
             continue
         try:
             record = parse_object(raw.rstrip(b"\r"), source=unit.source, line=number)
-        except PolydeidError as exc:
+        except (PolydeidError, ValueError, RecursionError, MemoryError) as exc:
             yield Item(number, error=exc)
             continue
         yield Item(number, record)
