@@ -79,3 +79,10 @@ def test_fhir_refuses_past_the_limits(value):
     text = '{"resourceType": "Patient", "v": ' + value + "}"
     with pytest.raises(InputLimitError):
         FhirReader().read(text, source="p.json")
+
+
+def test_an_unterminated_string_hides_the_brackets_after_it():
+    text = "[" * 150 + '"' + '\\"' * 1000 + "[" * 100
+    limits.check_depth(text)  # the last brackets are inside the (unterminated) string
+    with pytest.raises(json.JSONDecodeError):
+        limits.loads(text)

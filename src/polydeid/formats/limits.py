@@ -21,8 +21,10 @@ MAX_DEPTH = 200
 #: Characters of one number token, at most (Python converts at most 4300 digits to an int).
 MAX_NUMBER_CHARS = 1000
 
-# A JSON string (unrolled: linear, no backtracking), or one bracket.
-_STRING_OR_BRACKET = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+# A JSON string (unrolled, so linear; an unterminated one runs to the end of the text, so that
+# no later quote starts another scan), and what is not a bracket.
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*(?:"|\\?\Z)', re.DOTALL)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _DEPTH_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 
 
@@ -31,10 +33,8 @@ def check_depth(text: str, *, location: str | None = None) -> None:
     (brackets inside strings do not count)."""
     if text.count("[") + text.count("{") <= MAX_DEPTH:
         return
-    steps = (
-        _DEPTH_STEP[m.group()] for m in _STRING_OR_BRACKET.finditer(text) if m.group()[0] != '"'
-    )
-    if max(accumulate(steps), default=0) > MAX_DEPTH:
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    if max(accumulate(map(_DEPTH_STEP.__getitem__, brackets)), default=0) > MAX_DEPTH:
         raise InputLimitError(f"JSON nested deeper than {MAX_DEPTH} levels", location=location)
 
 
