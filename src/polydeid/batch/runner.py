@@ -10,7 +10,10 @@ unit as done. When every unit of a file is done its parts are joined, in order, 
 output. A re-run with the same arguments after a kill does exactly the units not yet done.
 
 Records that cannot be read or de-identified go to ``OUT/quarantine.jsonl`` (where and why,
-never what) and the run goes on. Progress, messages and the summary (``OUT/summary.json``)
+never what) and the run goes on. A unit that fails on one of its records (an error that is not
+the record's own kind) is left for a re-run; when the same record fails it the same way again
+(the count is kept in the manifest), the record is quarantined and the unit done again without
+it, in that run. Workers end when the main process dies (:func:`exit_with_parent`). Progress, messages and the summary (``OUT/summary.json``)
 carry counts, categories and error codes only.
 """
 
