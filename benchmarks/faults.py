@@ -147,6 +147,13 @@ def batch_argv(src: Path, out: Path, chunk: int) -> list[str]:
     ]  # fmt: skip
 
 
+def quarantine_codes(out: Path) -> Counter[str]:
+    """The error codes of ``OUT/quarantine.jsonl`` (one per quarantined record)."""
+    path = out / "quarantine.jsonl"
+    lines = path.read_text("utf-8").splitlines() if path.exists() else []
+    return Counter(json.loads(line)["reason"]["code"] for line in lines)
+
+
 def done_units(out: Path) -> int:
     path = out / ".polydeid-manifest.sqlite"
     if not path.exists():
@@ -179,6 +186,7 @@ class BatchReport:
     identical: bool = False
     orphans: list[int] = field(default_factory=list)
     final_exit: int = -1
+    codes: dict[str, Counter[str]] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -240,9 +248,13 @@ def run_batch_faults(
             continue
         for line in path.read_text("utf-8").splitlines():
             report.written[json.loads(line)["id"]] += 1
-    quarantine = out / "quarantine.jsonl"
-    report.quarantined = len(quarantine.read_text("utf-8").splitlines())
-    report.identical = outputs(out) == outputs(clean)
+    report.quarantined = len(quarantine_codes(out))
+    report.codes = {"uninterrupted": quarantine_codes(clean), "killed": quarantine_codes(out)}
+    got, want = outputs(out), outputs(clean)
+    report.identical = got == want
+    differ = sorted(name for name in set(got) | set(want) if got.get(name) != want.get(name))
+    if differ:
+        report.rounds.append(f"outputs that differ from the uninterrupted run: {differ}")
     missing = ids - set(report.written)
     if missing:
         report.rounds.append(f"{len(missing)} good record(s) missing from the output")
@@ -434,6 +446,12 @@ def render(
         f"({batch.final_exit}) |",
         f"| no process alive {_GRACE:.0f} s after a kill | {yes[not batch.orphans]} "
         f"({len(batch.orphans)}) |",
+        "",
+        "Quarantine codes: "
+        + "; ".join(
+            f"{run} run {dict(sorted(codes.items()))}" for run, codes in batch.codes.items()
+        )
+        + ".",
         "",
         "## Service (`polydeid serve --profile rules --policy surrogate`, key and SQLite vault)",
         "",
