@@ -3,8 +3,9 @@ that nothing is lost, nothing is duplicated and no process is left behind.
 
 Batch: JSONL files of invented records (unique ids) with hostile lines among them (nested
 10,000 deep, a 100,000-digit number, malformed JSON) are run with 2 workers; each round starts
-the run and SIGKILLs it at a random moment, alternately the whole process group and the
-parent alone (its workers must then exit by themselves), then a last run finishes the job.
+the run and SIGKILLs it once a random number of the units left is done, alternately the whole
+process group and the parent alone (its workers must then exit by themselves); a last run
+finishes the job.
 Checked: every good record id is in the output exactly once, the hostile lines and nothing
 else are quarantined, the outputs are byte-identical to an uninterrupted run, and no process
 of a killed run is alive 10 s after the kill.
@@ -213,20 +214,25 @@ def run_batch_faults(
     proc = _polydeid(*batch_argv(src, clean, chunk), stderr=subprocess.DEVNULL)
     proc.wait()
     report.clean_s = time.monotonic() - started
+    total = done_units(clean)
     for n in range(rounds):
         whole_group = n % 2 == 0
+        before = done_units(out)
+        target = before + rng.randrange(max(1, total - before))
         proc = _polydeid(*batch_argv(src, out, chunk), stderr=subprocess.DEVNULL)
         started = time.monotonic()
-        while proc.poll() is None and len(session_members(proc.pid)) < 3:
-            time.sleep(0.02)  # the parent and its two workers (and the resource tracker)
-        up = time.monotonic() - started
-        delay = rng.uniform(0.0, max(0.5, (report.clean_s - up) * 0.8))
-        try:
-            proc.wait(timeout=delay)
-            report.rounds.append(f"finished before the kill ({up + delay:.1f} s)")
+        # the parent, its two workers and the resource tracker up, and ``target`` units done
+        while proc.poll() is None and (
+            len(session_members(proc.pid)) < 3 or done_units(out) < target
+        ):
+            time.sleep(0.01)
+        jitter = rng.uniform(0.0, 0.3)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=jitter)
+        if proc.poll() is not None:
+            report.rounds.append(f"finished before the kill ({time.monotonic() - started:.1f} s)")
             continue
-        except subprocess.TimeoutExpired:
-            pass
+        up = time.monotonic() - started
         running = len(session_members(proc.pid))
         if whole_group:
             os.killpg(proc.pid, signal.SIGKILL)
@@ -237,8 +243,8 @@ def run_batch_faults(
         report.orphans.extend(left)
         what = "process group" if whole_group else "parent only"
         report.rounds.append(
-            f"SIGKILL ({what}) at {up + delay:.1f} s, {running} processes running, "
-            f"{done_units(out)} units done; {len(left)} alive {_GRACE:.0f} s later"
+            f"SIGKILL ({what}) at {up:.1f} s, {running} processes running, "
+            f"{done_units(out)} of {total} units done; {len(left)} alive {_GRACE:.0f} s later"
         )
     proc = _polydeid(*batch_argv(src, out, chunk), stderr=subprocess.DEVNULL)
     report.final_exit = proc.wait()
@@ -248,7 +254,7 @@ def run_batch_faults(
             continue
         for line in path.read_text("utf-8").splitlines():
             report.written[json.loads(line)["id"]] += 1
-    report.quarantined = len(quarantine_codes(out))
+    report.quarantined = sum(quarantine_codes(out).values())
     report.codes = {"uninterrupted": quarantine_codes(clean), "killed": quarantine_codes(out)}
     got, want = outputs(out), outputs(clean)
     report.identical = got == want
@@ -367,10 +373,13 @@ def run_service_faults(work: Path, records: int, rounds: int, rng: random.Random
         report.rounds.append("the uninterrupted server left records unanswered")
     answers: dict[str, str] = {}
     for _ in range(rounds):
+        pending = {rid: t for rid, t in texts.items() if rid not in answers}
+        if not pending:
+            break
         port = free_port()
         server = start_server(port, key, vault)
-        delay = rng.uniform(0.2, max(0.5, elapsed * 0.8))
-        pending = {rid: t for rid, t in texts.items() if rid not in answers}
+        # before the records left could all be answered
+        delay = rng.uniform(0.1, max(0.3, 0.8 * elapsed * len(pending) / len(texts)))
         killer = threading.Timer(delay, os.kill, (server.pid, signal.SIGKILL))
         killer.start()
         got = send_all(port, pending, 4)

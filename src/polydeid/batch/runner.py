@@ -13,8 +13,8 @@ Records that cannot be read or de-identified go to ``OUT/quarantine.jsonl`` (whe
 never what) and the run goes on. A unit that fails on one of its records (an error that is not
 the record's own kind) is left for a re-run; when the same record fails it the same way again
 (the count is kept in the manifest), the record is quarantined and the unit done again without
-it, in that run. Workers end when the main process dies (:func:`exit_with_parent`). Progress, messages and the summary (``OUT/summary.json``)
-carry counts, categories and error codes only.
+it, in that run. Workers end when the main process dies (:func:`exit_with_parent`). Progress,
+messages and the summary (``OUT/summary.json``) carry counts, categories and error codes only.
 """
 
 from __future__ import annotations
@@ -757,8 +757,8 @@ def _key(unit: Unit) -> tuple[str, int]:
 
 
 def _skips(job: _Job, unit: Unit) -> Skips:
-    """The records of ``unit`` that failed it twice the same way (runs in a row, or here and
-    in its retry), to be quarantined."""
+    """The records of ``unit`` that failed it twice the same way (in runs in a row), to be
+    quarantined."""
     failures = job.manifest.failures(unit.source, unit.index)
     return {pos: (code, msg) for pos, (_, n, code, msg) in failures.items() if n >= 2}
 
