@@ -129,3 +129,57 @@ def test_hostile_json_records_in_a_batch(tmp_path):
     assert ids == [0, 1, 2, 4, 5, 7, 8, 9]
     entries = [json.loads(x) for x in (out / "quarantine.jsonl").read_text().splitlines()]
     assert [(e["line"], e["reason"]["code"]) for e in entries] == [(4, "PD203"), (7, "PD203")]
+
+
+_CRASH_ON = """
+import os, signal
+if os.environ.get("POLYDEID_TEST_CRASH_ID"):
+    from polydeid.batch import runner
+    real = runner.redact_record_labelled
+    def crash(deid, record, config, *, location):
+        if record.get("id") == os.environ["POLYDEID_TEST_CRASH_ID"]:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real(deid, record, config, location=location)
+    runner.redact_record_labelled = crash
+"""
+
+
+@pytest.mark.slow
+def test_a_record_that_kills_its_worker_twice_is_quarantined(tmp_path):
+    """A worker that dies on a record (SIGKILL here, as the kernel's OOM killer would) stops
+    the run; the record is counted, and once it has killed a worker in two runs in a row the
+    next run quarantines it and writes everything else once."""
+    import os
+    import subprocess
+    import sys
+
+    import polydeid
+
+    src, out, hooks = tmp_path / "in", tmp_path / "out", tmp_path / "hooks"
+    ids = inputs(src)
+    hooks.mkdir()
+    (hooks / "sitecustomize.py").write_text(_CRASH_ON)
+    source = str(Path(polydeid.__file__).resolve().parents[1])
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(hooks), source, os.environ.get("PYTHONPATH", "")]),
+        "POLYDEID_TEST_CRASH_ID": "b7",
+    }
+    code = "import sys; from polydeid.cli import main; sys.exit(main(sys.argv[1:]))"
+    argv = [sys.executable, "-c", code, *args(src, out, 2)]
+    for count in (1, 2):
+        proc = subprocess.run(argv, env=env, capture_output=True, timeout=300, check=False)
+        err = proc.stderr.decode()
+        assert proc.returncode == 1, err
+        assert f"b.jsonl (unit 1): a worker died on a record ({count} time(s))" in err
+    proc = subprocess.run(argv, env=env, capture_output=True, timeout=300, check=False)
+    assert proc.returncode == 1  # one record quarantined
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["complete"] is True and summary["quarantined"] == 1
+    assert sorted(written(out)) == sorted(i for i in ids if i != "b7")
+    (entry,) = [json.loads(x) for x in (out / "quarantine.jsonl").read_text().splitlines()]
+    assert entry["line"] == 8
+    assert entry["reason"] == {
+        "code": "PD000",
+        "message": "its worker process died (failed twice the same way)",
+    }

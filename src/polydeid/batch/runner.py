@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import sqlite3
 import sys
 import time
@@ -37,6 +38,7 @@ from polydeid.batch.manifest import Manifest, UnitCounts
 from polydeid.batch.record import JobConfig, build_deidentifier, redact_record_labelled
 from polydeid.batch.sources import (
     MANIFEST_NAME,
+    PARTS_DIR,
     POSITION_KEY,
     QUARANTINE_NAME,
     RECORD_KINDS,
@@ -195,13 +197,20 @@ def exit_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="polydeid-parent-watch", daemon=True).start()
 
 
-def init_worker(config: JobConfig, threads: int | None = None, parent: int | None = None) -> None:
+def init_worker(
+    config: JobConfig,
+    threads: int | None = None,
+    parent: int | None = None,
+    in_hand: str | None = None,
+) -> None:
     """Build this process's de-identifier (once); a failure is reported by every unit.
 
     ``threads``: math threads for this worker (the tagger's torch), so that workers share the
     cores instead of each starting one thread per core (measured in benchmarks/batch.py).
     ``parent``: the pid of the run's main process; the worker ends when it dies
-    (:func:`exit_with_parent`)."""
+    (:func:`exit_with_parent`). ``in_hand``: a folder where the worker keeps, in a file named
+    by its pid, the record it is working on (so that a record that kills its worker can be
+    named)."""
     if parent is not None:
         exit_with_parent(parent)
     if threads is not None:
@@ -211,6 +220,9 @@ def init_worker(config: JobConfig, threads: int | None = None, parent: int | Non
             torch.set_num_threads(threads)
     _STATE.clear()
     _STATE["config"] = config
+    if in_hand is not None:
+        path = Path(in_hand) / str(os.getpid())
+        _STATE["in_hand"] = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
         _STATE["deid"] = build_deidentifier(config)
     except PolydeidError as exc:
@@ -269,10 +281,29 @@ def run_unit(unit: Unit, skips: Skips | None = None) -> UnitOutcome:
             position=at[-1] if own else None,
             signature=f"{code}:{type(exc).__name__}" if own else None,
         )
+    finally:
+        _release()
     return UnitOutcome(unit.source, unit.index, counts=counts)
 
 
 _TWICE = "failed twice the same way"
+
+
+def _hold(unit: Unit, position: int) -> None:
+    """Note in this worker's in-hand file (where there is one) the record it starts on."""
+    fd = _STATE.get("in_hand")
+    if fd is None:
+        return
+    data = json.dumps([unit.source, unit.index, position]).encode("utf-8")
+    os.pwrite(fd, data, 0)
+    os.ftruncate(fd, len(data))
+
+
+def _release() -> None:
+    """Empty this worker's in-hand file: no record in hand."""
+    fd = _STATE.get("in_hand")
+    if fd is not None:
+        os.ftruncate(fd, 0)
 
 
 def _quarantine(counts: UnitCounts, unit: Unit, position: int, code: str, message: str) -> None:
@@ -318,6 +349,7 @@ def _run_records(unit: Unit, skips: Skips, at: list[int]) -> UnitCounts:
     for item in iter_unit(unit, config):
         counts.records += 1
         at[:] = [item.position]
+        _hold(unit, item.position)
         location = record_location(unit, item.position)
         if item.position in skips:
             code, message = skips[item.position]
@@ -357,6 +389,7 @@ def _run_document(unit: Unit, skips: Skips, at: list[int]) -> UnitCounts:
         return counts
     data = Path(unit.path).read_bytes()
     at.append(1)
+    _hold(unit, 1)
     try:
         doc = read_document(data, unit.fmt, source=unit.source)
         if config.lang.strip().lower() == "auto":
@@ -397,16 +430,44 @@ class _InlineExecutor(Executor):
         return future
 
 
-def _pool(workers: int, config: JobConfig) -> Executor:
+def _pool(workers: int, config: JobConfig, in_hand: Path) -> Executor:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
+    threads = max(1, (os.cpu_count() or 1) // workers)
     return ProcessPoolExecutor(
         max_workers=workers,
         mp_context=multiprocessing.get_context("spawn"),
         initializer=init_worker,
-        initargs=(config, max(1, (os.cpu_count() or 1) // workers), os.getpid()),
+        initargs=(config, threads, os.getpid(), str(in_hand)),
     )
+
+
+def _in_hand_dir(out_dir: Path) -> Path:
+    return out_dir / PARTS_DIR / ".in-hand"
+
+
+#: How a worker ends when the pool, broken by another worker's death, terminates it.
+_TERMINATED = -15
+
+
+def _note_crashes(job: _Job, workers: dict[int, Any]) -> None:
+    """After a worker died: count a failure (``PD000:WorkerDied``) against the record each
+    worker that was not ended by the pool had in hand (:func:`_hold`). A record that kills its
+    worker twice in a row is quarantined by the next run (:func:`_skips`)."""
+    folder = _in_hand_dir(job.out_dir)
+    for pid, process in workers.items():
+        code = getattr(process, "exitcode", None)
+        if code is None or code == _TERMINATED:
+            continue
+        try:
+            source, index, position = json.loads((folder / str(pid)).read_text("utf-8"))
+        except (OSError, ValueError):
+            continue
+        count = job.manifest.note_failure(
+            source, index, position, "PD000:WorkerDied", "PD000", "its worker process died"
+        )
+        job.say(f"{source} (unit {index + 1}): a worker died on a record ({count} time(s))")
 
 
 # --- progress -----------------------------------------------------------------------------
@@ -695,6 +756,7 @@ def _execute(job: _Job, progress: PlainProgress | RichProgress) -> bool:
     """Run the pending units; False when the run stopped early (a worker died)."""
     pending = job.pending
     workers = max(1, min(job.options.workers, len(pending)))
+    shutil.rmtree(_in_hand_dir(job.out_dir), ignore_errors=True)  # a killed run's
     if workers == 1:
         init_worker(job.config)
         if "error" in _STATE:
@@ -703,7 +765,9 @@ def _execute(job: _Job, progress: PlainProgress | RichProgress) -> bool:
         executor: Executor = _InlineExecutor()
         limit = 1
     else:
-        executor = _pool(workers, job.config)
+        in_hand = _in_hand_dir(job.out_dir)
+        in_hand.mkdir(parents=True)
+        executor = _pool(workers, job.config, in_hand)
         limit = workers * 3
     order = {(u.source, u.index): n for n, u in enumerate(pending)}
     queue = iter(pending)
@@ -737,6 +801,9 @@ def _execute(job: _Job, progress: PlainProgress | RichProgress) -> bool:
                 try:
                     outcome = future.result()
                 except BrokenProcessPool:
+                    processes = dict(getattr(executor, "_processes", None) or {})
+                    executor.shutdown(wait=True, cancel_futures=True)
+                    _note_crashes(job, processes)
                     job.say(
                         "a worker process died; the units done so far are kept: "
                         "re-run the same command to do the rest"
@@ -749,6 +816,7 @@ def _execute(job: _Job, progress: PlainProgress | RichProgress) -> bool:
             _STATE.clear()
         else:
             executor.shutdown(wait=True, cancel_futures=True)
+        shutil.rmtree(_in_hand_dir(job.out_dir), ignore_errors=True)
     return completed
 
 
