@@ -69,12 +69,15 @@ Notes for a real cluster:
   few minutes each; the de-identifier is built once per worker, not per task.
 
 Run locally for a try: ``python examples/spark_cluster.py notes.jsonl out.parquet --master
-local[2] --profile rules``.
+local[2] --profile rules``. With a ``local`` master and no ``PYSPARK_PYTHON``, the workers
+start the interpreter that runs this script; on a cluster, a worker Python without polydeid
+is reported as a configuration error (exit 2) that says which setting to change.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -145,9 +148,16 @@ def run(spark, args: argparse.Namespace) -> tuple[int, int]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from pyspark import SparkConf
     from pyspark.sql import SparkSession
 
+    from polydeid.spark import worker_import_error, worker_python
+
     args = parse_args(argv)
+    master = args.master or SparkConf().get("spark.master", None)
+    python = worker_python(master, os.environ.get("PYSPARK_PYTHON"))
+    if python is not None:  # a local run: the workers start this interpreter
+        os.environ["PYSPARK_PYTHON"] = python
     builder = SparkSession.builder.appName("polydeid")
     if args.master:
         builder = builder.master(args.master)
@@ -156,6 +166,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows, failed = run(spark, args)
     except PolydeidError as exc:
         print(f"polydeid: error: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:
+        hint = worker_import_error(exc)
+        if hint is None:
+            raise
+        print(f"polydeid: error: {hint}", file=sys.stderr)
         return 2
     finally:
         spark.stop()

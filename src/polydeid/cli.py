@@ -24,11 +24,13 @@ from polydeid.core.errors import (
     CoverageError,
     DataFileError,
     InputError,
+    InputLimitError,
     PolydeidError,
     VaultKeyError,
 )
 from polydeid.core.segments import Origin, Segment
 from polydeid.core.taxonomy import Category
+from polydeid.formats import limits
 from polydeid.formats.jsonl import JsonlFailure, looks_like_jsonl, read_jsonl
 from polydeid.formats.registry import FORMATS, RECORD_FORMATS, SUFFIXES, detect_format
 from polydeid.formats.text import decode_utf8
@@ -230,15 +232,46 @@ def _write_atomic(path: str, data: bytes) -> None:
         sys.stdout.buffer.flush()
         return
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise output_error(exc, path) from None
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as exc:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            raise output_error(exc, path) from None
         raise
+
+
+def output_error(exc: OSError, location: str) -> ConfigError:
+    """An output that cannot be written, as a configuration error (its reason, not its text)."""
+    reason = exc.strerror or type(exc).__name__
+    return ConfigError(f"cannot write the output ({reason})", location=location)
+
+
+def check_output(path: str, *, folder: bool) -> None:
+    """Refuse an output that cannot be written before any record is read, creating nothing:
+    the nearest existing folder of ``path`` (``path`` itself when ``folder``, else its parent)
+    must be a writable folder, and ``path`` no folder when it names a file."""
+    if path == "-":
+        return
+    target = Path(path)
+    if not folder and target.is_dir():
+        raise ConfigError("the output names a folder; give a file", location=path)
+    if folder and target.exists() and not target.is_dir():
+        raise ConfigError("the output must be a folder", location=path)
+    existing = target if folder else target.parent
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise ConfigError("a part of the output's path is a file, not a folder", location=path)
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise ConfigError("cannot write the output (permission denied or read-only)", location=path)
 
 
 def _input_format(path: str, data: bytes, requested: str) -> str:
@@ -259,8 +292,8 @@ def _first_record_has_text(data: bytes) -> bool:
     """Whether the first line is a JSON object with a string "text" (a JSONL record)."""
     first = data.lstrip().split(b"\n", 1)[0]
     try:
-        record = json.loads(first)
-    except ValueError:
+        record = limits.loads(first)
+    except (ValueError, InputLimitError):
         return False
     return isinstance(record, dict) and isinstance(record.get("text"), str)
 
@@ -482,6 +515,7 @@ def _run(
     is_dir = inputs[0][1] is not None
     if is_dir and args.output == "-":
         raise ConfigError("a directory input needs --output DIR")
+    check_output(args.output, folder=is_dir)
     for source, rel in inputs:
         result = _process_file(
             source,

@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import replace
@@ -60,10 +61,43 @@ if TYPE_CHECKING:
     from polydeid.api import Deidentifier
     from polydeid.transform.policy import Policy
 
-__all__ = ["SPAN_SCHEMA", "deidentify_column", "detect_column"]
+__all__ = [
+    "SPAN_SCHEMA",
+    "deidentify_column",
+    "detect_column",
+    "worker_import_error",
+    "worker_python",
+]
 
 #: The Spark SQL type of :func:`detect_column`'s output column.
 SPAN_SCHEMA = "array<struct<start:int,end:int,label:string,score:double,source:string>>"
+
+# --- the workers' Python ---------------------------------------------------------------------
+
+
+def worker_python(master: str | None, configured: str | None) -> str | None:
+    """The Python for Spark's workers to start, where the caller should set it: the running
+    interpreter (which has polydeid and pyarrow) for a ``local`` master when none is
+    ``configured`` (``PYSPARK_PYTHON``); None otherwise (a cluster's executors need their
+    own environment, see examples/spark_cluster.py)."""
+    if configured or not master or not master.strip().startswith("local"):
+        return None
+    return sys.executable
+
+
+def worker_import_error(error: BaseException) -> ConfigError | None:
+    """A :class:`ConfigError` that says what to do when ``error`` is Spark reporting that its
+    Python workers could not import polydeid or pyarrow (None for any other error)."""
+    text = str(error)
+    missing = [name for name in ("polydeid", "pyarrow") if f"No module named '{name}'" in text]
+    if not missing:
+        return None
+    return ConfigError(
+        f"Spark's Python workers cannot import {' and '.join(missing)}: they run "
+        "PYSPARK_PYTHON (spark.pyspark.python), not this interpreter; point it at a Python "
+        "with polydeid installed (on a cluster: a packed environment shipped with --archives)"
+    )
+
 
 # --- per-worker cache ------------------------------------------------------------------------
 

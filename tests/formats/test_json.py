@@ -147,11 +147,17 @@ def test_field_names_keep_their_combining_marks():
     assert role_for_name("मरीज़ का नाम").category.value == "PERSON"
 
 
-def test_deep_nesting_does_not_recurse(deid):
-    depth = 50_000
+def test_nesting_up_to_the_limit_is_read_and_deeper_is_refused_with_a_code(deid):
+    from polydeid.core.errors import InputLimitError
+    from polydeid.formats.limits import MAX_DEPTH
+
+    depth = MAX_DEPTH - 1
     src = "[" * depth + '{"phone": "+256 772 123456"}' + "]" * depth
     out = deid.redact_document(src, format="json").output
     assert out == "[" * depth + '{"phone": "[CONTACT_PHONE]"}' + "]" * depth
+    deep = "[" * 50_000 + '{"phone": "+256 772 123456"}' + "]" * 50_000
+    with pytest.raises(InputLimitError):
+        deid.redact_document(deep, format="json")
 
 
 def test_fields_are_produced_lazily():

@@ -8,7 +8,10 @@
   hash), its number of units and whether its output has been assembled (``committed``);
 * ``units``: per finished unit, its counts (records, written, spans per category, errors per
   code) — labels and codes only, never text;
-* ``quarantine``: the quarantine entries of finished units (location and reason only).
+* ``quarantine``: the quarantine entries of finished units (location and reason only);
+* ``failures``: per record that failed its unit (not yet finished), how (error code and
+  exception type), how many runs in a row it failed that way, and the error's code and
+  message (location and reason only).
 
 A unit's row and its quarantine entries are written in one transaction, after its part file
 has been renamed into place, so a killed run leaves every unit either done (part file and
@@ -54,6 +57,16 @@ CREATE TABLE IF NOT EXISTS quarantine (
     seq INTEGER NOT NULL,
     entry TEXT NOT NULL,
     PRIMARY KEY (source, unit, seq)
+);
+CREATE TABLE IF NOT EXISTS failures (
+    source TEXT NOT NULL,
+    unit INTEGER NOT NULL,
+    position INTEGER NOT NULL,
+    signature TEXT NOT NULL,
+    count INTEGER NOT NULL,
+    code TEXT NOT NULL,
+    message TEXT NOT NULL,
+    PRIMARY KEY (source, unit, position)
 );
 """
 
@@ -186,10 +199,49 @@ class Manifest:
                 self.db.execute(
                     "DELETE FROM quarantine WHERE source = ? AND unit = ?", (source, unit)
                 )
+                self.db.execute(
+                    "DELETE FROM failures WHERE source = ? AND unit = ?", (source, unit)
+                )
 
     def _forget(self, source: str) -> None:
         self.db.execute("DELETE FROM units WHERE source = ?", (source,))
         self.db.execute("DELETE FROM quarantine WHERE source = ?", (source,))
+        self.db.execute("DELETE FROM failures WHERE source = ?", (source,))
+
+    # --- records that fail their unit ----------------------------------------------------
+
+    def note_failure(
+        self, source: str, unit: int, position: int, signature: str, code: str, message: str
+    ) -> int:
+        """Count a failure of the record at ``position``: how many times in a row it has now
+        failed as ``signature`` (a failure of another kind starts again at 1)."""
+        with self._transaction():
+            row = self.db.execute(
+                "SELECT signature, count FROM failures "
+                "WHERE source = ? AND unit = ? AND position = ?",
+                (source, unit, position),
+            ).fetchone()
+            count = int(row[1]) + 1 if row is not None and row[0] == signature else 1
+            self.db.execute(
+                "INSERT OR REPLACE INTO failures "
+                "(source, unit, position, signature, count, code, message) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (source, unit, position, signature, count, code, message),
+            )
+        return count
+
+    def failures(self, source: str, unit: int) -> dict[int, tuple[str, int, str, str]]:
+        """The noted failures of ``unit``: position → (signature, count, code, message)."""
+        rows = self.db.execute(
+            "SELECT position, signature, count, code, message FROM failures "
+            "WHERE source = ? AND unit = ?",
+            (source, unit),
+        )
+        return {int(p): (sig, int(n), code, msg) for p, sig, n, code, msg in rows}
+
+    def forget_failures(self, source: str, unit: int) -> None:
+        with self._transaction():
+            self.db.execute("DELETE FROM failures WHERE source = ? AND unit = ?", (source, unit))
 
     def complete_unit(self, source: str, unit: int, counts: UnitCounts) -> None:
         """Record ``unit`` as done, with its counts and quarantine entries (atomically)."""
@@ -207,6 +259,7 @@ class Manifest:
                 ),
             )
             self.db.execute("DELETE FROM quarantine WHERE source = ? AND unit = ?", (source, unit))
+            self.db.execute("DELETE FROM failures WHERE source = ? AND unit = ?", (source, unit))
             self.db.executemany(
                 "INSERT INTO quarantine (source, unit, seq, entry) VALUES (?, ?, ?, ?)",
                 [

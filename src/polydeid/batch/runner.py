@@ -10,8 +10,11 @@ unit as done. When every unit of a file is done its parts are joined, in order, 
 output. A re-run with the same arguments after a kill does exactly the units not yet done.
 
 Records that cannot be read or de-identified go to ``OUT/quarantine.jsonl`` (where and why,
-never what) and the run goes on. Progress, messages and the summary (``OUT/summary.json``)
-carry counts, categories and error codes only.
+never what) and the run goes on. A unit that fails on one of its records (an error that is not
+the record's own kind) is left for a re-run; when the same record fails it the same way again
+(the count is kept in the manifest), the record is quarantined and the unit done again without
+it, in that run. Workers end when the main process dies (:func:`exit_with_parent`). Progress,
+messages and the summary (``OUT/summary.json``) carry counts, categories and error codes only.
 """
 
 from __future__ import annotations
@@ -19,10 +22,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import sqlite3
 import sys
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -34,6 +38,7 @@ from polydeid.batch.manifest import Manifest, UnitCounts
 from polydeid.batch.record import JobConfig, build_deidentifier, redact_record_labelled
 from polydeid.batch.sources import (
     MANIFEST_NAME,
+    PARTS_DIR,
     POSITION_KEY,
     QUARANTINE_NAME,
     RECORD_KINDS,
@@ -52,8 +57,11 @@ from polydeid.batch.sources import (
     sweep_temporaries,
     write_atomic,
 )
+from polydeid.cli import check_output, output_error
 from polydeid.core.errors import (
+    ChatEndpointError,
     ConfigError,
+    DetectorUnavailableError,
     InputError,
     PolydeidError,
     RuleTimeoutError,
@@ -143,17 +151,68 @@ class UnitOutcome:
     fatal: tuple[str, str] | None = None
     #: (code, message) of an error that leaves this unit to a re-run
     failed: tuple[str, str] | None = None
+    #: the record that ``failed`` the unit, where known, and how (code and exception type;
+    #: None for a fault of the surroundings: I/O, a detector or endpoint that is down)
+    position: int | None = None
+    signature: str | None = None
+
+
+#: Records of a unit to quarantine without de-identifying them: position → (code, message).
+Skips = dict[int, tuple[str, str]]
 
 
 def _message(exc: PolydeidError) -> str:
     return str(exc).removeprefix(f"[{exc.code}] ")
 
 
-def init_worker(config: JobConfig, threads: int | None = None) -> None:
+#: Seconds between two looks of a worker's watchdog at its parent.
+_PARENT_CHECK = 1.0
+
+
+def exit_with_parent(parent: int) -> None:
+    """End this process when ``parent`` (the process that started it) dies, even by SIGKILL:
+    on Linux the kernel sends SIGKILL (``prctl(PR_SET_PDEATHSIG)``); everywhere a daemon
+    thread checks every :data:`_PARENT_CHECK` seconds that the parent is still this
+    process's parent and exits at once when it is not."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            import signal
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # 1: PR_SET_PDEATHSIG
+        except (OSError, AttributeError):  # pragma: no cover - no prctl: the watchdog only
+            pass
+    if os.getppid() != parent:  # it died before the signal was asked for
+        os._exit(1)
+
+    def watch() -> None:
+        while True:
+            time.sleep(_PARENT_CHECK)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    import threading
+
+    threading.Thread(target=watch, name="polydeid-parent-watch", daemon=True).start()
+
+
+def init_worker(
+    config: JobConfig,
+    threads: int | None = None,
+    parent: int | None = None,
+    in_hand: str | None = None,
+) -> None:
     """Build this process's de-identifier (once); a failure is reported by every unit.
 
     ``threads``: math threads for this worker (the tagger's torch), so that workers share the
-    cores instead of each starting one thread per core (measured in benchmarks/batch.py)."""
+    cores instead of each starting one thread per core (measured in benchmarks/batch.py).
+    ``parent``: the pid of the run's main process; the worker ends when it dies
+    (:func:`exit_with_parent`). ``in_hand``: a folder where the worker keeps, in a file named
+    by its pid, the record it is working on (so that a record that kills its worker can be
+    named)."""
+    if parent is not None:
+        exit_with_parent(parent)
     if threads is not None:
         os.environ["OMP_NUM_THREADS"] = str(threads)
         torch = sys.modules.get("torch")
@@ -161,6 +220,9 @@ def init_worker(config: JobConfig, threads: int | None = None) -> None:
             torch.set_num_threads(threads)
     _STATE.clear()
     _STATE["config"] = config
+    if in_hand is not None:
+        path = Path(in_hand) / str(os.getpid())
+        _STATE["in_hand"] = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
         _STATE["deid"] = build_deidentifier(config)
     except PolydeidError as exc:
@@ -181,25 +243,67 @@ def _is_fatal(exc: PolydeidError) -> bool:
     return isinstance(exc, ConfigError) and not isinstance(exc, UnknownLanguageError)
 
 
-def run_unit(unit: Unit) -> UnitOutcome:
-    """Process one unit in this worker (entry point of the process pool)."""
+#: Failures of a unit that are the surroundings' (not one record's): never counted against a
+#: record, the unit is left for a re-run.
+_ENVIRONMENT_FAULTS = (DetectorUnavailableError, ChatEndpointError)
+
+
+def run_unit(unit: Unit, skips: Skips | None = None) -> UnitOutcome:
+    """Process one unit in this worker (entry point of the process pool); the records at
+    ``skips`` are quarantined with their reason instead of being de-identified."""
     if "error" in _STATE:
         return UnitOutcome(unit.source, unit.index, fatal=_STATE["error"])
+    at: list[int] = []  # the position of the record in hand
+    skips = skips or {}
     try:
-        counts = _run_document(unit) if unit.kind == "document" else _run_records(unit)
+        if unit.kind == "document":
+            counts = _run_document(unit, skips, at)
+        else:
+            counts = _run_records(unit, skips, at)
     except _Fatal as exc:
         return UnitOutcome(unit.source, unit.index, fatal=(exc.code, exc.message))
-    except PolydeidError as exc:
-        return UnitOutcome(unit.source, unit.index, failed=(exc.code, _message(exc)))
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
         failed = (InputError.code, f"I/O error ({reason})")
         return UnitOutcome(unit.source, unit.index, failed=failed)
     except Exception as exc:
+        if isinstance(exc, PolydeidError):
+            failed = (exc.code, _message(exc))
+            code = exc.code
+        else:
+            failed = ("PD000", f"unexpected {type(exc).__name__}")
+            code = "PD000"
+        own = at and not isinstance(exc, _ENVIRONMENT_FAULTS)
         return UnitOutcome(
-            unit.source, unit.index, failed=("PD000", f"unexpected {type(exc).__name__}")
+            unit.source,
+            unit.index,
+            failed=failed,
+            position=at[-1] if own else None,
+            signature=f"{code}:{type(exc).__name__}" if own else None,
         )
+    finally:
+        _release()
     return UnitOutcome(unit.source, unit.index, counts=counts)
+
+
+_TWICE = "failed twice the same way"
+
+
+def _hold(unit: Unit, position: int) -> None:
+    """Note in this worker's in-hand file (where there is one) the record it starts on."""
+    fd = _STATE.get("in_hand")
+    if fd is None:
+        return
+    data = json.dumps([unit.source, unit.index, position]).encode("utf-8")
+    os.pwrite(fd, data, 0)
+    os.ftruncate(fd, len(data))
+
+
+def _release() -> None:
+    """Empty this worker's in-hand file: no record in hand."""
+    fd = _STATE.get("in_hand")
+    if fd is not None:
+        os.ftruncate(fd, 0)
 
 
 def _quarantine(counts: UnitCounts, unit: Unit, position: int, code: str, message: str) -> None:
@@ -237,14 +341,20 @@ def _record_failure(
 _RECORD_FAULTS = (InputError, RuleTimeoutError)
 
 
-def _run_records(unit: Unit) -> UnitCounts:
+def _run_records(unit: Unit, skips: Skips, at: list[int]) -> UnitCounts:
     config: JobConfig = _STATE["config"]
     deid = _STATE["deid"]
     counts = UnitCounts()
     writer = UnitWriter(unit, config)
     for item in iter_unit(unit, config):
         counts.records += 1
+        at[:] = [item.position]
+        _hold(unit, item.position)
         location = record_location(unit, item.position)
+        if item.position in skips:
+            code, message = skips[item.position]
+            _quarantine(counts, unit, item.position, code, f"{message} ({_TWICE})")
+            continue
         if item.error is not None or item.record is None:
             error = item.error or InputError("unreadable record")
             _record_failure(counts, unit, item.position, error, location)
@@ -257,11 +367,12 @@ def _run_records(unit: Unit) -> UnitCounts:
         counts.written += 1
         counts.spans.update(labels)
         writer.add(out)
+    at.clear()
     writer.commit()
     return counts
 
 
-def _run_document(unit: Unit) -> UnitCounts:
+def _run_document(unit: Unit, skips: Skips, at: list[int]) -> UnitCounts:
     from polydeid.engine import read_document
     from polydeid.formats.base import sample_text
     from polydeid.formats.registry import encode_document
@@ -271,7 +382,14 @@ def _run_document(unit: Unit) -> UnitCounts:
     deid = _STATE["deid"]
     counts = UnitCounts(records=1)
     target = Path(unit.output)
+    if 1 in skips:
+        code, message = skips[1]
+        _quarantine(counts, unit, 1, code, f"{message} ({_TWICE})")
+        target.unlink(missing_ok=True)
+        return counts
     data = Path(unit.path).read_bytes()
+    at.append(1)
+    _hold(unit, 1)
     try:
         doc = read_document(data, unit.fmt, source=unit.source)
         if config.lang.strip().lower() == "auto":
@@ -288,6 +406,7 @@ def _run_document(unit: Unit) -> UnitCounts:
         _record_failure(counts, unit, 1, exc, unit.source)
         target.unlink(missing_ok=True)  # no output left over from an earlier version
         return counts
+    at.clear()
     write_atomic(target, out)
     counts.written = 1
     counts.spans.update(result.labels)
@@ -311,16 +430,44 @@ class _InlineExecutor(Executor):
         return future
 
 
-def _pool(workers: int, config: JobConfig) -> Executor:
+def _pool(workers: int, config: JobConfig, in_hand: Path) -> Executor:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
+    threads = max(1, (os.cpu_count() or 1) // workers)
     return ProcessPoolExecutor(
         max_workers=workers,
         mp_context=multiprocessing.get_context("spawn"),
         initializer=init_worker,
-        initargs=(config, max(1, (os.cpu_count() or 1) // workers)),
+        initargs=(config, threads, os.getpid(), str(in_hand)),
     )
+
+
+def _in_hand_dir(out_dir: Path) -> Path:
+    return out_dir / PARTS_DIR / ".in-hand"
+
+
+#: How a worker ends when the pool, broken by another worker's death, terminates it.
+_TERMINATED = -15
+
+
+def _note_crashes(job: _Job, workers: dict[int, Any]) -> None:
+    """After a worker died: count a failure (``PD000:WorkerDied``) against the record each
+    worker that was not ended by the pool had in hand (:func:`_hold`). A record that kills its
+    worker twice in a row is quarantined by the next run (:func:`_skips`)."""
+    folder = _in_hand_dir(job.out_dir)
+    for pid, process in workers.items():
+        code = getattr(process, "exitcode", None)
+        if code is None or code == _TERMINATED:
+            continue
+        try:
+            source, index, position = json.loads((folder / str(pid)).read_text("utf-8"))
+        except (OSError, ValueError):
+            continue
+        count = job.manifest.note_failure(
+            source, index, position, "PD000:WorkerDied", "PD000", "its worker process died"
+        )
+        job.say(f"{source} (unit {index + 1}): a worker died on a record ({count} time(s))")
 
 
 # --- progress -----------------------------------------------------------------------------
@@ -521,6 +668,14 @@ class _Job:
     processed_units: int = 0
     processed_records: int = 0
     failed_units: int = 0
+    #: units to submit again in this run (a record of theirs now quarantined)
+    again: list[Unit] = field(default_factory=list)
+    #: units whose failing record has failed twice the same way, with how it failed
+    candidates: list[tuple[Unit, str]] = field(default_factory=list)
+    #: per way of failing (code and exception type), the units it failed in this run
+    failing: defaultdict[str, set[tuple[str, int]]] = field(
+        default_factory=lambda: defaultdict(set)
+    )
 
     def say(self, line: str) -> None:
         self.stream.write(f"polydeid: batch: {line}\n")
@@ -616,6 +771,7 @@ def _execute(job: _Job, progress: PlainProgress | RichProgress) -> bool:
     """Run the pending units; False when the run stopped early (a worker died)."""
     pending = job.pending
     workers = max(1, min(job.options.workers, len(pending)))
+    shutil.rmtree(_in_hand_dir(job.out_dir), ignore_errors=True)  # a killed run's
     if workers == 1:
         init_worker(job.config)
         if "error" in _STATE:
@@ -624,7 +780,9 @@ def _execute(job: _Job, progress: PlainProgress | RichProgress) -> bool:
         executor: Executor = _InlineExecutor()
         limit = 1
     else:
-        executor = _pool(workers, job.config)
+        in_hand = _in_hand_dir(job.out_dir)
+        in_hand.mkdir(parents=True)
+        executor = _pool(workers, job.config, in_hand)
         limit = workers * 3
     order = {(u.source, u.index): n for n, u in enumerate(pending)}
     queue = iter(pending)
@@ -634,12 +792,21 @@ def _execute(job: _Job, progress: PlainProgress | RichProgress) -> bool:
     completed = True
     try:
         while True:
-            while not exhausted and len(inflight) < limit:
-                unit = next(queue, None)
-                if unit is None:
-                    exhausted = True
-                    break
-                inflight[executor.submit(run_unit, unit)] = unit
+            while len(inflight) < limit:
+                if job.again:
+                    unit = job.again.pop(0)
+                else:
+                    if exhausted:
+                        break
+                    unit = next(queue, None)
+                    if unit is None:
+                        exhausted = True
+                        break
+                skips = _skips(job, unit)
+                inflight[executor.submit(run_unit, unit, skips)] = unit
+            if not inflight and job.candidates:
+                _retry_candidates(job)
+                continue
             if not inflight:
                 break
             finished, _ = wait(inflight, timeout=tick, return_when=FIRST_COMPLETED)
@@ -649,6 +816,9 @@ def _execute(job: _Job, progress: PlainProgress | RichProgress) -> bool:
                 try:
                     outcome = future.result()
                 except BrokenProcessPool:
+                    processes = dict(getattr(executor, "_processes", None) or {})
+                    executor.shutdown(wait=True, cancel_futures=True)
+                    _note_crashes(job, processes)
                     job.say(
                         "a worker process died; the units done so far are kept: "
                         "re-run the same command to do the rest"
@@ -661,11 +831,50 @@ def _execute(job: _Job, progress: PlainProgress | RichProgress) -> bool:
             _STATE.clear()
         else:
             executor.shutdown(wait=True, cancel_futures=True)
+        shutil.rmtree(_in_hand_dir(job.out_dir), ignore_errors=True)
     return completed
 
 
 def _key(unit: Unit) -> tuple[str, int]:
     return unit.source, unit.index
+
+
+def _skips(job: _Job, unit: Unit) -> Skips:
+    """The records of ``unit`` that failed it twice the same way (in runs in a row), to be
+    quarantined."""
+    failures = job.manifest.failures(unit.source, unit.index)
+    return {pos: (code, msg) for pos, (_, n, code, msg) in failures.items() if n >= 2}
+
+
+def _isolate(job: _Job, unit: Unit, outcome: UnitOutcome) -> None:
+    """A unit failed on one of its records: count that record's failure (in the manifest:
+    runs in a row it failed that way); once it has failed twice the same way, the unit is a
+    candidate to be done again, in this run, with that record quarantined."""
+    assert outcome.failed is not None
+    if outcome.position is None or outcome.signature is None:
+        return
+    job.failing[outcome.signature].add(_key(unit))
+    code, message = outcome.failed
+    count = job.manifest.note_failure(
+        unit.source, unit.index, outcome.position, outcome.signature, code, message
+    )
+    if count >= 2:
+        job.candidates.append((unit, outcome.signature))
+
+
+def _retry_candidates(job: _Job) -> None:
+    """After the last unit: submit again the units whose failing record is now quarantined.
+    A fault that failed several units in this run is no record's own (a vault or disk that
+    fails every record): its counts are dropped and its units left for a re-run."""
+    candidates, job.candidates = job.candidates, []
+    for unit, signature in candidates:
+        if len(job.failing[signature]) > 1:
+            for source, index in job.failing[signature]:
+                job.manifest.forget_failures(source, index)
+            continue
+        job.say(f"{unit.location}: a record failed twice the same way: quarantined")
+        job.failed_units -= 1
+        job.again.append(unit)
 
 
 def _take(
@@ -674,6 +883,8 @@ def _take(
     if outcome.fatal is not None:
         code, message = outcome.fatal
         raise ConfigError(f"a worker stopped the run: [{code}] {message}")
+    if outcome.failed is not None:
+        _isolate(job, unit, outcome)
     if outcome.failed is not None or outcome.counts is None:
         code, message = outcome.failed or ("PD000", "no result")
         job.failed_units += 1
@@ -761,19 +972,34 @@ def run_batch(
     validate_config(config)
     started = time.monotonic()
     out_dir = Path(options.output)
-    if out_dir.exists() and not out_dir.is_dir():
-        raise ConfigError("the output must be a folder", location=options.output)
+    check_output(options.output, folder=True)
     files, skipped = discover(options.input, out_dir, options.format, config.text_field)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    lock = _Lock(out_dir)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        lock = _Lock(out_dir)
+    except OSError as exc:
+        raise output_error(exc, options.output) from None
     try:
         config_hash = config_fingerprint(config, options)
-        with Manifest(out_dir / MANIFEST_NAME, config_hash) as manifest:
+        with _open_manifest(out_dir, config_hash) as manifest:
             sweep_temporaries(out_dir)
             job = _Job(options, config, out_dir, manifest, stream, files=files)
             return _run(job, config_hash, skipped, started)
     finally:
         lock.release()
+
+
+def _open_manifest(out_dir: Path, config_hash: str) -> Manifest:
+    """The output folder's manifest; an output folder where it cannot be written is a
+    :class:`ConfigError`."""
+    try:
+        return Manifest(out_dir / MANIFEST_NAME, config_hash)
+    except sqlite3.Error as exc:
+        raise ConfigError(
+            f"cannot write the manifest ({type(exc).__name__})", location=str(out_dir)
+        ) from None
+    except OSError as exc:
+        raise output_error(exc, str(out_dir)) from None
 
 
 def _run(job: _Job, config_hash: str, skipped: int, started: float) -> BatchResult:

@@ -43,9 +43,11 @@ from polydeid.core.errors import (
     ConfigError,
     DecodingError,
     InputError,
+    InputLimitError,
     PolydeidError,
     RecordError,
 )
+from polydeid.formats import limits
 from polydeid.formats.jsonl import parse_object
 from polydeid.formats.registry import READERS, SUFFIXES, detect_format
 from polydeid.formats.text import decode_utf8
@@ -144,8 +146,8 @@ def _looks_like_records(head: bytes, text_field: str) -> bool:
     if len(lines) < 2 or not all(ln.startswith(b"{") and ln.endswith(b"}") for ln in lines):
         return False
     try:
-        first = json.loads(lines[0])
-    except ValueError:
+        first = limits.loads(lines[0])
+    except (ValueError, InputLimitError):
         return False
     return isinstance(first, dict) and isinstance(first.get(text_field), str)
 
@@ -479,7 +481,7 @@ class Item:
 
     position: int
     record: dict[str, Any] | None = field(default=None, repr=False)  # holds identifier text
-    error: PolydeidError | None = None
+    error: Exception | None = None
 
 
 def record_location(unit: Unit, position: int) -> str:
@@ -519,7 +521,7 @@ def _iter_jsonl(unit: Unit) -> Iterator[Item]:
             continue
         try:
             record = parse_object(raw.rstrip(b"\r"), source=unit.source, line=number)
-        except PolydeidError as exc:
+        except (PolydeidError, ValueError, RecursionError, MemoryError) as exc:
             yield Item(number, error=exc)
             continue
         yield Item(number, record)

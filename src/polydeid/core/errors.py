@@ -17,7 +17,8 @@ Hierarchy (stable codes in brackets)::
     │   └── VaultKeyError              [PD111]  the key does not match the vault's fingerprint
     ├── InputError                     [PD200]
     │   ├── DecodingError              [PD201]  invalid UTF-8
-    │   └── RecordError                [PD202]  malformed record (e.g. a JSONL line)
+    │   ├── RecordError                [PD202]  malformed record (e.g. a JSONL line)
+    │   └── InputLimitError            [PD203]  input past a parse limit (JSON depth, number size)
     ├── DetectionError                 [PD300]
     │   ├── RuleTimeoutError           [PD301]  a rule's regex ran past its time limit
     │   ├── DetectorUnavailableError   [PD302]  a detector or model could not load
@@ -166,6 +167,13 @@ class DecodingError(InputError):
 
 class RecordError(InputError):
     code = "PD202"
+
+
+class InputLimitError(InputError):
+    """Input past a parse limit (:mod:`polydeid.formats.limits`); the message names the
+    limit, never the content."""
+
+    code = "PD203"
 
 
 class DetectionError(PolydeidError):

@@ -32,7 +32,6 @@ date shift is the same for every resource of that patient.
 
 from __future__ import annotations
 
-import json
 import re
 import tomllib
 from collections.abc import Callable, Iterator
@@ -43,6 +42,7 @@ from typing import Any
 
 from polydeid.core.errors import InputError
 from polydeid.core.taxonomy import Category
+from polydeid.formats import limits
 from polydeid.formats.base import Document, Field
 from polydeid.formats.json import (
     PathKey,
@@ -351,12 +351,7 @@ class FhirReader:
 
     def read(self, text: str, *, source: str) -> Document:
         validate(text, source=source)
-        try:
-            # numbers are never read for roles: parsed as floats, which have no digit limit
-            # (an int of more than 4300 digits would raise a ValueError)
-            tree = json.loads(text.lstrip("\ufeff"), parse_int=float)
-        except RecursionError:
-            raise InputError("JSON nested too deeply for FHIR", location=source) from None
+        tree = limits.loads(text.lstrip("\ufeff"), location=source)
         if not isinstance(tree, dict) or not isinstance(tree.get("resourceType"), str):
             raise InputError(
                 'not a FHIR resource: the top-level object needs a string "resourceType"',

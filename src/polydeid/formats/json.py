@@ -1,6 +1,7 @@
 """JSON documents of any shape, read by a position-tracking scanner.
 
-The scanner is iterative (no recursion: nesting depth is limited only by memory) and yields
+The scanner is iterative (no recursion) and keeps the parse limits of
+:mod:`polydeid.formats.limits` (nesting depth, number length); it yields
 every string and number with its raw range and its key path, so a replacement rewrites
 exactly the characters of one value and the rest of the file — whitespace, key order, escapes,
 number formatting — is written back as it was. Fields are produced lazily: a huge document is
@@ -40,8 +41,9 @@ from dataclasses import dataclass, replace
 from functools import cache, lru_cache
 from typing import Any
 
-from polydeid.core.errors import InputError
-from polydeid.formats.base import Document, Encoder, Field, located
+from polydeid.core.errors import InputError, InputLimitError
+from polydeid.formats.base import Document, Encoder, Field, column_of, line_of, located
+from polydeid.formats.limits import MAX_DEPTH, MAX_NUMBER_CHARS, number_too_long
 from polydeid.formats.text import decode_utf8
 from polydeid.lexicon.fields import (
     SKIP,
@@ -219,6 +221,9 @@ def _scan_value(
     def path() -> tuple[PathKey, ...]:
         return prefix + tuple(entry[1] for entry in stack)
 
+    def where(at: int) -> str:
+        return f"{source}:{line_of(text, at)}:{column_of(text, at)}"
+
     while True:
         if not expect_value and not stack:
             return pos
@@ -230,6 +235,10 @@ def _scan_value(
             if ch == "{" or ch == "[":
                 is_object = ch == "{"
                 stack.append([is_object, None if is_object else 0])
+                if len(stack) > MAX_DEPTH:
+                    raise InputLimitError(
+                        f"JSON nested deeper than {MAX_DEPTH} levels", location=where(pos)
+                    )
                 pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]
                 if pos < n and text[pos] == ("}" if is_object else "]"):
                     stack.pop()
@@ -252,6 +261,8 @@ def _scan_value(
                 m = _NUMBER.match(text, pos)
                 if m is None:
                     raise fail("invalid number", pos)
+                if m.end() - pos > MAX_NUMBER_CHARS:
+                    raise number_too_long(where(pos))
                 yield Scalar(pos, m.end(), m.group(), None, False, path(), lines.at(pos))
                 pos = m.end()
             else:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from polydeid.core.errors import PolydeidError, RecordError
+from polydeid.formats import limits
 from polydeid.formats.text import decode_utf8
 
 
@@ -42,11 +43,12 @@ class JsonlFailure:
 
 def parse_object(raw: bytes, *, source: str, line: int) -> dict[str, Any]:
     """One JSONL line as a JSON object (any fields); raises :class:`PolydeidError` located at
-    ``source:line``, never quoting the line."""
+    ``source:line``, never quoting the line (past a parse limit of :mod:`polydeid.formats.limits`:
+    :class:`~polydeid.core.errors.InputLimitError`)."""
     location = f"{source}:{line}"
     text = decode_utf8(raw, source=source, first_line=line)
     try:
-        data = json.loads(text)
+        data = limits.loads(text, location=location)
     except json.JSONDecodeError as exc:
         raise RecordError(
             f"malformed JSON ({exc.msg} at column {exc.colno})", location=location
