@@ -28,38 +28,45 @@ _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _DEPTH_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 
 
-def check_depth(text: str, *, location: str | None = None) -> None:
-    """Raise :class:`InputLimitError` when ``text`` nests JSON deeper than :data:`MAX_DEPTH`
+def check_depth(text: str, *, location: str | None = None, max_depth: int = MAX_DEPTH) -> None:
+    """Raise :class:`InputLimitError` when ``text`` nests JSON deeper than ``max_depth``
     (brackets inside strings do not count)."""
-    if text.count("[") + text.count("{") <= MAX_DEPTH:
+    if text.count("[") + text.count("{") <= max_depth:
         return
     brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
-    if max(accumulate(map(_DEPTH_STEP.__getitem__, brackets)), default=0) > MAX_DEPTH:
-        raise InputLimitError(f"JSON nested deeper than {MAX_DEPTH} levels", location=location)
+    if max(accumulate(map(_DEPTH_STEP.__getitem__, brackets)), default=0) > max_depth:
+        raise InputLimitError(f"JSON nested deeper than {max_depth} levels", location=location)
 
 
-def number_too_long(location: str | None = None) -> InputLimitError:
-    """The error for a number token longer than :data:`MAX_NUMBER_CHARS`."""
-    return InputLimitError(
-        f"a JSON number longer than {MAX_NUMBER_CHARS} characters", location=location
-    )
+def number_too_long(
+    location: str | None = None, max_chars: int = MAX_NUMBER_CHARS
+) -> InputLimitError:
+    """The error for a number token longer than ``max_chars``."""
+    return InputLimitError(f"a JSON number longer than {max_chars} characters", location=location)
 
 
-def loads(text: str | bytes, *, location: str | None = None) -> Any:
-    """``json.loads`` within the limits: raises :class:`InputLimitError` past them and lets
-    ``json.JSONDecodeError`` (and ``UnicodeDecodeError`` for bytes) through otherwise."""
+def loads(
+    text: str | bytes,
+    *,
+    location: str | None = None,
+    max_depth: int = MAX_DEPTH,
+    max_number_chars: int = MAX_NUMBER_CHARS,
+) -> Any:
+    """``json.loads`` within the limits (a caller may set stricter ones, as the service does):
+    raises :class:`InputLimitError` past them and lets ``json.JSONDecodeError`` (and
+    ``UnicodeDecodeError`` for bytes) through otherwise."""
     if isinstance(text, bytes | bytearray):
         text = bytes(text).decode(json.detect_encoding(text), "surrogatepass")
-    check_depth(text, location=location)
+    check_depth(text, location=location, max_depth=max_depth)
 
     def parse_int(token: str) -> int:
-        if len(token) > MAX_NUMBER_CHARS:
-            raise number_too_long(location)
+        if len(token) > max_number_chars:
+            raise number_too_long(location, max_number_chars)
         return int(token)
 
     def parse_float(token: str) -> float:
-        if len(token) > MAX_NUMBER_CHARS:
-            raise number_too_long(location)
+        if len(token) > max_number_chars:
+            raise number_too_long(location, max_number_chars)
         return float(token)
 
     try:

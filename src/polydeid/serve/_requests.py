@@ -14,7 +14,8 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import ValidationError
 from starlette.datastructures import UploadFile
 
-from polydeid.core.errors import UnknownCountryError
+from polydeid.core.errors import InputLimitError, UnknownCountryError
+from polydeid.formats import limits
 from polydeid.formats.registry import detect_format
 from polydeid.locales import canonical_country
 from polydeid.serve._models import RAW_MEDIA_TYPES, REQUEST_FORMATS, DocumentRequest, TextRequest
@@ -29,57 +30,21 @@ MAX_JSON_DEPTH = 100
 MAX_JSON_NUMBER = 100
 
 
-class _NumberTooLong(Exception):
-    pass
-
-
-def _bounded(kind: type[int] | type[float]) -> Any:
-    def parse(value: str) -> int | float:
-        if len(value) > MAX_JSON_NUMBER:
-            raise _NumberTooLong
-        return kind(value)
-
-    return parse
-
-
-_PARSE_INT, _PARSE_FLOAT = _bounded(int), _bounded(float)
-
-
-def _depth_over(value: Any, limit: int) -> bool:
-    """Whether ``value`` nests arrays and objects deeper than ``limit`` (iterative)."""
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        children = item.values() if isinstance(item, dict) else item
-        if depth > limit:
-            return True
-        stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
-    return False
-
-
 def load_json(body: bytes) -> Any:
-    """A JSON request body, its nesting depth and number lengths bounded; problem 400 (PD904)
-    for a malformed body or one past :data:`MAX_JSON_DEPTH` or :data:`MAX_JSON_NUMBER`."""
+    """A JSON request body, its nesting depth and number lengths bounded
+    (:func:`polydeid.formats.limits.loads` with the service's stricter limits); problem 400
+    (PD904) for a malformed body or one past :data:`MAX_JSON_DEPTH` or
+    :data:`MAX_JSON_NUMBER`."""
     try:
-        value = json.loads(body, parse_int=_PARSE_INT, parse_float=_PARSE_FLOAT)
+        return limits.loads(body, max_depth=MAX_JSON_DEPTH, max_number_chars=MAX_JSON_NUMBER)
     except UnicodeDecodeError:
         raise malformed("the body is not valid UTF-8 JSON") from None
     except json.JSONDecodeError as exc:
         raise malformed(
             f"malformed JSON at line {exc.lineno}, column {exc.colno} ({exc.msg})"
         ) from None
-    except RecursionError:
-        value = None
-        deep = True
-    except _NumberTooLong:
-        raise malformed(
-            f"the JSON body holds a number longer than {MAX_JSON_NUMBER} characters"
-        ) from None
-    else:
-        deep = isinstance(value, dict | list) and _depth_over(value, MAX_JSON_DEPTH)
-    if deep:
-        raise malformed(f"the JSON body nests arrays or objects deeper than {MAX_JSON_DEPTH}")
-    return value
+    except InputLimitError as exc:
+        raise malformed(f"the JSON body is past a limit: {exc.message}") from None
 
 
 def _media_type(request: Request) -> str:
