@@ -14,9 +14,11 @@ one English segment, as ``polydeid redact`` reads a plain-text file. Writes
         [--profile rules] [--repeat 1] [--budget 60] [--default-sizes 40000]
 
 ``--budget S``: an input that takes more than S seconds at one size is not run at the larger
-ones (a quadratic step would take hours). ``--default-sizes``: also time the ``default``
-profile (the tagger) at these sizes (none by default: the tagger reads 40 k characters in
-tens of seconds on two cores).
+ones (a quadratic step would take hours). ``--long N``: also time one plain text of N
+characters without a line break (mixed prose, names, e-mails and phones), which is read in
+windows by length (``polydeid.detect.pipeline.SEGMENT_CHARS``). ``--default-sizes``: also
+time the ``default`` profile (the tagger) at these sizes (none by default: the tagger reads
+40 k characters in tens of seconds on two cores).
 """
 
 from __future__ import annotations
@@ -141,6 +143,21 @@ def pathological(size: int, rng: random.Random) -> str:
         + ".\n"
     )
     return _fill(size, lambda: unit)
+
+
+def mixed_unbroken(size: int, rng: random.Random) -> str:
+    """Clinical-looking prose with names, e-mails and phones, no line break anywhere."""
+    pool = [f"{_invented(rng, 2)} {_invented(rng, 3)}" for _ in range(400)]
+
+    def unit() -> str:
+        name = rng.choice(pool)
+        return (
+            f"Patient name: {name}. Seen today with fever for 3 days, BP 120/80, "
+            f"called {name.split()[0].lower()}@{rng.choice(_DOMAINS)} and "
+            f"07{rng.randrange(10, 99)} {rng.randrange(100000, 999999)}. "
+        )
+
+    return _fill(size, unit)
 
 
 @dataclass(frozen=True)
@@ -277,6 +294,7 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=1, help="runs per cell (best is kept)")
     parser.add_argument("--budget", type=float, default=60.0, help="seconds; see the docstring")
     parser.add_argument("--default-sizes", default="", help="sizes for the default profile")
+    parser.add_argument("--long", type=int, default=0, help="characters; see the docstring")
     parser.add_argument("--output", type=Path, default=RESULTS)
     args = parser.parse_args()
     sizes = sorted(int(s) for s in args.sizes.split(",") if s)
@@ -291,6 +309,23 @@ def main() -> int:
             default_sizes,
             run_profile("default", default_sizes, args.repeat, args.budget),
         )
+    if args.long:
+        deid = Deidentifier(profile=args.profile)
+        text = mixed_unbroken(args.long, random.Random(f"long:{args.long}"))
+        cell = measure(deid, text, 1)
+        print(f"{args.profile} | unbroken | {args.long} | {cell.text()} s", flush=True)
+        sections += [
+            f"## One plain text of {_size(args.long)} characters without a line break",
+            "",
+            f"Profile `{args.profile}`, mixed prose with names, e-mails and phones: "
+            + (
+                f"failed with {cell.error}."
+                if cell.error
+                else f"{cell.detect:.2f} s to detect, {cell.transform:.2f} s to transform, "
+                f"{cell.spans} spans."
+            ),
+            "",
+        ]
     command = "`.venv/bin/python benchmarks/adversarial.py " + " ".join(sys.argv[1:]) + "`"
     lines = [
         "# Hostile and dense inputs: time as the input grows",
