@@ -19,7 +19,13 @@ from polydeid.core.intervals import (
     union_overlaps,
     union_within,
 )
-from polydeid.core.resolve import DEFAULT_POLICY, ResolvePolicy, _merge_adjacent, resolve
+from polydeid.core.resolve import (
+    DEFAULT_POLICY,
+    ResolvePolicy,
+    _merge_adjacent,
+    merge_adjacent,
+    resolve,
+)
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
 
@@ -237,3 +243,13 @@ def test_resolution_of_100k_spans() -> None:
     out = resolve(spans)
     assert all(a.end <= b.start for a, b in itertools.pairwise(out))
     assert len(out) > 30_000
+
+
+@given(candidate_sets())
+@settings(max_examples=150, deadline=None)
+def test_merge_alone_is_resolution_of_spans_that_do_not_overlap(
+    case: tuple[str, list[Span]],
+) -> None:
+    text, spans = case
+    apart = resolve(spans)  # sorted, none overlapping, not merged (no text)
+    assert merge_adjacent(apart, text) == resolve(list(apart), text)

@@ -209,6 +209,16 @@ def _merge_adjacent(spans: list[Span], text: str, policy: ResolvePolicy) -> list
     return merged
 
 
+def merge_adjacent(
+    spans: Sequence[Span], text: str, policy: ResolvePolicy = DEFAULT_POLICY
+) -> tuple[Span, ...]:
+    """The adjacent merge of :func:`resolve` alone, for identifier spans sorted by start that
+    do not overlap (for them :func:`resolve` gives the same)."""
+    if policy.merge_adjacent and text:
+        return tuple(_merge_adjacent(list(spans), text, policy))
+    return tuple(spans)
+
+
 def facts_only(spans: Iterable[Span]) -> tuple[Span, ...]:
     """The fact spans among ``spans``, sorted by start."""
     return tuple(sorted((s for s in spans if s.is_fact), key=lambda s: (s.start, s.end)))

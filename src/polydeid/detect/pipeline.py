@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from itertools import pairwise
 
 from polydeid.core.errors import UnknownLanguageError
-from polydeid.core.resolve import DEFAULT_POLICY, ResolvePolicy, facts_only, resolve
+from polydeid.core.resolve import (
+    DEFAULT_POLICY,
+    ResolvePolicy,
+    facts_only,
+    merge_adjacent,
+    resolve,
+)
 from polydeid.core.segments import Segment, Stretch
 from polydeid.core.spans import Span
 from polydeid.detect.base import Detector
@@ -108,7 +115,8 @@ class Pipeline:
         """Resolved, non-overlapping identifier spans, sorted by start, after the segment
         passes. A segment longer than :data:`SEGMENT_CHARS` is read in windows
         (:func:`length_windows`): each span is taken from the window whose own part holds its
-        start, and the windows' spans are resolved together."""
+        start, and the windows' spans are resolved together (merged only, where none
+        overlap)."""
         if len(segment.text) <= SEGMENT_CHARS:
             return self._detect_whole(segment)
         found: list[Span] = []
@@ -116,7 +124,9 @@ class Pipeline:
             for span in self._detect_whole(_window(segment, lo, hi)):
                 if start <= span.start + lo < end:
                     found.append(span.shifted(lo))
-        return resolve(found, segment.text, self.resolve_policy)
+        if any(a.end > b.start for a, b in pairwise(found)):  # across a part's edge
+            return resolve(found, segment.text, self.resolve_policy)
+        return merge_adjacent(found, segment.text, self.resolve_policy)
 
     def _detect_whole(self, segment: Segment) -> tuple[Span, ...]:
         candidates = self.candidates(segment)
