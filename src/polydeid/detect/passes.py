@@ -89,11 +89,16 @@ class SegmentContext:
 
 
 def _minimal_shapes(ctx: SegmentContext, spans: tuple[Span, ...]) -> tuple[Span, ...]:
-    return tuple(
-        s
-        for s in spans
-        if not isinstance(s.label, Category)
-        or fits(s.label, ctx.text[s.start : s.end], labelled=has_label(s.label, ctx.text, s.start))
+    return tuple(s for s in spans if not isinstance(s.label, Category) or _shaped(ctx.text, s))
+
+
+def _shaped(text: str, s: Span) -> bool:
+    """``fits`` with the span's label read only where it decides: a look-alike (a clock range,
+    vitals) that fits only if labelled."""
+    assert isinstance(s.label, Category)
+    written = text[s.start : s.end]
+    return fits(s.label, written) or (
+        fits(s.label, written, labelled=True) and has_label(s.label, text, s.start)
     )
 
 

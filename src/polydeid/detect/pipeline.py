@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from itertools import pairwise
 
 from polydeid.core.budget import checkpoint
 from polydeid.core.errors import UnknownLanguageError
-from polydeid.core.resolve import DEFAULT_POLICY, ResolvePolicy, facts_only, resolve
+from polydeid.core.resolve import (
+    DEFAULT_POLICY,
+    ResolvePolicy,
+    facts_only,
+    merge_adjacent,
+    resolve,
+)
 from polydeid.core.segments import Segment, Stretch
 from polydeid.core.spans import Span
 from polydeid.detect.base import Detector
@@ -124,7 +131,23 @@ class Pipeline:
 
     def detect(self, segment: Segment) -> tuple[Span, ...]:
         """Resolved, non-overlapping identifier spans, sorted by start, after the segment
-        passes, over ``segment``'s original text."""
+        passes, over ``segment``'s original text. A segment longer than
+        :data:`SEGMENT_CHARS` is read in windows (:func:`length_windows`): each span is taken
+        from the window whose own part holds its start, and the windows' spans are resolved
+        together (merged only, where none overlap)."""
+        if len(segment.text) <= SEGMENT_CHARS:
+            return self._detect_read(segment)
+        found: list[Span] = []
+        for lo, start, end, hi in length_windows(segment.text, SEGMENT_CHARS, WINDOW_OVERLAP):
+            for span in self._detect_read(_window(segment, lo, hi)):
+                if start <= span.start + lo < end:
+                    found.append(span.shifted(lo))
+        if any(a.end > b.start for a, b in pairwise(found)):  # across a part's edge
+            return resolve(found, segment.text, self.resolve_policy)
+        return merge_adjacent(found, segment.text, self.resolve_policy)
+
+    def _detect_read(self, segment: Segment) -> tuple[Span, ...]:
+        """:meth:`_detect` over the text as the detectors read it, spans moved back."""
         reading = reading_of(segment.text)
         if reading.identity:
             return self._detect(segment)
@@ -193,6 +216,53 @@ def _disjoint(spans: list[Span]) -> tuple[Span, ...]:
             span = Span(kept[-1].end, span.end, span.label, span.source, span.score)
         kept.append(span)
     return tuple(kept)
+
+
+#: The longest segment read whole; a longer one is read in windows of about this length.
+SEGMENT_CHARS = 100_000
+#: Characters of the text on each side of a window's own part that its detectors also read,
+#: so that an identifier cut by the part's edge is read whole.
+WINDOW_OVERLAP = 2_000
+
+
+def length_windows(
+    text: str, limit: int = SEGMENT_CHARS, overlap: int = WINDOW_OVERLAP
+) -> list[tuple[int, int, int, int]]:
+    """``text`` cut into parts of at most ``limit`` characters, as ``(lo, start, end, hi)``:
+    the part ``[start, end)`` and the window ``[lo, hi)`` read for it, ``overlap`` characters
+    wider on each side. The parts cover the text in order; each ends after the last line
+    break in its second half, else after the last space or tab there, else at ``limit``
+    (a text without either: one giant token)."""
+    parts: list[tuple[int, int]] = []
+    start, n = 0, len(text)
+    while n - start > limit:
+        end = start + limit
+        floor = start + limit // 2
+        cut = max(text.rfind("\n", floor, end), text.rfind("\r", floor, end))
+        if cut == -1:
+            cut = max(text.rfind(" ", floor, end), text.rfind("\t", floor, end))
+        cut = end if cut == -1 else cut + 1
+        parts.append((start, cut))
+        start = cut
+    parts.append((start, n))
+    return [(max(0, a - overlap), a, b, min(n, b + overlap)) for a, b in parts]
+
+
+def _window(segment: Segment, lo: int, hi: int) -> Segment:
+    """The part ``[lo, hi)`` of ``segment`` as a segment of its own, its stretches cut."""
+    stretches = tuple(
+        Stretch(max(s.start, lo) - lo, min(s.end, hi) - lo, s.lang)
+        for s in segment.stretches
+        if s.start < hi and s.end > lo
+    )
+    return Segment(
+        segment.text[lo:hi],
+        segment.lang,
+        segment.origin,
+        segment.countries,
+        segment.hints,
+        stretches,
+    )
 
 
 def language_parts(segment: Segment) -> list[tuple[int, Segment]]:

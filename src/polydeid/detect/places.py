@@ -81,23 +81,21 @@ def grow_to_heads(text: str, spans: Sequence[Span], lang: str) -> tuple[Span, ..
     pattern = _head_pattern(lang)
     if pattern is None or not any(s.label in PLACES for s in spans):
         return tuple(spans)
-    out = list(spans)
-    i = 0
-    while i < len(out):
-        span = out[i]
+    out: list[Span] = []
+    for span in spans:
         match = (
             pattern.search(text, max(0, span.start - _REACH), span.start)
             if span.label in PLACES
             else None
         )
-        first = i  # the spans before this one that lie on its head
+        first = len(out)  # the spans before this one that lie on its head
         while match is not None and first > 0 and out[first - 1].end > match.start():
             first -= 1
         if match is not None and all(
-            o.label in PLACES and o.start >= match.start() for o in out[first:i]
+            o.label in PLACES and o.start >= match.start() for o in out[first:]
         ):
-            grown = Span(match.start(), span.end, span.label, span.source, span.score)
-            out[first : i + 1] = [grown]
-            i = first
-        i += 1
+            del out[first:]
+            out.append(Span(match.start(), span.end, span.label, span.source, span.score))
+        else:
+            out.append(span)
     return tuple(out)

@@ -28,10 +28,12 @@ model card.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from itertools import groupby
 
 import regex
 
+from polydeid.core.intervals import IntervalIndex
 from polydeid.core.resolve import DEFAULT_POLICY, ResolvePolicy, resolve
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category
@@ -126,8 +128,10 @@ def propagate_names(
         if not in_token(start, end) and covered.find(1, start, end) == -1:
             added.setdefault((start, end), Span(start, end, label, SOURCE, 0.5))
 
-    for s in (*spans, *facts):
+    present = (*spans, *facts)
+    for s in present:
         cover(s.start, s.end)
+    index = IntervalIndex([(s.start, s.end) for s in present])
 
     replaced: set[Span] = set()
 
@@ -135,7 +139,7 @@ def propagate_names(
         """Where name spans, and nothing else, cover part of ``start:end`` (a name read in
         part: "josee" of "josee batamuliza"), the whole name replaces them, in the role read
         there; whether ``start:end`` is now settled (also when it was found whole already)."""
-        inside = [s for s in (*spans, *facts) if s.start < end and start < s.end]
+        inside = [present[i] for i in index.overlapping(start, end)]
         # none inside: only names this step added cover part of it (another carried name)
         if not inside or not all(
             s.label in NAME_ROLES and start <= s.start and s.end <= end for s in inside
@@ -149,9 +153,9 @@ def propagate_names(
         cover(start, end)
         return True
 
+    runs = _Runs(text) if len(phrases) > _FEW_PHRASES and _case_stable(text) else None
     for phrase, label in phrases.values():
-        for match in _phrase_pattern(phrase).finditer(text):
-            start, end = match.span()
+        for start, end in _occurrences(text, phrase, runs):
             if in_token(start, end):
                 continue
             if covered.find(1, start, end) == -1:
@@ -189,6 +193,87 @@ def propagate_names(
     kept = [s for s in spans if s not in replaced]
     # The facts are passed again only to keep protecting them; resolve returns no fact.
     return resolve([*kept, *added.values(), *facts], text, policy)
+
+
+#: Up to this many phrases each is searched with its own pattern; with more, through the
+#: text's runs of letters and digits (:class:`_Runs`), so that a segment of n names is read
+#: in O(n), not O(n²).
+_FEW_PHRASES = 4
+#: Characters whose case-insensitive matching (the ``regex`` module's) is ``str.casefold``
+#: equality, one character for one, between characters that are all letters or digits or
+#: all not: Latin, Greek and Cyrillic up to U+052F less the Turkish dotted and dotless i
+#: (``I`` matches ``ı``) and the combining iota (it matches ``ι``), Latin Extended
+#: Additional, fullwidth forms, punctuation and caseless scripts
+#: (``tests/detect/test_propagate_linear.py`` checks it character by character).
+_CASE_STABLE = regex.compile(
+    r"[\x00-\u012f\u0132-\u0344\u0346-\u052f\u1e00-\u1eff\u2000-\u206f\u3000-\u303f"
+    r"\uff00-\uffef"
+    r"\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}\p{Ethiopic}\p{Arabic}\p{Hebrew}"
+    r"\p{Devanagari}\p{Hangul}]*",
+    regex.VERSION0,
+)
+
+
+def _case_stable(text: str) -> bool:
+    """Whether ``text`` holds only :data:`_CASE_STABLE` characters, none of which folds to
+    more than one."""
+    return _CASE_STABLE.fullmatch(text) is not None and len(text.casefold()) == len(text)
+
+
+class _Runs:
+    """The maximal runs of letters and digits (``str.isalnum``) of a text, and, for a number
+    of words k, where k consecutive runs with only spaces or tabs between them begin, by their
+    casefolded text."""
+
+    def __init__(self, text: str) -> None:
+        self.folds: list[str] = []
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+        #: whether only spaces or tabs lie between run i and run i + 1
+        self.joined: list[bool] = []
+        self._at: dict[int, dict[tuple[str, ...], list[int]]] = {}
+        pos = 0
+        for alnum, group in groupby(text, str.isalnum):
+            end = pos + sum(1 for _ in group)
+            if alnum:
+                self.folds.append(text[pos:end].casefold())
+                self.starts.append(pos)
+                self.ends.append(end)
+            elif self.starts:
+                self.joined.append(self.ends[-1] == pos and not text[pos:end].strip(" \t"))
+            pos = end
+        self.joined.append(False)
+
+    def occurrences(self, parts: list[str]) -> list[tuple[int, int]]:
+        """Where consecutive runs read ``parts`` (casefolded), only spaces or tabs between."""
+        k = len(parts)
+        at = self._at.get(k)
+        if at is None:
+            at = self._at[k] = {}
+            folds, joined, chain = self.folds, self.joined, 0
+            for i in range(len(folds)):  # chain: runs joined to run i from before
+                if i + 1 >= k and chain + 1 >= k:
+                    at.setdefault(tuple(folds[i + 1 - k : i + 1]), []).append(i + 1 - k)
+                chain = chain + 1 if joined[i] else 0
+        return [(self.starts[i], self.ends[i + k - 1]) for i in at.get(tuple(parts), ())]
+
+
+def _occurrences(text: str, phrase: str, runs: _Runs | None) -> Iterator[tuple[int, int]]:
+    """The matches of :func:`_phrase_pattern` of ``phrase`` in ``text``, in order; through
+    ``runs`` (only those no letter or digit touches, the only ones the caller keeps) where the
+    phrase's words are letters and digits and two of its matches can never overlap (no word
+    of it but the last begins with its last word: "ana ana", "maria ana mar" can)."""
+    words = phrase.split()
+    parts = [w.casefold() for w in words]
+    if (
+        runs is not None
+        and all(w.isalnum() for w in words)
+        and not any(p.startswith(parts[-1]) for p in parts[:-1])
+    ):
+        yield from runs.occurrences(parts)
+        return
+    for match in _phrase_pattern(phrase).finditer(text):
+        yield match.span()
 
 
 def _phrase_pattern(phrase: str) -> regex.Pattern[str]:

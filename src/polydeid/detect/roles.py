@@ -244,13 +244,17 @@ def label_before(
     return lookup(asked) if asked else None
 
 
-def label_role(text: str, start: int) -> Category | None:
+def label_role(text: str, start: int, lines: _Lines | None = None) -> Category | None:
     """The role the label (or noun) ending right before ``start`` gives a name, or the field
     of an HL7 v2 segment pasted as text that holds it (PID-5, NK1-2: read from the line alone,
-    unlike a pasted table's column, :class:`_PastedTables`), or None."""
+    unlike a pasted table's column, :class:`_PastedTables`), or None. ``lines``: the text's
+    line breaks and bars, for many calls on one long line."""
     line_start = _line_start(text, max(0, start - 120), start)
     if "|" in text[line_start:start]:
-        field = pasted_field_category(text, _line_start(text, 0, start), start)
+        if lines is None:
+            field = pasted_field_category(text, _line_start(text, 0, start), start)
+        else:
+            field = pasted_field_category(text, lines.line_start(start), start, bars=lines.bars)
         if field in NAME_ROLES:
             return field
     words = _label(text, line_start, start)
@@ -302,10 +306,12 @@ def grow_to_values(text: str, spans: Sequence[Span], lang: str | None = None) ->
         if extent is not None:
             while j < len(order) and spans[order[j]].start < extent[1]:
                 j += 1
-            inside = [
-                *(s for s in out if s.end > extent[0]),
-                *(spans[order[m]] for m in range(k + 1, j)),
-            ]
+            # ``out`` is sorted and its spans do not overlap: those reaching into the value
+            # are its last ones
+            reach = len(out)
+            while reach and out[reach - 1].end > extent[0]:
+                reach -= 1
+            inside = [*out[reach:], *(spans[order[m]] for m in range(k + 1, j))]
             if any(
                 s.label not in NAME_ROLES or s.start < extent[0] or s.end > extent[1]
                 for s in inside
@@ -314,7 +320,7 @@ def grow_to_values(text: str, spans: Sequence[Span], lang: str | None = None) ->
         if extent is None:
             out.append(span)
         else:
-            out = [s for s in out if s.end <= extent[0]]
+            del out[reach:]
             out.append(Span(extent[0], extent[1], span.label, span.source, span.score))
         k = j
     return out
@@ -332,11 +338,12 @@ def assign_label_roles(text: str, spans: Sequence[Span]) -> tuple[Span, ...]:
     """``spans`` with the roles their field labels, pasted HL7 fields or pasted table columns
     give (see the module docstring); a name mentioned elsewhere takes the same role."""
     tables = _PastedTables(text)
+    lines = _Lines(text)
     cued: dict[int, Category] = {}
     for i, span in enumerate(spans):
         if span.label not in NAME_ROLES:
             continue
-        role = label_role(text, span.start) or tables.role(span)
+        role = label_role(text, span.start, lines) or tables.role(span)
         if role is not None:
             cued[i] = role
     if not cued:
@@ -360,6 +367,29 @@ def assign_label_roles(text: str, spans: Sequence[Span]) -> tuple[Span, ...]:
             span = Span(span.start, span.end, role, span.source, span.score)
         out.append(span)
     return tuple(out)
+
+
+class _Lines:
+    """Where a text's lines begin and its bars (``|``) stand, found once, at the first
+    question, so that the spans of one long line are read in O(log n) each."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._breaks: list[int] | None = None
+        self._bars: list[int] | None = None
+
+    def line_start(self, pos: int) -> int:
+        """Where the line holding ``pos`` begins (after a ``\\n`` or ``\\r``)."""
+        if self._breaks is None:
+            self._breaks = [m.start() for m in re.finditer(r"[\r\n]", self.text)]
+        k = bisect.bisect_left(self._breaks, pos)
+        return self._breaks[k - 1] + 1 if k else 0
+
+    @property
+    def bars(self) -> list[int]:
+        if self._bars is None:
+            self._bars = [m.start() for m in re.finditer(r"\|", self.text)]
+        return self._bars
 
 
 class _PastedTables:

@@ -8,9 +8,10 @@ judges every component by it; :func:`pasted_field_category` reads a segment past
 
 from __future__ import annotations
 
+import bisect
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -162,20 +163,26 @@ def hl7_table() -> Hl7Table:
 _PASTED_SEGMENT = re.compile(rf"\x0b?({SEGMENT_NAME.pattern})\|")
 
 
-def pasted_field_category(text: str, line_start: int, start: int) -> Category | None:
+def pasted_field_category(
+    text: str, line_start: int, start: int, *, bars: Sequence[int] | None = None
+) -> Category | None:
     """The category the table gives the field holding ``start`` when the line from
     ``line_start`` is a segment of an HL7 v2 message pasted into text with the standard
     ``|`` separator ("PID|1||4711^^^H^MR||Okello^James": PID-5, PERSON; "NK1|1|Akinyi|MTH":
     NK1-2, PERSON_THIRD_PARTY), so that a note, a log or a ticket holding a message says whose
     name a field holds as the HL7 reader does. None where the line is no listed segment or
-    the field's role is no category (text, skip, observation)."""
+    the field's role is no category (text, skip, observation). ``bars``: the positions of
+    every ``|`` of ``text``, sorted, to count the fields by bisection."""
     match = _PASTED_SEGMENT.match(text, line_start)
     if match is None or start < match.end():
         return None
     segment = hl7_table().segments.get(match.group(1))
     if segment is None:
         return None
-    number = text.count("|", match.end() - 1, start)
+    if bars is None:
+        number = text.count("|", match.end() - 1, start)
+    else:
+        number = bisect.bisect_left(bars, start) - bisect.bisect_left(bars, match.end() - 1)
     if segment.header:  # MSH-1 is the field separator itself
         number += 1
     role = segment.at(number).spec.role

@@ -1,0 +1,351 @@
+"""Hostile and dense inputs: how detection time grows with the input.
+
+Times identifier-dense (e-mail lists, phone lists, IDs and record numbers), name-dense
+(names after labels), whitespace-only, one-giant-token and pathological-regex inputs at
+several sizes with one profile (``rules`` by default), in one process, one thread, and reports
+the seconds of detection (detectors, resolution, segment passes) and of the transform
+(``tag`` policy) per size, and the growth ratio time(largest) / time(smallest): 50× is linear
+from 40 k to 2 MB characters; the target is at most 60×, and at most 10 s for every input
+at 2 MB. Each text is built from a seeded generator (invented names and numbers) and read as
+one English segment, as ``polydeid redact`` reads a plain-text file. Writes
+``benchmarks/results/adversarial.md``.
+
+    .venv/bin/python benchmarks/adversarial.py [--sizes 40000,160000,640000,2000000]
+        [--profile rules] [--repeat 1] [--budget 60] [--default-sizes 40000]
+
+``--budget S``: an input that takes more than S seconds at one size is not run at the larger
+ones (a quadratic step would take hours). ``--long N``: also time one plain text of N
+characters without a line break (mixed prose, names, e-mails and phones), which is read in
+windows by length (``polydeid.detect.pipeline.SEGMENT_CHARS``). ``--default-sizes``: also
+time the ``default`` profile (the tagger) at these sizes (none by default: the tagger reads
+40 k characters in tens of seconds on two cores).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import random
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from polydeid.api import Deidentifier
+from polydeid.core.errors import PolydeidError
+from polydeid.core.segments import Segment
+from polydeid.detect.registry import PROFILES
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "benchmarks" / "results" / "adversarial.md"
+#: Seconds an input may take at 2 MB with the rules profile, and the growth it may show.
+TARGET_SECONDS = 10.0
+TARGET_GROWTH = 60.0
+
+_SYLLABLES = ("ka", "lo", "mi", "ru", "te", "sa", "no", "bi", "zo", "we", "fu", "da", "ye", "pi")
+_DOMAINS = ("ex.org", "mail.example", "clinic.test", "post.invalid")
+
+
+def _invented(rng: random.Random, syllables: int) -> str:
+    """An invented name: syllables that name nobody."""
+    return "".join(rng.choice(_SYLLABLES) for _ in range(syllables)).capitalize()
+
+
+def _fill(size: int, unit: Callable[[], str]) -> str:
+    parts: list[str] = []
+    total = 0
+    while total < size:
+        part = unit()
+        parts.append(part)
+        total += len(part)
+    return "".join(parts)[:size]
+
+
+def emails_repeated(size: int, rng: random.Random) -> str:
+    return _fill(size, lambda: "x@ex.org ")
+
+
+def emails_distinct(size: int, rng: random.Random) -> str:
+    def unit() -> str:
+        first, last = _invented(rng, 2).lower(), _invented(rng, 3).lower()
+        return f"{first}.{last}{rng.randrange(100)}@{rng.choice(_DOMAINS)}, "
+
+    return _fill(size, unit)
+
+
+def phones_repeated(size: int, rng: random.Random) -> str:
+    return _fill(size, lambda: "0772 123456, ")
+
+
+def phones_distinct(size: int, rng: random.Random) -> str:
+    return _fill(size, lambda: f"07{rng.randrange(10, 99)} {rng.randrange(100000, 999999)}, ")
+
+
+def ids(size: int, rng: random.Random) -> str:
+    def unit() -> str:
+        kind = rng.randrange(3)
+        if kind == 0:
+            return f"MRN {rng.randrange(1000000, 9999999)}; "
+        if kind == 1:
+            return f"IP No. {rng.randrange(1000, 9999)}/{rng.randrange(10, 99)}; "
+        return f"ID {rng.randrange(10000000, 99999999)}; "
+
+    return _fill(size, unit)
+
+
+def names_labelled(size: int, rng: random.Random) -> str:
+    def unit() -> str:
+        return f"Patient name: {_invented(rng, 2)} {_invented(rng, 3)}.\n"
+
+    return _fill(size, unit)
+
+
+def names_lower(size: int, rng: random.Random) -> str:
+    def unit() -> str:
+        return f"Patient name: {_invented(rng, 2).lower()} {_invented(rng, 3).lower()}; "
+
+    return _fill(size, unit)
+
+
+def names_prose(size: int, rng: random.Random) -> str:
+    pool = [f"{_invented(rng, 2)} {_invented(rng, 3)}" for _ in range(400)]
+
+    def unit() -> str:
+        return f"Seen with {rng.choice(pool)} and Dr {rng.choice(pool).split()[1]} today. "
+
+    return _fill(size, unit)
+
+
+def whitespace(size: int, rng: random.Random) -> str:
+    return "".join(rng.choice(" \t\n\u00a0") for _ in range(size))
+
+
+def giant_token(size: int, rng: random.Random) -> str:
+    alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+    return "".join(rng.choice(alphabet) for _ in range(size))
+
+
+def pathological(size: int, rng: random.Random) -> str:
+    """Runs that make patterns backtrack: dotted words without an at sign, digit runs split
+    by separators, open brackets, plus signs, titles with nothing after them."""
+    unit = (
+        "a." * 40
+        + "a@ "
+        + "1-" * 30
+        + " "
+        + "(" * 12
+        + "0 " * 20
+        + "+2" * 15
+        + " Dr. " * 6
+        + "x@" * 10
+        + ".\n"
+    )
+    return _fill(size, lambda: unit)
+
+
+def mixed_unbroken(size: int, rng: random.Random) -> str:
+    """Clinical-looking prose with names, e-mails and phones, no line break anywhere."""
+    pool = [f"{_invented(rng, 2)} {_invented(rng, 3)}" for _ in range(400)]
+
+    def unit() -> str:
+        name = rng.choice(pool)
+        return (
+            f"Patient name: {name}. Seen today with fever for 3 days, BP 120/80, "
+            f"called {name.split()[0].lower()}@{rng.choice(_DOMAINS)} and "
+            f"07{rng.randrange(10, 99)} {rng.randrange(100000, 999999)}. "
+        )
+
+    return _fill(size, unit)
+
+
+@dataclass(frozen=True)
+class Input:
+    name: str
+    build: Callable[[int, random.Random], str]
+
+
+INPUTS = (
+    Input("e-mail list, `x@ex.org ` repeated", emails_repeated),
+    Input("e-mail list, distinct addresses", emails_distinct),
+    Input("phone list, `0772 123456, ` repeated", phones_repeated),
+    Input("phone list, distinct numbers", phones_distinct),
+    Input("IDs and record numbers after labels", ids),
+    Input("names after labels, a line each", names_labelled),
+    Input("names after labels, lower case, one line", names_lower),
+    Input("names in prose (400 people)", names_prose),
+    Input("whitespace only", whitespace),
+    Input("one giant token (letters and digits)", giant_token),
+    Input("pathological for regexes", pathological),
+)
+
+
+@dataclass
+class Cell:
+    detect: float | None = None
+    transform: float | None = None
+    spans: int = 0
+    error: str = ""
+
+    @property
+    def total(self) -> float | None:
+        if self.detect is None or self.transform is None:
+            return None
+        return self.detect + self.transform
+
+    def text(self) -> str:
+        if self.error:
+            return self.error
+        return "—" if self.total is None else f"{self.total:.2f}"
+
+
+def measure(deid: Deidentifier, text: str, repeat: int) -> Cell:
+    """Best detection and transform time over ``repeat`` runs."""
+    segment = Segment(text, lang="en")
+    detect = transform = float("inf")
+    found = 0
+    for _ in range(repeat):
+        try:
+            start = time.perf_counter()
+            spans = deid.detect_segment(segment)
+            middle = time.perf_counter()
+            deid.redact_segment(segment, spans=spans)
+            end = time.perf_counter()
+        except PolydeidError as exc:
+            return Cell(error=exc.code)
+        detect, transform = min(detect, middle - start), min(transform, end - middle)
+        found = len(spans)
+    return Cell(detect, transform, found)
+
+
+def run_profile(
+    profile: str, sizes: list[int], repeat: int, budget: float
+) -> dict[str, dict[int, Cell]]:
+    deid = Deidentifier(profile=profile)
+    deid.detect("Warm-up: Patient name: Kalo Mirute, x@ex.org, 0772 123456, MRN 4482913.")
+    table: dict[str, dict[int, Cell]] = {}
+    for item in INPUTS:
+        row: dict[int, Cell] = {}
+        for size in sizes:
+            text = item.build(size, random.Random(f"{item.name}:{size}"))
+            cell = measure(deid, text, repeat)
+            row[size] = cell
+            print(f"{profile} | {item.name} | {size} | {cell.text()} s", flush=True)
+            if cell.error or (cell.total or 0.0) > budget:
+                break
+        table[item.name] = row
+    return table
+
+
+def cpu_model() -> str:
+    """The processor's model name (Linux), else what the platform module says."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text("utf-8").splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def _size(n: int) -> str:
+    return f"{n / 1_000_000:g} M" if n >= 1_000_000 else f"{n / 1000:g} k"
+
+
+def markdown(profile: str, sizes: list[int], table: dict[str, dict[int, Cell]]) -> list[str]:
+    first, last = sizes[0], sizes[-1]
+    lines = [
+        f"## Profile `{profile}`",
+        "",
+        "Seconds to detect and transform (`tag` policy) one segment of each size; growth: "
+        f"time({_size(last)}) / time({_size(first)}) "
+        f"({last / first:g}× the text, so {last / first:g}× is linear). "
+        "`PD…`: the run failed with that error code; `—`: not run (a smaller size took "
+        "longer than the budget).",
+        "",
+        "| input | " + " | ".join(_size(s) for s in sizes) + " | growth | detect / transform at "
+        f"{_size(last)} | spans at {_size(last)} |",
+        "|---|" + "---:|" * (len(sizes) + 3),
+    ]
+    for item in INPUTS:
+        row = table.get(item.name, {})
+        cells = [row.get(s, Cell()) for s in sizes]
+        a, b = cells[0].total, cells[-1].total
+        growth = f"{b / a:.1f}×" if a and b else "—"
+        end = cells[-1]
+        split = (
+            f"{end.detect:.2f} / {end.transform:.2f}"
+            if end.detect is not None and end.transform is not None
+            else "—"
+        )
+        spans = str(end.spans) if end.total is not None else "—"
+        lines.append(
+            f"| {item.name} | " + " | ".join(c.text() for c in cells) + f" | {growth} | "
+            f"{split} | {spans} |"
+        )
+    return [*lines, ""]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="40000,160000,640000,2000000")
+    parser.add_argument("--profile", default="rules")
+    parser.add_argument("--repeat", type=int, default=1, help="runs per cell (best is kept)")
+    parser.add_argument("--budget", type=float, default=60.0, help="seconds; see the docstring")
+    parser.add_argument("--default-sizes", default="", help="sizes for the default profile")
+    parser.add_argument("--long", type=int, default=0, help="characters; see the docstring")
+    parser.add_argument("--output", type=Path, default=RESULTS)
+    args = parser.parse_args()
+    sizes = sorted(int(s) for s in args.sizes.split(",") if s)
+    started = time.perf_counter()
+    sections = markdown(
+        args.profile, sizes, run_profile(args.profile, sizes, args.repeat, args.budget)
+    )
+    default_sizes = sorted(int(s) for s in args.default_sizes.split(",") if s)
+    if default_sizes:
+        sections += markdown(
+            "default",
+            default_sizes,
+            run_profile("default", default_sizes, args.repeat, args.budget),
+        )
+    if args.long:
+        deid = Deidentifier(profile=args.profile)
+        text = mixed_unbroken(args.long, random.Random(f"long:{args.long}"))
+        cell = measure(deid, text, 1)
+        print(f"{args.profile} | unbroken | {args.long} | {cell.text()} s", flush=True)
+        sections += [
+            f"## One plain text of {_size(args.long)} characters without a line break",
+            "",
+            f"Profile `{args.profile}`, mixed prose with names, e-mails and phones: "
+            + (
+                f"failed with {cell.error}."
+                if cell.error
+                else f"{cell.detect:.2f} s to detect, {cell.transform:.2f} s to transform, "
+                f"{cell.spans} spans."
+            ),
+            "",
+        ]
+    command = "`.venv/bin/python benchmarks/adversarial.py " + " ".join(sys.argv[1:]) + "`"
+    lines = [
+        "# Hostile and dense inputs: time as the input grows",
+        "",
+        f"Command: {command}. Machine: {cpu_model()} ({platform.machine()}, {os.cpu_count()} "
+        f"cores, Python {platform.python_version()}; the project's shared development "
+        f"machine); one process, one thread, best of {args.repeat} run(s) per cell; "
+        f"{time.perf_counter() - started:.0f} s in all. Profile `{args.profile}` = "
+        f"{', '.join(PROFILES[args.profile])}.",
+        "",
+        f"Targets (issue 34): every input at most {TARGET_SECONDS:g} s at 2 M characters with "
+        f"the rules profile, and time(2 M) at most {TARGET_GROWTH:g}× time(40 k).",
+        "",
+        *sections,
+    ]
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text("\n".join(lines), "utf-8")
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
