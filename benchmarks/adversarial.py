@@ -33,6 +33,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from passes import cpu_model
+
 from polydeid.api import Deidentifier
 from polydeid.core.errors import PolydeidError
 from polydeid.core.segments import Segment
@@ -236,17 +238,6 @@ def run_profile(
                 break
         table[item.name] = row
     return table
-
-
-def cpu_model() -> str:
-    """The processor's model name (Linux), else what the platform module says."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text("utf-8").splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
 
 
 def _size(n: int) -> str:

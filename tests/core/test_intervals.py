@@ -4,7 +4,6 @@ the same policy."""
 from __future__ import annotations
 
 import itertools
-import sys
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -28,6 +27,7 @@ from polydeid.core.resolve import (
 )
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
+from polydeid.testing import call_count
 
 ranges = st.lists(
     st.tuples(st.integers(0, 200), st.integers(1, 40)).map(lambda p: (p[0], p[0] + p[1])),
@@ -203,23 +203,6 @@ def test_resolve_answers_as_the_quadratic_reading(
 # --- the algorithmic property: work grows with n log n, not n² ------------------------------
 
 
-def calls(run: Callable[[], object]) -> int:
-    """Python and C function calls (generator steps included) made while ``run`` runs."""
-    count = 0
-
-    def tally(frame: object, event: str, arg: object) -> None:
-        nonlocal count
-        if event in ("call", "c_call"):
-            count += 1
-
-    sys.setprofile(tally)
-    try:
-        run()
-    finally:
-        sys.setprofile(None)
-    return count
-
-
 def _crowded(n: int) -> list[Span]:
     """``n`` candidates that all overlap their neighbours, of varied lengths and sources (a
     tagger's spans are cut around the rules' ones), and a fact every 50 characters."""
@@ -234,7 +217,7 @@ def _crowded(n: int) -> list[Span]:
 
 def test_resolution_work_grows_as_n_log_n() -> None:
     small, large = _crowded(2_000), _crowded(8_000)
-    ratio = calls(lambda: resolve(large)) / calls(lambda: resolve(small))
+    ratio = call_count(lambda: resolve(large)) / call_count(lambda: resolve(small))
     assert ratio < 6  # 4× the spans; n² would be 16×
 
 

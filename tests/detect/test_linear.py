@@ -3,29 +3,12 @@ less than six times the function calls (n² would be sixteen), counted, not time
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 
 import pytest
 
 from polydeid.api import Deidentifier
-
-
-def calls(run: Callable[[], object]) -> int:
-    """Python and C function calls (generator steps included) made while ``run`` runs."""
-    count = 0
-
-    def tally(frame: object, event: str, arg: object) -> None:
-        nonlocal count
-        if event in ("call", "c_call"):
-            count += 1
-
-    sys.setprofile(tally)
-    try:
-        run()
-    finally:
-        sys.setprofile(None)
-    return count
+from polydeid.testing import call_count
 
 
 @pytest.fixture(scope="module")
@@ -57,5 +40,5 @@ def test_four_times_the_identifiers_cost_under_six_times_the_work(
 ) -> None:
     small, large = unit(400), unit(1_600)
     deid.detect(small)  # every pattern compiled, every table loaded
-    ratio = calls(lambda: deid.detect(large)) / calls(lambda: deid.detect(small))
+    ratio = call_count(lambda: deid.detect(large)) / call_count(lambda: deid.detect(small))
     assert ratio < 6
