@@ -88,3 +88,13 @@ def test_rules_profile_covers_the_seven_rule_categories():
         Category.TRIBE,
         Category.RELIGION,
     }
+
+
+@pytest.mark.parametrize("value", [10**5000, "a\udc80b"], ids=["huge-int", "lone-surrogate"])
+def test_a_parsed_document_no_reader_can_take_is_a_coded_input_error(value: object) -> None:
+    from polydeid.core.errors import InputError
+
+    doc = {"resourceType": "Patient", "note": [{"text": value}]}
+    with pytest.raises(InputError) as caught:
+        Deidentifier(profile="rules").redact_document(doc, format="fhir", lang="en")
+    assert caught.value.code == "PD200"

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from polydeid.core.errors import InputError
 from polydeid.core.segments import Origin, Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category
@@ -302,6 +303,18 @@ def _document_language(doc: Document, lang: str, source: str) -> tuple[str, bool
 
 
 def _serialise_parsed(data: dict[str, Any] | list[Any], fmt: str) -> bytes:
+    """A parsed document as the bytes its reader takes; a value no reader can take (an
+    integer past Python's digit limit, a lone surrogate, one nested past the recursion
+    limit) is an :class:`~polydeid.core.errors.InputError`, never an uncoded exception."""
+    try:
+        return _serialised(data, fmt)
+    except (ValueError, UnicodeEncodeError, RecursionError) as exc:
+        raise InputError(
+            f"the parsed document cannot be serialised ({type(exc).__name__})"
+        ) from None
+
+
+def _serialised(data: dict[str, Any] | list[Any], fmt: str) -> bytes:
     if fmt in ("csv", "tsv"):
         import csv
         import io
