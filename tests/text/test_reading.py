@@ -126,3 +126,10 @@ def test_consistency_keys_ignore_invisible_characters() -> None:
     key of the name written plainly, so the patient keeps one surrogate."""
     assert normalise("Zebe\u200bdee Quarter\u00admain") == normalise("Zebedee Quartermain")
     assert normalise("ZEBEDEE  quartermain ") == "zebedee quartermain"
+
+
+def test_an_o_after_a_digit_stays_a_letter_of_an_alphanumeric_identifier() -> None:
+    assert reading_of("FR06 6759 2763 39O8 3421").text == "FR06 6759 2763 39O8 3421"
+    assert reading_of("tel O772 123 456").text == "tel 0772 123 456"
+    assert reading_of("IT77 O912 7233 8265").text == "IT77 O912 7233 8265"
+    assert reading_of("phone: O6 12 34 56 78").text == "phone: 06 12 34 56 78"

@@ -71,9 +71,12 @@ def guarded_finditer(pattern: Pattern, segment: Segment, rule_id: str) -> Iterat
     wall = budget
     pos, last, count = 0, (-1, -1), 0
     for _ in range(_MAX_RESUMES + 1):
-        scanner = pattern.finditer(text, pos, timeout=wall)
-        scan_cpu = scan_wall = 0.0
-        while True:
+        scan_cpu = scan_wall = lost = 0.0
+        try:
+            scanner: Iterator[Match] | None = pattern.finditer(text, pos, timeout=wall)
+        except TimeoutError:  # a scanner that times out as it starts
+            scanner = None
+        while scanner is not None:
             t0, w0 = time.thread_time(), time.perf_counter()
             try:
                 match = next(scanner, None)

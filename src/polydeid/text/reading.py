@@ -12,9 +12,11 @@ offset map back:
    data writes them (the fullwidth colon of ``姓名：``, ``Nº``, ``²``, ``½``);
 3. every Unicode decimal digit becomes its ASCII digit (Arabic-Indic, Devanagari, Thai …) and
    every other space separator a space;
-4. the capital letter ``O`` in a run of digits is read as a zero (``O772`` → ``0772``): only
-   in a token of digits and ``O`` with two digits or more, or next to a group of two digits
-   or more (``O6 12 34``); never in a word (``SpO2``) nor alone (``O2``, ``O2 2L``).
+4. the capital letter ``O`` leading a run of digits is read as a zero (``O772`` → ``0772``):
+   only in a token of digits and ``O`` with two digits or more, or next to a group of two
+   digits or more (``O6 12 34``); never in a word (``SpO2``) nor alone (``O2``, ``O2 2L``),
+   and never after a digit or after a token of letters and digits, where it belongs to an
+   alphanumeric identifier (``39O8``, ``IT77 O912`` in IBANs).
 
 A span ``[start, end)`` of the reading maps back (:meth:`Reading.to_original`) to the
 original characters it was read from: every character of it, and every invisible character
@@ -136,6 +138,24 @@ class Reading:
         return position
 
 
+#: The token right before a position, joined to it by a space or hyphen (matched backwards).
+_TOKEN_BEFORE = regex.compile(r"(?r)([\p{L}\p{N}]+)[ \-]")
+
+
+def _leading_zeros(m: regex.Match[str]) -> str:
+    """A token of digits and ``O`` with its leading ``O`` read as zeros, unless the token
+    before it mixes letters and digits (``IT77 O912 …``: a letter of an IBAN's account
+    number)."""
+    token = m.group()
+    before = _TOKEN_BEFORE.match(m.string, max(0, m.start() - 40), m.start())
+    if before is not None:
+        word = before.group(1)
+        if any(c.isdigit() for c in word) and any(c.isalpha() for c in word):
+            return token
+    rest = token.lstrip("O")
+    return "0" * (len(token) - len(rest)) + rest
+
+
 def reading_of(text: str) -> Reading:
     """The reading of ``text`` (see the module docstring)."""
     current = text
@@ -147,7 +167,7 @@ def reading_of(text: str) -> Reading:
                 maps.append(offset_map)
         current = _FOLDED.sub(_fold_char, current)
     if "O" in current and _LETTER_O_HINT.search(current):
-        current = _LETTER_O_RUN.sub(lambda m: m.group().replace("O", "0"), current)
+        current = _LETTER_O_RUN.sub(_leading_zeros, current)
     if not maps and current == text:
         return Reading(text, text)
     return Reading(text, current, tuple(maps))
