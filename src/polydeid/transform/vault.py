@@ -544,19 +544,35 @@ class SqliteVault(_PerThread, _Revealing):
             delay = min(delay * 2, 0.25)
 
     def _create_file(self) -> None:
-        """Create the vault file (mode 0600) if it is missing; the first write calls this."""
-        if self._exists:
+        """Create the vault file (mode 0600) if it is missing; the first write calls this.
+
+        The file is built aside, schema and all, and linked into place in one step, so no
+        process ever opens a vault file another one is still setting up (two processes that
+        set up one empty file at once can fail with a disk I/O error); the loser of a race
+        drops its copy and uses the winner's."""
+        if self._present():
             return
+        aside = self.path.with_name(f".{self.path.name}.{os.getpid()}.{secrets.token_hex(6)}")
         try:
-            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
-        except FileExistsError:
-            pass
+            os.close(os.open(aside, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE))
+            conn = sqlite3.connect(aside, timeout=self.timeout, isolation_level=None)
+            try:
+                conn.execute("PRAGMA journal_mode = WAL").fetchone()
+                self._create_schema(conn)
+            finally:
+                conn.close()
+            with contextlib.suppress(FileExistsError):
+                os.link(aside, self.path)
         except OSError as exc:
             raise ConfigError(
                 f"cannot create the vault ({exc.strerror})", location=str(self.path)
             ) from None
-        else:
-            os.close(fd)
+        except sqlite3.DatabaseError as exc:
+            raise ConfigError(f"cannot create the vault ({exc})", location=str(self.path)) from None
+        finally:
+            for leftover in (aside, *(Path(f"{aside}{end}") for end in ("-wal", "-shm"))):
+                with contextlib.suppress(FileNotFoundError):
+                    leftover.unlink()
         self._exists = True
 
     def _present(self) -> bool:
