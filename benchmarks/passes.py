@@ -117,15 +117,22 @@ def corpora(only: str, per_language: int) -> list[Corpus]:
     return out
 
 
+#: The processor flags that decide which fast paths run (vector widths, bfloat16, int8).
+_SPEED_FLAGS = ("avx2", "avx512f", "avx512_vnni", "avx512_bf16", "amx_bf16", "amx_int8")
+
+
 def cpu_model() -> str:
-    """The processor's model name (Linux), else what the platform module says."""
+    """The processor's model name and its speed-relevant flags (Linux), else what the
+    platform module says."""
     try:
-        for line in Path("/proc/cpuinfo").read_text("utf-8").splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
+        info = Path("/proc/cpuinfo").read_text("utf-8").splitlines()
     except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
+        return platform.processor() or "unknown CPU"
+    model = next((ln.split(":", 1)[1].strip() for ln in info if ln.startswith("model name")), "")
+    flags = next((set(ln.split(":", 1)[1].split()) for ln in info if ln.startswith("flags")), set())
+    present = [f for f in _SPEED_FLAGS if f in flags]
+    listed = " ".join(present) or "none of " + "/".join(_SPEED_FLAGS)
+    return f"{model or 'unknown CPU'}; flags: {listed}"
 
 
 def _short(name: str) -> str:
