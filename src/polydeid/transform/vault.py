@@ -416,6 +416,32 @@ class _PerThread:
         self.close()
 
 
+def _stored_fingerprint(conn: Any, mark: str) -> tuple[str | None, tuple[bytes, bytes] | None]:
+    """The key fingerprint a vault holds, else (None, one sealed entry to try a first key on,
+    if any); ``mark`` is the driver's parameter placeholder (``?`` or ``%s``)."""
+    row = conn.execute(
+        f"SELECT value FROM {META_TABLE} WHERE name = {mark}", (FINGERPRINT_ROW,)
+    ).fetchone()
+    if row is not None:
+        return str(row[0]), None
+    entry = conn.execute(
+        f"SELECT key, sealed FROM {TABLE} WHERE sealed IS NOT NULL LIMIT 1"
+    ).fetchone()
+    return None, None if entry is None else (bytes(entry[0]), bytes(entry[1]))
+
+
+def _adopt_fingerprint(conn: Any, mark: str, fingerprint: str) -> str:
+    """Store ``fingerprint`` unless the vault holds one already; the one it holds now."""
+    conn.execute(
+        f"INSERT INTO {META_TABLE} (name, value) VALUES ({mark}, {mark}) ON CONFLICT DO NOTHING",
+        (FINGERPRINT_ROW, fingerprint),
+    )
+    row = conn.execute(
+        f"SELECT value FROM {META_TABLE} WHERE name = {mark}", (FINGERPRINT_ROW,)
+    ).fetchone()
+    return str(row[0])
+
+
 # --- SQLite ----------------------------------------------------------------------------------
 
 _SQLITE_SCHEMA = (
@@ -516,14 +542,8 @@ class SqliteVault(_PerThread, _Revealing):
                     (str(SCHEMA_VERSION),),
                 )
             if self._pending is not None:  # bound before the file existed
-                conn.execute(
-                    f"INSERT INTO {META_TABLE} (name, value) VALUES (?, ?) ON CONFLICT DO NOTHING",
-                    (FINGERPRINT_ROW, self._pending),
-                )
-                stored = conn.execute(
-                    f"SELECT value FROM {META_TABLE} WHERE name = ?", (FINGERPRINT_ROW,)
-                ).fetchone()[0]
-                if not secrets.compare_digest(str(stored), self._pending):
+                stored = _adopt_fingerprint(conn, "?", self._pending)
+                if not secrets.compare_digest(stored, self._pending):
                     raise _mismatch(str(self.path))
             conn.execute("COMMIT")
         except BaseException:
@@ -591,33 +611,12 @@ class SqliteVault(_PerThread, _Revealing):
                 else:
                     self._pending = check_fingerprint(None, keys, location=str(self.path))
                 return
-            stored, sample = self._run(self._fingerprint_row)
-            adopt = check_fingerprint(stored, keys, location=str(self.path), sample=sample)
-            if adopt is not None:
-                self._run(lambda c: self._adopt(c, adopt))
-
-    @staticmethod
-    def _fingerprint_row(conn: sqlite3.Connection) -> tuple[str | None, tuple[bytes, bytes] | None]:
-        row = conn.execute(
-            f"SELECT value FROM {META_TABLE} WHERE name = ?", (FINGERPRINT_ROW,)
-        ).fetchone()
-        if row is not None:
-            return str(row[0]), None
-        entry = conn.execute(
-            f"SELECT key, sealed FROM {TABLE} WHERE sealed IS NOT NULL LIMIT 1"
-        ).fetchone()
-        return None, None if entry is None else (bytes(entry[0]), bytes(entry[1]))
-
-    def _adopt(self, conn: sqlite3.Connection, fingerprint: str) -> None:
-        conn.execute(
-            f"INSERT INTO {META_TABLE} (name, value) VALUES (?, ?) ON CONFLICT DO NOTHING",
-            (FINGERPRINT_ROW, fingerprint),
-        )
-        stored = conn.execute(
-            f"SELECT value FROM {META_TABLE} WHERE name = ?", (FINGERPRINT_ROW,)
-        ).fetchone()[0]
-        if not secrets.compare_digest(str(stored), fingerprint):  # another key adopted first
-            raise _mismatch(str(self.path))
+            stored, sample = self._run(lambda c: _stored_fingerprint(c, "?"))
+            mine = check_fingerprint(stored, keys, location=str(self.path), sample=sample)
+            if mine is not None and not secrets.compare_digest(
+                self._run(lambda c: _adopt_fingerprint(c, "?", mine)), mine
+            ):
+                raise _mismatch(str(self.path))  # another key adopted first
 
     def _run(self, action: Callable[[sqlite3.Connection], T]) -> T:
         try:
@@ -816,32 +815,10 @@ class PostgresVault(_PerThread, _Revealing):
 
     def bind_key(self, keys: KeyRing) -> None:
         """See :class:`KeyBoundVault` (a concurrent adoption by another key is refused)."""
-
-        def read(conn: Any) -> tuple[str | None, tuple[bytes, bytes] | None]:
-            row = conn.execute(
-                f"SELECT value FROM {META_TABLE} WHERE name = %s", (FINGERPRINT_ROW,)
-            ).fetchone()
-            if row is not None:
-                return str(row[0]), None
-            entry = conn.execute(
-                f"SELECT key, sealed FROM {TABLE} WHERE sealed IS NOT NULL LIMIT 1"
-            ).fetchone()
-            return None, None if entry is None else (bytes(entry[0]), bytes(entry[1]))
-
-        def adopt(conn: Any, fingerprint: str) -> str:
-            conn.execute(
-                f"INSERT INTO {META_TABLE} (name, value) VALUES (%s, %s) ON CONFLICT DO NOTHING",
-                (FINGERPRINT_ROW, fingerprint),
-            )
-            row = conn.execute(
-                f"SELECT value FROM {META_TABLE} WHERE name = %s", (FINGERPRINT_ROW,)
-            ).fetchone()
-            return str(row[0])
-
-        stored, sample = self._run(read)
+        stored, sample = self._run(lambda c: _stored_fingerprint(c, "%s"))
         mine = check_fingerprint(stored, keys, location=self.location, sample=sample)
         if mine is not None and not secrets.compare_digest(
-            self._run(lambda c: adopt(c, mine)), mine
+            self._run(lambda c: _adopt_fingerprint(c, "%s", mine)), mine
         ):
             raise _mismatch(self.location)
 
