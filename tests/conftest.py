@@ -88,3 +88,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         for fixture, tier in FIXTURE_TIERS.items():
             if fixture in fixtures:
                 item.add_marker(tier)
+
+
+def pytest_make_parametrize_id(config: pytest.Config, val: object, argname: str) -> str | None:
+    """Test ids never carry a parameter's text, which may hold an invented identifier (a
+    name, a phone number) or run to thousands of characters: a string longer than a code, or
+    a number of more than 12 digits, is named by its parameter (pytest numbers repeats). Codes
+    (``en``, ``DATE``) and ids given explicitly stay as written."""
+    if isinstance(val, str) and (len(val) > 8 or " " in val):
+        return argname
+    if isinstance(val, int) and not isinstance(val, bool) and abs(val) >= 10**12:
+        return argname
+    return None
