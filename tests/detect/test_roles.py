@@ -2,13 +2,25 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category
 from polydeid.detect.pipeline import Pipeline
-from polydeid.detect.roles import apply_label_roles, grow_to_values, label_role
+from polydeid.detect.roles import (
+    LABEL_END,
+    START_TAG,
+    VALUE_QUOTES,
+    _label_text,
+    apply_label_roles,
+    grow_to_values,
+    label_role,
+)
 from polydeid.testing import FakeDetector
 
 PATIENT, OTHER = Category.PERSON, Category.PERSON_THIRD_PARTY
@@ -251,3 +263,45 @@ def test_a_pasted_tables_header_gives_its_columns_names_their_role() -> None:
     # the names column: the patient; the next of kin's: a third party; the notes' mention
     # of the patient's name takes the role of its text
     assert [s.label for s in out] == [PATIENT, OTHER, PATIENT, PATIENT, OTHER]
+
+
+# The label before a value, as one regex searched over the line (the former reading, whose
+# work grew with the line's length): the backward reading must give the same text.
+_LABEL_SPEC = re.compile(
+    rf"(?:([^\n\r;|\t{LABEL_END}<>]{{1,80}})[{LABEL_END}][ \t]*[{VALUE_QUOTES}]?"
+    rf"|{START_TAG}[ \t]*)$"
+)
+_LABEL_PIECES = [
+    *"ab c:=：\t;|<>\"'“„«‘1",
+    "name",
+    "Patient",
+    "<p>",
+    "<td class=x>",
+    "<a b='c'>",
+    ": ",
+    ':\t"',
+    "x" * 30,
+]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(
+    st.lists(st.sampled_from(_LABEL_PIECES), max_size=40),
+    st.integers(min_value=0, max_value=400),
+)
+def test_label_read_backwards_is_the_label_regex(pieces: list[str], line: int) -> None:
+    text = "".join(pieces)
+    line_start = min(line, len(text))
+    match = _LABEL_SPEC.search(text, line_start, len(text))
+    expected = None if match is None else (match.group(1) or match.group(2))
+    assert _label_text(text, line_start, len(text)) == expected
+
+
+def test_labels_on_one_long_line_are_read_from_their_own_colon() -> None:
+    """Many values on one line (a one-line export): each label is its own, read back from
+    its colon to the field break before it, whatever the line holds before that."""
+    text = "; ".join(f"patient name: kalo mirute{i}" for i in range(5000))
+    starts = [m.end() for m in re.finditer(r": ", text)]
+    assert _label_text(text, 0, starts[0]) == "patient name"
+    assert {_label_text(text, 0, s) for s in starts[1:]} == {" patient name"}
+    assert label_role(text, starts[-1]) is PATIENT

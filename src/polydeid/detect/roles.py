@@ -76,13 +76,6 @@ VALUE_QUOTES = "\"'“„«‘"
 #: An XML or HTML start tag: its element name labels the value it opens
 #: ("<patient_name>Jules Mugenzi</patient_name>" pasted as text).
 START_TAG = r"<([^\W\d][\w.\-]*)(?:\s[^<>\n]{0,80})?>"
-#: A label and its colon ending right before the name, only spaces or tabs and an opening quote
-#: between, or a start tag right before it (searched in at most 120 characters before the
-#: name, so bounded). The label's text is group 1 or, for a tag, group 2.
-_LABEL = re.compile(
-    rf"(?:([^\n\r;|\t{LABEL_END}<>]{{1,80}})[{LABEL_END}][ \t]*[{VALUE_QUOTES}]?"
-    rf"|{START_TAG}[ \t]*)$"
-)
 #: Words of the label read (its end decides; a longer label is a sentence, not a field).
 _LABEL_WORDS = 8
 
@@ -116,10 +109,40 @@ def _line_start(text: str, lo: int, start: int) -> int:
 def _label(text: str, line_start: int, start: int) -> tuple[str, ...] | None:
     """The words (normalised, the last eight) of the label ending right before ``start`` on
     the line from ``line_start``; None where no label ends there (``()``: one without words)."""
-    match = _LABEL.search(text, line_start, start)
-    if match is None:
+    written = _label_text(text, line_start, start)
+    return None if written is None else normalise_name(written)[-_LABEL_WORDS:]
+
+
+#: Characters a label's text may not hold.
+_NOT_IN_LABEL = frozenset(f"\n\r;|\t{LABEL_END}<>")
+_START_TAG = re.compile(START_TAG)
+
+
+def _label_text(text: str, line_start: int, start: int) -> str | None:
+    """The text of the label that ends right before ``start`` in ``text[line_start:start]``:
+    a label of at most 80 characters (no line or field break, colon, equals sign or angle
+    bracket in it) and its colon or equals sign, then only spaces or tabs and one opening
+    quote; or the element name of a start tag, then only spaces or tabs. Read backwards from
+    ``start``, so the work is bounded by the label, not by the line."""
+    end = start
+    if end > line_start and text[end - 1] in VALUE_QUOTES:
+        end -= 1  # an opening quote: only after the colon
+    elif end > line_start:
+        while end > line_start and text[end - 1] in " \t":
+            end -= 1
+        if end > line_start and text[end - 1] == ">":
+            opening = text.rfind("<", line_start, end)
+            tag = _START_TAG.fullmatch(text, opening, end) if opening >= 0 else None
+            return tag.group(1) if tag is not None else None
+    while end > line_start and text[end - 1] in " \t":
+        end -= 1
+    colon = end - 1
+    if colon < line_start or text[colon] not in LABEL_END:
         return None
-    return normalise_name(match.group(1) or match.group(2))[-_LABEL_WORDS:]
+    first = colon
+    while first > max(line_start, colon - 80) and text[first - 1] not in _NOT_IN_LABEL:
+        first -= 1
+    return text[first:colon] if first < colon else None
 
 
 def name_value(text: str, start: int, lang: str | None = None) -> tuple[int, int] | None:

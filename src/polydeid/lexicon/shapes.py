@@ -292,8 +292,8 @@ def fits(category: Category, text: str, *, labelled: bool = False) -> bool:
     (``labelled``, :func:`has_label`)."""
     shape = shapes()[category]
     stripped = text.strip()
-    letters = sum(c.isalpha() for c in stripped)
-    digits = sum(c.isdigit() for c in stripped)
+    letters = sum(map(str.isalpha, stripped))
+    digits = sum(map(str.isdigit, stripped))
     if letters + digits < max(shape.min_alnum, 1) or letters < shape.min_letters:
         return False
     if digits < shape.min_digits:

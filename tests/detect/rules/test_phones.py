@@ -6,6 +6,7 @@ Test ids are labels, never the numbers themselves.
 from __future__ import annotations
 
 import itertools
+import random
 
 import phonenumbers
 import pytest
@@ -434,3 +435,79 @@ def test_foreign_lookalikes_are_left_alone(lookalike: str, lang: str) -> None:
 )
 def test_foreign_number_is_never_a_slice_of_an_identifier(lookalike: str, lang: str) -> None:
     assert found(REACH_SENTENCES[lang].format(lookalike), lang) == []
+
+
+def _region_samples(region: str, rng: random.Random, count: int) -> list[str]:
+    """Digit strings near the region's example numbers (with trunk prefix, country code or
+    neither; digits changed, added or dropped) and random ones, 7 to 14 digits."""
+    shape = phones._region_shape(region)
+    metadata = phonenumbers.PhoneMetadata.metadata_for_region(region)
+    seeds = [
+        desc.example_number
+        for field in (*phones._TYPE_FIELDS, "general_desc")
+        if (desc := getattr(metadata, field, None)) is not None and desc.example_number
+    ]
+    samples = []
+    while len(samples) < count:
+        if seeds and rng.random() < 0.8:
+            seed = rng.choice(seeds)
+            keep = rng.randrange(len(seed) + 1)
+            tail = max(0, len(seed) - keep + rng.randrange(-1, 2))
+            body = seed[:keep] + "".join(rng.choice("0123456789") for _ in range(tail))
+            digits = rng.choice(["", shape.prefix, shape.country_code]) + body
+        else:
+            digits = "".join(rng.choice("0123456789") for _ in range(rng.randrange(7, 15)))
+        if 7 <= len(digits) <= 14:
+            samples.append(digits)
+    return samples
+
+
+def test_metadata_mirror_settles_only_what_phonenumbers_reads_the_same_in_every_region() -> None:
+    """Where the mirror of a region's metadata reads a number as valid in national form and
+    settles it without a parse, ``phonenumbers.parse`` and ``is_valid_number`` agree (valid,
+    same national significant number): in every region phonenumbers knows."""
+    rng = random.Random(34)
+    settled = 0
+    for region in sorted(phonenumbers.SUPPORTED_REGIONS):
+        shape = phones._region_shape(region)
+        for digits in _region_samples(region, rng, 60):
+            if shape.reading(digits) is phones._Reading.CANONICAL and shape.settles(digits):
+                settled += 1
+                assert phones._is_canonical(digits, region, shape.prefix), region
+    assert settled > 1000  # the sample reaches valid numbers of many regions
+
+
+def test_national_reading_is_the_one_phonenumbers_confirms() -> None:
+    """``_find_national`` over sets of regions gives what reading every mirror-valid number
+    through ``phonenumbers.parse`` gives (the former way, one parse per valid candidate)."""
+
+    def confirmed(digits: str, regions: tuple[str, ...]) -> tuple[object, ...] | None:
+        other = possible = None
+        for region in regions:
+            shape = phones._region_shape(region)
+            reading = shape.reading(digits)
+            if reading in {phones._Reading.CANONICAL, phones._Reading.UNKNOWN}:
+                if phones._is_canonical(digits, region, shape.prefix):
+                    return (True, shape.prefix, None, None)
+                reading = phones._Reading.OTHER
+            if reading is phones._Reading.OTHER:
+                other = other or region
+            elif reading is phones._Reading.POSSIBLE:
+                possible = possible or region
+        if other is None and possible is None:
+            return None
+        return (other is not None, None, other, possible)
+
+    rng = random.Random(3434)
+    regions = sorted(phonenumbers.SUPPORTED_REGIONS)
+    for _ in range(3000):
+        # Israel: its dialling prefix 01x leads digits the mirror alone would misread
+        chosen = tuple(rng.sample(regions, 3)) if rng.random() < 0.8 else ("IL", "GB", "US")
+        digits = _region_samples(chosen[0], rng, 1)[0]
+        found = phones._find_national(digits, chosen)
+        got = (
+            None
+            if found is None
+            else (found.valid, found.canonical_prefix, found.other, found.possible)
+        )
+        assert got == confirmed(digits, chosen), chosen

@@ -11,9 +11,11 @@ How a number is found:
    year-led identifier (``2024-004512``) or a card/account number in blocks of four.
 3. The remaining groups are tried leftmost-longest. Inside a run a second number must start
    the way numbers are written (``0``, ``+``, ``(``). Each candidate is read in every region
-   of the segment (``+``/``00`` numbers need none) against phonenumbers' metadata; a
-   candidate that can be a valid number in national form is confirmed with
-   ``phonenumbers.parse`` and ``is_valid_number`` before it is accepted.
+   of the segment (``+``/``00`` numbers need none) against phonenumbers' metadata, mirrored
+   with one pattern per number length. Where the mirror reads exactly as phonenumbers
+   does (tested over every region) its word is final; elsewhere (regions that rewrite
+   digits or strip carrier codes, digits led by a dialling prefix) a candidate is
+   confirmed with ``phonenumbers.parse`` and ``is_valid_number`` before it is accepted.
 
 A valid number written in its country's national form (``0772 123456``, ``612 34 56 78``,
 ``(415) 555-0134``) or in international form is accepted on its own. A number that is valid
@@ -47,7 +49,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cache
@@ -148,6 +150,13 @@ class _Shape:
 
     grouped: bool
     spaced_out: bool
+
+
+_SHAPES = {
+    (grouped, spaced): _Shape(grouped, spaced)
+    for grouped in (False, True)
+    for spaced in (False, True)
+}
 
 
 @dataclass(slots=True)
@@ -276,23 +285,42 @@ class _Reading(Enum):
     UNKNOWN = "unknown"  # the region rewrites digits while parsing: ask phonenumbers
 
 
+#: Longest national significant number phonenumbers' metadata describes.
+_MAX_NSN_DIGITS = 17
+
+
 @dataclass(frozen=True, slots=True)
 class _Desc:
     """One phone-number description of a region: possible lengths and a pattern."""
 
     lengths: frozenset[int]  # empty: any length allowed by the general description
-    pattern: Pattern
+    pattern: str
 
-    def matches(self, nsn: str) -> bool:
-        return (not self.lengths or len(nsn) in self.lengths) and bool(self.pattern.fullmatch(nsn))
+    def allows(self, length: int) -> bool:
+        return not self.lengths or length in self.lengths
+
+
+def _valid_by_length(
+    generals: Sequence[_Desc], types: Sequence[_Desc]
+) -> dict[int, re.Pattern[str]]:
+    """For each length, one pattern that fully matches a national significant number of that
+    length exactly when a general description and a number type both allow the length and
+    fully match it (compiled with ``re``, as phonenumbers compiles its metadata)."""
+    table: dict[int, re.Pattern[str]] = {}
+    for length in range(1, _MAX_NSN_DIGITS + 1):
+        general = "|".join(f"(?:{d.pattern})" for d in generals if d.allows(length))
+        kind = "|".join(f"(?:{d.pattern})" for d in types if d.allows(length))
+        if general and kind:
+            table[length] = re.compile(rf"(?=(?:{general})\Z)(?:{kind})")
+    return table
 
 
 @dataclass(frozen=True, slots=True)
 class _Format:
     """One national format: which numbers it applies to and the digits it writes before them."""
 
-    leading: Pattern | None
-    pattern: Pattern
+    leading: re.Pattern[str] | None
+    pattern: re.Pattern[str]
     prefix_digits: str
 
 
@@ -301,17 +329,17 @@ class _RegionShape:
     """A region's numbering plan from phonenumbers' metadata, for a cheap check before parsing."""
 
     # It mirrors phonenumbers' own number-type and national-format selection so that most
-    # candidates are ruled out without a parse; every accepted number is still confirmed by
-    # ``phonenumbers.parse`` and ``is_valid_number``.
+    # candidates are judged without a parse (see :meth:`settles`).
 
     prefix: str
     country_code: str
-    strip: Pattern | None  # the region's national-prefix-for-parsing pattern
-    generals: tuple[_Desc, ...]
-    types: tuple[_Desc, ...]
+    strip: re.Pattern[str] | None  # the region's national-prefix-for-parsing pattern
+    valid: Mapping[int, re.Pattern[str]]  # by length (see :func:`_valid_by_length`)
     formats: tuple[_Format, ...]
     possible_lengths: frozenset[int]
     rewrites: bool  # the region transforms digits while stripping its prefix
+    carrier_codes: bool  # the region strips a carrier code with its trunk prefix
+    dialling: re.Pattern[str] | None  # the region's international dialling prefix
 
     def significant_forms(self, digits: str) -> list[str]:
         """``digits`` read as a national significant number: as is, without prefix or code."""
@@ -326,21 +354,27 @@ class _RegionShape:
     def reading(self, digits: str) -> _Reading:
         if self.rewrites:
             return _Reading.UNKNOWN
-        forms = self.significant_forms(digits)
-        valid = [f for f in forms if self._is_valid_significant(f)]
-        if not valid:
-            possible = any(len(f) in self.possible_lengths for f in forms)
-            return (
-                _Reading.POSSIBLE if possible and digits.startswith(self.prefix) else _Reading.NONE
-            )
-        for nsn in valid:
-            if digits in {self.national_digits(nsn), self.prefix + nsn}:
+        patterns = self.valid
+        valid = possible = False
+        for nsn in self.significant_forms(digits):
+            pattern = patterns.get(len(nsn))
+            if pattern is None or pattern.fullmatch(nsn) is None:
+                possible = possible or len(nsn) in self.possible_lengths
+            elif digits == self.prefix + nsn or digits == self.national_digits(nsn):
                 return _Reading.CANONICAL
-        return _Reading.OTHER
+            else:
+                valid = True
+        if valid:
+            return _Reading.OTHER
+        return _Reading.POSSIBLE if possible and digits.startswith(self.prefix) else _Reading.NONE
 
-    def _is_valid_significant(self, nsn: str) -> bool:
-        return any(g.matches(nsn) for g in self.generals) and any(
-            t.matches(nsn) for t in self.types
+    def settles(self, digits: str) -> bool:
+        """Whether a CANONICAL reading of ``digits`` is phonenumbers' own (valid, the same
+        national significant number; tested over every region). Not where the region strips
+        a carrier code with its prefix, or where its international dialling prefix leads the
+        digits (``01x`` in Israel): phonenumbers reads those itself."""
+        return not self.carrier_codes and not (
+            self.dialling is not None and self.dialling.match(digits)
         )
 
     def national_digits(self, nsn: str) -> str:
@@ -394,7 +428,7 @@ _TYPE_FIELDS = (
 def _desc(desc: phonenumbers.PhoneNumberDesc | None) -> _Desc | None:
     if desc is None or not desc.national_number_pattern:
         return None
-    return _Desc(frozenset(desc.possible_length), compile_pattern(desc.national_number_pattern))
+    return _Desc(frozenset(desc.possible_length), desc.national_number_pattern)
 
 
 @cache
@@ -431,22 +465,25 @@ def _region_shape(region: str) -> _RegionShape:
     generals = tuple(d for m in siblings if m is not None for d in [_desc(m.general_desc)] if d)
     formats = tuple(
         _Format(
-            compile_pattern(f.leading_digits_pattern[-1]) if f.leading_digits_pattern else None,
-            compile_pattern(f.pattern),
+            re.compile(f.leading_digits_pattern[-1]) if f.leading_digits_pattern else None,
+            re.compile(f.pattern),
             _digits((f.national_prefix_formatting_rule or "").replace("\\1", "")),
         )
         for f in metadata.number_format
     )
     rule = metadata.national_prefix_for_parsing
+    strip = re.compile(rule) if rule else None
+    dialling = metadata.international_prefix
     return _RegionShape(
         prefix=metadata.national_prefix or "",
         country_code=str(metadata.country_code),
-        strip=compile_pattern(rule) if rule else None,
-        generals=generals,
-        types=types,
+        strip=strip,
+        valid=_valid_by_length(generals, types),
         formats=formats,
         possible_lengths=frozenset((*general.possible_length, *general.possible_length_local_only)),
         rewrites=metadata.national_prefix_transform_rule is not None,
+        carrier_codes=strip is not None and strip.groups > 0,
+        dialling=re.compile(dialling) if dialling else None,
     )
 
 
@@ -517,7 +554,9 @@ def _find_national(digits: str, regions: Sequence[str]) -> _Finding | None:
     for region in regions:
         region_shape = _region_shape(region)
         reading = region_shape.reading(digits)
-        if reading in {_Reading.CANONICAL, _Reading.UNKNOWN}:
+        if reading is _Reading.CANONICAL and region_shape.settles(digits):
+            return _Finding(valid=True, canonical_prefix=region_shape.prefix)
+        if reading is _Reading.CANONICAL or reading is _Reading.UNKNOWN:
             if _is_canonical(digits, region, region_shape.prefix):
                 return _Finding(valid=True, canonical_prefix=region_shape.prefix)
             reading = _Reading.OTHER
@@ -749,10 +788,16 @@ def _has_account_blocks(groups: Sequence[tuple[int, int]]) -> bool:
     return False
 
 
+#: The only separators that can make a pair of groups a reading, decimal, range or date.
+_BLOCKING_SEPARATORS = frozenset({"/", ".", "-", "\u2013"})
+
+
 def _blocked_groups(text: str, groups: Sequence[tuple[int, int]]) -> frozenset[int]:
     """Indices of digit groups that are part of a date, a reading, a decimal or a year range."""
-    blocked: set[int] = set()
     seps = [text[groups[k][1] : groups[k + 1][0]] for k in range(len(groups) - 1)]
+    if _BLOCKING_SEPARATORS.isdisjoint(seps):
+        return frozenset()
+    blocked: set[int] = set()
     for k, sep in enumerate(seps):
         if _is_not_phone_pair(text, sep, groups[k], groups[k + 1]):
             blocked.update((k, k + 1))
@@ -863,18 +908,21 @@ def _longest_at(scan: _Scan, run: _Run, i: int, previous_end: int) -> tuple[Span
 
     first = run.groups[i][0]
     international = "+" in text[start:first] or "\uff0b" in text[start:first]
-    international = international or _digits(text[first : first + 2]) == "00"
-    whole = (i, run.last_free(i)) == (0, len(run.groups) - 1)
+    international = international or (
+        text[first] in _ZEROS and first + 1 < len(text) and text[first + 1] in _ZEROS
+    )
+    last = run.last_free(i)
+    whole = i == 0 and last == len(run.groups) - 1
     # First the segment's own regions; only where they accept nothing, every other region.
     for foreign in (False, True) if not international else (False,):
         lengths = _FOREIGN_LENGTHS if foreign else scan.national_lengths
-        for j in range(run.last_free(i), i - 1, -1):
+        for j in range(last, i - 1, -1):
             n_digits = run.digits_between(i, j)
             if n_digits < _NATIONAL_DIGITS[0]:
                 break
             if n_digits > _INTL_DIGITS[1] + 2 or not (international or n_digits in lengths):
                 continue
-            shape = _Shape(grouped=j > i, spaced_out=run.singles[j + 1] - run.singles[i] >= 5)
+            shape = _SHAPES[j > i, run.singles[j + 1] - run.singles[i] >= 5]
             if shape.spaced_out and not (whole and j == len(run.groups) - 1):
                 continue  # 0 7 7 2 …: only a run that is exactly one number, not a slice
             end = _close_paren(text, start, run.groups[j][1])
