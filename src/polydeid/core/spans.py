@@ -52,6 +52,8 @@ class Span:
         return text[self.start : self.end]
 
     def shifted(self, offset: int) -> Span:
+        if offset == 0:
+            return self
         return Span(self.start + offset, self.end + offset, self.label, self.source, self.score)
 
     def with_label(self, label: Category | Fact) -> Span:

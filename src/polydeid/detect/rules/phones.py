@@ -134,6 +134,9 @@ class _PhoneLocale:
 
     context: ContextLexicon
     extension: Pattern
+    #: The first letters of the extension words in every case: no other character after the
+    #: number's spaces and comma can begin an extension, and the pattern is not tried.
+    extension_starts: frozenset[str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -334,6 +337,7 @@ class _RegionShape:
     prefix: str
     country_code: str
     strip: re.Pattern[str] | None  # the region's national-prefix-for-parsing pattern
+    strip_digits: str | None  # that pattern where it is a plain digit string ("0")
     valid: Mapping[int, re.Pattern[str]]  # by length (see :func:`_valid_by_length`)
     formats: tuple[_Format, ...]
     possible_lengths: frozenset[int]
@@ -344,9 +348,13 @@ class _RegionShape:
     def significant_forms(self, digits: str) -> list[str]:
         """``digits`` read as a national significant number: as is, without prefix or code."""
         forms = [digits]
-        prefix = self.strip.match(digits) if self.strip is not None else None
-        if prefix is not None and prefix.end() > 0:
-            forms.append(digits[prefix.end() :])
+        if self.strip_digits is not None:
+            if digits.startswith(self.strip_digits):
+                forms.append(digits[len(self.strip_digits) :])
+        elif self.strip is not None:
+            prefix = self.strip.match(digits)
+            if prefix is not None and prefix.end() > 0:
+                forms.append(digits[prefix.end() :])
         if digits.startswith(self.country_code):
             forms.append(digits[len(self.country_code) :])
         return forms
@@ -391,14 +399,15 @@ def _locale(langs: tuple[str, ...]) -> _PhoneLocale:
     context = ContextLexicon(
         contact_table(langs, lambda w: w.phone) + contact_table(langs, lambda w: w.fax)
     )
-    alts = phrase_alternation(
-        contact_table(langs, lambda w: w.extension), fold_case=False, spaces=r"[ \t]+"
-    )
+    words = contact_table(langs, lambda w: w.extension) or ("ext",)
+    alts = phrase_alternation(words, fold_case=False, spaces=r"[ \t]+")
     extension = compile_pattern(
-        rf"[ \t]*[,;]?[ \t]*(?i:{alts or 'ext'})(?!\p{{L}})[ \t]*[.:#]?[ \t]*[-\u2013]?[ \t]*"
+        rf"[ \t]*[,;]?[ \t]*(?i:{alts})(?!\p{{L}})[ \t]*[.:#]?[ \t]*[-\u2013]?[ \t]*"
         rf"{_DIGIT}{{1,6}}(?![\p{{N}}\p{{L}}])"
     )
-    return _PhoneLocale(context, extension)
+    firsts = {w.strip()[:1] for w in words if w.strip()}
+    starts = frozenset(f for c in firsts for f in (c, c.lower(), c.upper(), c.casefold()))
+    return _PhoneLocale(context, extension, starts)
 
 
 @cache
@@ -478,6 +487,7 @@ def _region_shape(region: str) -> _RegionShape:
         prefix=metadata.national_prefix or "",
         country_code=str(metadata.country_code),
         strip=strip,
+        strip_digits=rule if rule and rule.isdigit() else None,
         valid=_valid_by_length(generals, types),
         formats=formats,
         possible_lengths=frozenset((*general.possible_length, *general.possible_length_local_only)),
@@ -1021,6 +1031,16 @@ def _close_paren(text: str, start: int, end: int) -> int:
 def _extension_end(scan: _Scan, end: int) -> int:
     """End of an extension written after a number (``ext. 204``, ``Durchwahl -12``), or ``end``."""
     text = scan.segment.text
+    k = end
+    while k < len(text) and text[k] in " \t":
+        k += 1
+    if k < len(text) and text[k] in ",;":
+        k += 1
+    while k < len(text) and text[k] in " \t":
+        k += 1
+    starts = scan.locale.extension_starts
+    if k == len(text) or (text[k] not in starts and text[k].casefold() not in starts):
+        return end
     try:
         match = scan.locale.extension.match(text, end, timeout=PATTERN_TIMEOUT_S)
     except TimeoutError:
