@@ -123,11 +123,9 @@ class ContextLexicon:
     def __init__(self, phrases: Iterable[str]) -> None:
         unique = {p.strip().lower() for p in phrases if p.strip()}
         self.phrases = tuple(sorted(unique, key=lambda p: (-len(p), p)))
-        if self.phrases:
-            alts = "|".join(self._phrase_pattern(p) for p in self.phrases)
-            self._pattern: Pattern | None = compile_pattern(f"(?:{alts})", regex.IGNORECASE)
-        else:
-            self._pattern = None
+        self._pattern: Pattern | None = (
+            compile_pattern(_phrase_tries(self.phrases), regex.IGNORECASE) if self.phrases else None
+        )
 
     @staticmethod
     def _phrase_pattern(phrase: str) -> str:
@@ -160,3 +158,61 @@ class ContextLexicon:
         if self.search(text, start - before, start):
             return True
         return after > 0 and self.search(text, end, end + after)
+
+
+#: What the space between two words of a phrase matches.
+_PHRASE_GAP = r"[\s\-_]*"
+
+
+def _phrase_atoms(phrase: str) -> list[str]:
+    """:meth:`ContextLexicon._phrase_pattern`'s body, one atom per character or gap."""
+    atoms: list[str] = []
+    for k, word in enumerate(phrase.split()):
+        if k:
+            atoms.append(_PHRASE_GAP)
+        atoms.extend(regex.escape(c) for c in word)
+    if atoms and atoms[-1] == regex.escape("."):
+        atoms[-1] = r"\.?"
+    return atoms
+
+
+def _trie(sequences: Iterable[list[str]]) -> str:
+    """A pattern matching exactly the atom sequences given, their common prefixes shared."""
+    root: dict[str, dict] = {}  # type: ignore[type-arg]
+    for atoms in sequences:
+        node = root
+        for atom in atoms:
+            node = node.setdefault(atom, {})
+        node[""] = {}  # a sequence ends here
+
+    def render(node: dict[str, dict]) -> str:  # type: ignore[type-arg]
+        alternatives = [atom + render(child) for atom, child in sorted(node.items()) if atom]
+        if not alternatives:
+            return ""
+        body = "|".join(alternatives)
+        if len(alternatives) > 1:
+            body = f"(?:{body})"
+        return f"(?:{body})?" if "" in node else body
+
+    return render(root)
+
+
+def _phrase_tries(phrases: Iterable[str]) -> str:
+    """One pattern that matches where one of ``phrases`` matches as
+    :meth:`ContextLexicon._phrase_pattern` writes it: the phrases of each kind of edge (a
+    word boundary needed on the left, on the right) share one trie, so a search tries each
+    position once per kind rather than once per phrase."""
+    kinds: dict[tuple[bool, bool], list[list[str]]] = {}
+    for phrase in phrases:
+        core = phrase.rstrip(".") or phrase
+        kind = (_needs_boundary(phrase[0]), _needs_boundary(core[-1]))
+        kinds.setdefault(kind, []).append(_phrase_atoms(phrase))
+    alternatives = []
+    for (left, right), sequences in sorted(kinds.items()):
+        body = _trie(sequences)
+        alternatives.append(
+            (r"(?<![\p{L}\p{N}])" if left else "")
+            + f"(?:{body})"
+            + (r"(?![\p{L}\p{N}])" if right else "")
+        )
+    return "(?:" + "|".join(alternatives) + ")"

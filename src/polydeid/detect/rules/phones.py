@@ -554,11 +554,82 @@ def _international_verdict(
     return _Verdict(SOURCE_CONTEXT, 0.6) if has_context() else None
 
 
+@dataclass(frozen=True, slots=True)
+class _NationalPlan:
+    """The regions of a segment, read together: digits that no region reads as more than
+    the digits as written (no trunk prefix, carrier code or country code leads them) and that
+    no region's descriptions accept are at most a possible number, decided without reading
+    each region."""
+
+    regions: tuple[str, ...]
+    valid_any: Mapping[int, re.Pattern[str]]  # by length: any region's valid pattern
+    leads: tuple[str, ...]  # trunk prefixes, literal prefixes for parsing, country codes
+    strips: tuple[re.Pattern[str], ...]  # the prefixes for parsing that are patterns
+    quick: bool  # no region rewrites digits (those are left to phonenumbers)
+    #: Regions without a trunk prefix, in order, with the lengths a possible number has there.
+    unprefixed: tuple[tuple[str, frozenset[int]], ...]
+
+    def finding(self, digits: str) -> tuple[bool, _Finding | None]:
+        """``(True, finding)`` where the plan decides what ``digits`` are, else ``(False,
+        None)``: then each region is read."""
+        if not self.quick or digits.startswith(self.leads):
+            return False, None
+        if any(strip.match(digits) for strip in self.strips):
+            return False, None
+        pattern = self.valid_any.get(len(digits))
+        if pattern is not None and pattern.fullmatch(digits) is not None:
+            return False, None
+        for region, lengths in self.unprefixed:
+            if len(digits) in lengths:
+                return True, _Finding(valid=False, possible=region)
+        return True, None
+
+
+@cache
+def _national_plan(regions: tuple[str, ...]) -> _NationalPlan:
+    shapes = [_region_shape(region) for region in regions]
+    leads = {
+        lead
+        for shape in shapes
+        for lead in (shape.prefix, shape.strip_digits or "", shape.country_code)
+        if lead
+    }
+    lengths = {length for shape in shapes for length in shape.valid}
+    return _NationalPlan(
+        regions=regions,
+        valid_any={
+            length: re.compile(
+                "|".join(
+                    f"(?:{shape.valid[length].pattern})"
+                    for shape in shapes
+                    if length in shape.valid
+                )
+            )
+            for length in sorted(lengths)
+        },
+        leads=tuple(sorted(leads)),
+        strips=tuple(
+            shape.strip
+            for shape in shapes
+            if shape.strip is not None and shape.strip_digits is None
+        ),
+        quick=not any(shape.rewrites for shape in shapes),
+        unprefixed=tuple(
+            (region, shape.possible_lengths)
+            for region, shape in zip(regions, shapes, strict=True)
+            if not shape.prefix
+        ),
+    )
+
+
 def _find_national(digits: str, regions: Sequence[str]) -> _Finding | None:
     """``digits`` written without a country code, read in each of ``regions``."""
     low, high = _NATIONAL_DIGITS
     if not low <= len(digits) <= high:
         return None
+    decided, finding = _national_plan(tuple(regions)).finding(digits)
+    if decided:
+        return finding
     other: str | None = None
     possible: str | None = None
     for region in regions:
