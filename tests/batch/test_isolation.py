@@ -120,6 +120,32 @@ def test_one_run_quarantines_a_poison_record(tmp_path, monkeypatch, capsys):
     assert summary["complete"] is True and summary["errors"] == {"PD300": 1}
 
 
+def test_one_run_quarantines_a_poison_document(tmp_path, monkeypatch):
+    """A document (one unit of one record) that fails the same way twice is quarantined in one
+    run and has no output; the other documents are written."""
+    import polydeid.engine
+    from polydeid.core.errors import DetectionError
+
+    src, out = tmp_path / "in", tmp_path / "out"
+    src.mkdir()
+    for name in ("n1", "n2", "n3"):
+        (src / f"{name}.xml").write_text("<note>Seen 2020-01-02.</note>")
+    real = polydeid.engine.read_document
+
+    def read(data, fmt, *, source):
+        if source == "n2.xml":
+            raise DetectionError("a detector failed")
+        return real(data, fmt, source=source)
+
+    monkeypatch.setattr(polydeid.engine, "read_document", read)
+    assert main(args(src, out)) == 1
+    assert sorted(p.name for p in out.glob("n*.xml")) == ["n1.xml", "n3.xml"]
+    (entry,) = [json.loads(x) for x in (out / "quarantine.jsonl").read_text().splitlines()]
+    assert entry["source"] == "n2.xml" and entry["reason"]["code"] == "PD300"
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["complete"] is True and summary["quarantined"] == 1
+
+
 def test_a_failure_that_does_not_repeat_quarantines_nothing(tmp_path, monkeypatch, capsys):
     from polydeid.batch import runner
     from polydeid.core.errors import DetectionError
@@ -235,7 +261,7 @@ if os.environ.get("POLYDEID_TEST_ID") or os.environ.get("POLYDEID_TEST_KILL_ID")
                 handle.write(f"{os.getpid()}\\n")
         if record.get("id") == os.environ.get("POLYDEID_TEST_KILL_ID"):
             os.kill(os.getpid(), signal.SIGKILL)
-        if record.get("id") == os.environ.get("POLYDEID_TEST_ID") and _first_time():
+        if record.get("id") in os.environ.get("POLYDEID_TEST_ID", "").split(",") and _first_time():
             if os.environ.get("POLYDEID_TEST_FAULT") == "crash":
                 os.kill(os.getpid(), signal.SIGKILL)
             raise sqlite3.OperationalError("disk I/O error")
@@ -318,6 +344,26 @@ def test_a_record_that_kills_its_worker_twice_is_quarantined_in_one_run(tmp_path
         "code": "PD000",
         "message": "its worker process died (failed twice the same way)",
     }
+
+
+@pytest.mark.slow
+def test_records_that_kill_workers_in_several_units_are_all_quarantined(tmp_path):
+    """Deaths in several units are each charged to the record the dead worker had in hand
+    (not pooled as one fault of the surroundings)."""
+    src, out = tmp_path / "in", tmp_path / "out"
+    ids = inputs(src)
+    proc = run_hooked(tmp_path, src, out, 2, id="a3,a40,b55", fault="crash")
+    err = proc.stderr.decode()
+    assert proc.returncode == 1, err
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["complete"] is True and summary["quarantined"] == 3
+    assert sorted(written(out)) == sorted(i for i in ids if i not in {"a3", "a40", "b55"})
+    entries = [json.loads(x) for x in (out / "quarantine.jsonl").read_text().splitlines()]
+    assert [(e["source"], e["line"]) for e in entries] == [
+        ("a.jsonl", 4),
+        ("a.jsonl", 41),
+        ("b.jsonl", 56),
+    ]
 
 
 @pytest.mark.slow

@@ -917,11 +917,13 @@ def _isolate(job: _Job, unit: Unit, outcome: UnitOutcome) -> bool:
     times in a row it failed that way, across runs) and say whether the unit comes back in this
     run, after the other units: once more where the record fails it for the first time (at
     most once per record and run), or without the record once it has failed twice the same
-    way. False: the unit is left for a re-run."""
+    way. False: the unit is left for a re-run. A worker's death is charged to the record it had
+    in hand whatever other units died with it (:func:`_next_round` does not pool them)."""
     assert outcome.failed is not None
     if outcome.position is None or outcome.signature is None:
         return False
-    job.failing[outcome.signature].add(_key(unit))
+    if outcome.signature != _WORKER_DIED:
+        job.failing[outcome.signature].add(_key(unit))
     code, message = outcome.failed
     count = job.manifest.note_failure(
         unit.source, unit.index, outcome.position, outcome.signature, code, message
