@@ -1,5 +1,7 @@
-"""A record that fails its unit the same way in two runs is quarantined and the rest of its
-unit written; a fault that fails every unit is no record's own and quarantines nothing."""
+"""A record that fails its unit is tried once more in the same run: when it fails the same way
+again it is quarantined and the rest of its unit written, in that run; a failure that does not
+repeat quarantines nothing; a fault that fails every unit is no record's own and quarantines
+nothing. The failure counts survive a killed run."""
 
 from __future__ import annotations
 
@@ -55,21 +57,18 @@ def failing(monkeypatch, bad):
     monkeypatch.setattr(runner, "redact_record_labelled", redact)
 
 
-def test_a_record_failing_twice_the_same_way_is_quarantined(tmp_path, monkeypatch, capsys):
+def test_one_run_quarantines_a_record_failing_twice_the_same_way(tmp_path, monkeypatch, capsys):
     src, out = tmp_path / "in", tmp_path / "out"
     ids = inputs(src)
     failing(monkeypatch, lambda rid: rid == "b30")
     assert main(args(src, out)) == 1
-    summary = json.loads((out / "summary.json").read_text())
-    assert summary["complete"] is False and summary["quarantined"] == 0
-    assert "b31" not in written(out)  # held back with its unit, for now
-
-    capsys.readouterr()
-    assert main(args(src, out)) == 1
     err = capsys.readouterr().err
+    assert "b.jsonl (unit 2): a record failed its unit: trying the unit once more" in err
     assert "b.jsonl (unit 2): a record failed twice the same way: quarantined" in err
+    assert "left for a re-run" not in err
     summary = json.loads((out / "summary.json").read_text())
     assert summary["complete"] is True and summary["quarantined"] == 1
+    assert summary["errors"] == {"PD400": 1} and summary["units_failed"] == 0
     assert sorted(written(out)) == sorted(i for i in ids if i != "b30")
     (entry,) = [json.loads(x) for x in (out / "quarantine.jsonl").read_text().splitlines()]
     assert entry["source"] == "b.jsonl" and entry["line"] == 31
@@ -79,6 +78,103 @@ def test_a_record_failing_twice_the_same_way_is_quarantined(tmp_path, monkeypatc
     assert main(args(src, out)) == 1  # nothing left to do; the quarantine stays
     summary = json.loads((out / "summary.json").read_text())
     assert summary["units_processed"] == 0 and summary["quarantined"] == 1
+
+
+def test_one_run_quarantines_a_poison_record(tmp_path, monkeypatch, capsys):
+    """Good, poison, good records: on the poison record a detector fails (an error that is not
+    the record's own kind, so it fails the unit), every time; one run writes every good record
+    and quarantines the poison record with its code."""
+    from polydeid.batch import runner
+    from polydeid.core.errors import DetectionError
+
+    src, out = tmp_path / "in", tmp_path / "out"
+    src.mkdir()
+    lines = [json.dumps({"id": f"r{i}", "text": f"Call 0772 {i:06d}."}) for i in range(60)]
+    lines[40] = json.dumps({"id": "poison", "text": "Seen by Zebedee Quartermain."})
+    (src / "a.jsonl").write_text("\n".join(lines) + "\n")
+    real = runner.redact_record_labelled
+
+    def redact(deid, record, config, *, location):
+        if record["id"] == "poison":
+            raise DetectionError("a detector failed")
+        return real(deid, record, config, location=location)
+
+    monkeypatch.setattr(runner, "redact_record_labelled", redact)
+    assert main(args(src, out)) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "Quartermain" not in err
+    ids = [json.loads(x)["id"] for x in (out / "a.jsonl").read_text().splitlines()]
+    assert ids == [f"r{i}" for i in range(60) if i != 40]
+    text = (out / "quarantine.jsonl").read_text()
+    assert "Quartermain" not in text and "poison" not in text
+    (entry,) = [json.loads(x) for x in text.splitlines()]
+    assert entry == {
+        "source": "a.jsonl",
+        "line": 41,
+        "reason": {
+            "code": "PD300",
+            "message": "a detector failed (failed twice the same way)",
+        },
+    }
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["complete"] is True and summary["errors"] == {"PD300": 1}
+
+
+def test_one_run_quarantines_a_poison_document(tmp_path, monkeypatch):
+    """A document (one unit of one record) that fails the same way twice is quarantined in one
+    run and has no output; the other documents are written."""
+    import polydeid.engine
+    from polydeid.core.errors import DetectionError
+
+    src, out = tmp_path / "in", tmp_path / "out"
+    src.mkdir()
+    for name in ("n1", "n2", "n3"):
+        (src / f"{name}.xml").write_text("<note>Seen 2020-01-02.</note>")
+    real = polydeid.engine.read_document
+
+    def read(data, fmt, *, source):
+        if source == "n2.xml":
+            raise DetectionError("a detector failed")
+        return real(data, fmt, source=source)
+
+    monkeypatch.setattr(polydeid.engine, "read_document", read)
+    assert main(args(src, out)) == 1
+    assert sorted(p.name for p in out.glob("n*.xml")) == ["n1.xml", "n3.xml"]
+    (entry,) = [json.loads(x) for x in (out / "quarantine.jsonl").read_text().splitlines()]
+    assert entry["source"] == "n2.xml" and entry["reason"]["code"] == "PD300"
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["complete"] is True and summary["quarantined"] == 1
+
+
+def test_a_failure_that_does_not_repeat_quarantines_nothing(tmp_path, monkeypatch, capsys):
+    from polydeid.batch import runner
+    from polydeid.core.errors import DetectionError
+
+    src, out, clean = tmp_path / "in", tmp_path / "out", tmp_path / "clean"
+    ids = inputs(src)
+    real = runner.redact_record_labelled
+    calls = []
+
+    def once(deid, record, config, *, location):
+        if record["id"] == "a30":
+            calls.append(record["id"])
+            if len(calls) == 1:
+                raise DetectionError("a detector failed")
+        return real(deid, record, config, location=location)
+
+    monkeypatch.setattr(runner, "redact_record_labelled", once)
+    assert main(args(src, out)) == 0
+    err = capsys.readouterr().err
+    assert "a.jsonl (unit 2): a record failed its unit: trying the unit once more" in err
+    assert len(calls) == 2
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["complete"] is True and summary["quarantined"] == 0
+    assert summary["units_processed"] == 6 and summary["units_failed"] == 0
+    assert sorted(written(out)) == sorted(ids)
+    assert (out / "quarantine.jsonl").read_text() == ""
+    monkeypatch.setattr(runner, "redact_record_labelled", real)
+    assert main(args(src, clean)) == 0
+    assert (out / "a.jsonl").read_bytes() == (clean / "a.jsonl").read_bytes()
 
 
 def test_a_fault_on_every_unit_quarantines_nothing(tmp_path, monkeypatch):
@@ -93,25 +189,33 @@ def test_a_fault_on_every_unit_quarantines_nothing(tmp_path, monkeypatch):
 
 
 def test_the_record_is_quarantined_only_when_it_fails_the_same_way(tmp_path, monkeypatch):
+    """A retry that fails another way is a first failure of that kind: the unit is left for a
+    re-run, which quarantines the record when it fails that way again."""
     from polydeid.batch import runner
     from polydeid.core.errors import DetectionError
 
     src, out = tmp_path / "in", tmp_path / "out"
     inputs(src)
-    failing(monkeypatch, lambda rid: rid == "a3")
-    assert main(args(src, out)) == 1
     real = runner.redact_record_labelled
+    calls = []
 
-    def other(deid, record, config, *, location):
+    def changing(deid, record, config, *, location):
         if record["id"] == "a3":
+            calls.append(record["id"])
+            if len(calls) == 1:
+                raise TransformError("the vault failed (OperationalError)")
             raise DetectionError("a detector failed")  # another kind of fault: counted afresh
         return real(deid, record, config, location=location)
 
-    monkeypatch.setattr(runner, "redact_record_labelled", other)
-    for quarantined in (0, 1):
-        assert main(args(src, out)) == 1
-        summary = json.loads((out / "summary.json").read_text())
-        assert summary["quarantined"] == quarantined
+    monkeypatch.setattr(runner, "redact_record_labelled", changing)
+    assert main(args(src, out)) == 1
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["quarantined"] == 0 and summary["complete"] is False
+    assert summary["units_failed"] == 1 and len(calls) == 2  # one retry, no more
+    assert main(args(src, out)) == 1
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["quarantined"] == 1 and summary["complete"] is True
+    assert len(calls) == 3  # recognised at once: no retry before quarantining
     (entry,) = [json.loads(x) for x in (out / "quarantine.jsonl").read_text().splitlines()]
     assert entry["line"] == 4 and entry["reason"]["code"] == "PD300"
 
@@ -131,49 +235,106 @@ def test_hostile_json_records_in_a_batch(tmp_path):
     assert [(e["line"], e["reason"]["code"]) for e in entries] == [(4, "PD203"), (7, "PD203")]
 
 
-_CRASH_ON = """
-import os, signal
-if os.environ.get("POLYDEID_TEST_CRASH_ID"):
+_HOOK = """
+import os, signal, sqlite3
+
+
+def _first_time():
+    once = os.environ.get("POLYDEID_TEST_ONCE")
+    if not once:
+        return True
+    try:
+        os.close(os.open(once, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:
+        return False
+    return True
+
+
+if os.environ.get("POLYDEID_TEST_ID") or os.environ.get("POLYDEID_TEST_KILL_ID"):
     from polydeid.batch import runner
+
     real = runner.redact_record_labelled
-    def crash(deid, record, config, *, location):
-        if record.get("id") == os.environ["POLYDEID_TEST_CRASH_ID"]:
+
+    def hook(deid, record, config, *, location):
+        if os.environ.get("POLYDEID_TEST_PIDS"):
+            with open(os.environ["POLYDEID_TEST_PIDS"], "a") as handle:
+                handle.write(f"{os.getpid()}\\n")
+        if record.get("id") == os.environ.get("POLYDEID_TEST_KILL_ID"):
             os.kill(os.getpid(), signal.SIGKILL)
+        if record.get("id") in os.environ.get("POLYDEID_TEST_ID", "").split(",") and _first_time():
+            if os.environ.get("POLYDEID_TEST_FAULT") == "crash":
+                os.kill(os.getpid(), signal.SIGKILL)
+            raise sqlite3.OperationalError("disk I/O error")
         return real(deid, record, config, location=location)
-    runner.redact_record_labelled = crash
+
+    runner.redact_record_labelled = hook
 """
 
 
-@pytest.mark.slow
-def test_a_record_that_kills_its_worker_twice_is_quarantined(tmp_path):
-    """A worker that dies on a record (SIGKILL here, as the kernel's OOM killer would) stops
-    the run; the record is counted, and once it has killed a worker in two runs in a row the
-    next run quarantines it and writes everything else once."""
+def run_hooked(tmp_path: Path, src: Path, out: Path, workers: int, **hooks: str):
+    """``polydeid batch`` in a child process whose workers run :data:`_HOOK` (set by the
+    ``POLYDEID_TEST_*`` variables in ``hooks``)."""
     import os
     import subprocess
     import sys
 
     import polydeid
 
-    src, out, hooks = tmp_path / "in", tmp_path / "out", tmp_path / "hooks"
-    ids = inputs(src)
-    hooks.mkdir()
-    (hooks / "sitecustomize.py").write_text(_CRASH_ON)
+    folder = tmp_path / "hooks"
+    folder.mkdir(exist_ok=True)
+    (folder / "sitecustomize.py").write_text(_HOOK)
     source = str(Path(polydeid.__file__).resolve().parents[1])
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(hooks), source, os.environ.get("PYTHONPATH", "")]),
-        "POLYDEID_TEST_CRASH_ID": "b7",
-    }
+    env = {k: v for k, v in os.environ.items() if not k.startswith("POLYDEID_TEST_")}
+    env["PYTHONPATH"] = os.pathsep.join([str(folder), source, os.environ.get("PYTHONPATH", "")])
+    env.update({f"POLYDEID_TEST_{k.upper()}": v for k, v in hooks.items()})
     code = "import sys; from polydeid.cli import main; sys.exit(main(sys.argv[1:]))"
-    argv = [sys.executable, "-c", code, *args(src, out, 2)]
-    for count in (1, 2):
-        proc = subprocess.run(argv, env=env, capture_output=True, timeout=300, check=False)
-        err = proc.stderr.decode()
-        assert proc.returncode == 1, err
-        assert f"b.jsonl (unit 1): a worker died on a record ({count} time(s))" in err
-    proc = subprocess.run(argv, env=env, capture_output=True, timeout=300, check=False)
-    assert proc.returncode == 1  # one record quarantined
+    argv = [sys.executable, "-c", code, *args(src, out, workers)]
+    return subprocess.run(argv, env=env, capture_output=True, timeout=300, check=False)
+
+
+@pytest.mark.slow
+def test_a_poison_record_in_a_worker_is_quarantined_in_one_run(tmp_path):
+    """With worker processes, an unexpected error (here SQLite's) on one record: the unit is
+    tried again in a fresh pool, and the record, failing the same way, is quarantined;
+    everything else is written once."""
+    src, out = tmp_path / "in", tmp_path / "out"
+    ids = inputs(src)
+    pids = tmp_path / "pids"
+    proc = run_hooked(tmp_path, src, out, 2, id="a40", fault="raise", pids=str(pids))
+    err = proc.stderr.decode()
+    assert proc.returncode == 1, err
+    assert "Traceback" not in err
+    assert len(set(pids.read_text().split())) > 2  # the retry ran in a fresh pool
+    assert "a.jsonl (unit 2): a record failed its unit: trying the unit once more" in err
+    assert "a.jsonl (unit 2): a record failed twice the same way: quarantined" in err
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["complete"] is True and summary["quarantined"] == 1
+    assert sorted(written(out)) == sorted(i for i in ids if i != "a40")
+    (entry,) = [json.loads(x) for x in (out / "quarantine.jsonl").read_text().splitlines()]
+    assert entry == {
+        "source": "a.jsonl",
+        "line": 41,
+        "reason": {
+            "code": "PD000",
+            "message": "unexpected OperationalError (failed twice the same way)",
+        },
+    }
+
+
+@pytest.mark.slow
+def test_a_record_that_kills_its_worker_twice_is_quarantined_in_one_run(tmp_path):
+    """A worker that dies on a record (SIGKILL here, as the kernel's OOM killer would) breaks
+    the pool: a fresh pool does the lost units, the record's unit once more; when it kills its
+    worker again, the record is quarantined and everything else written once, in one run."""
+    src, out = tmp_path / "in", tmp_path / "out"
+    ids = inputs(src)
+    proc = run_hooked(tmp_path, src, out, 2, id="b7", fault="crash")
+    err = proc.stderr.decode()
+    assert proc.returncode == 1, err  # one record quarantined
+    assert "Traceback" not in err
+    assert err.count("[PD000] b.jsonl (unit 1): its worker process died") == 2
+    assert "b.jsonl (unit 1): a record failed its unit: trying the unit once more" in err
+    assert "b.jsonl (unit 1): a record failed twice the same way: quarantined" in err
     summary = json.loads((out / "summary.json").read_text())
     assert summary["complete"] is True and summary["quarantined"] == 1
     assert sorted(written(out)) == sorted(i for i in ids if i != "b7")
@@ -183,3 +344,56 @@ def test_a_record_that_kills_its_worker_twice_is_quarantined(tmp_path):
         "code": "PD000",
         "message": "its worker process died (failed twice the same way)",
     }
+
+
+@pytest.mark.slow
+def test_records_that_kill_workers_in_several_units_are_all_quarantined(tmp_path):
+    """Deaths in several units are each charged to the record the dead worker had in hand
+    (not pooled as one fault of the surroundings)."""
+    src, out = tmp_path / "in", tmp_path / "out"
+    ids = inputs(src)
+    proc = run_hooked(tmp_path, src, out, 2, id="a3,a40,b55", fault="crash")
+    err = proc.stderr.decode()
+    assert proc.returncode == 1, err
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["complete"] is True and summary["quarantined"] == 3
+    assert sorted(written(out)) == sorted(i for i in ids if i not in {"a3", "a40", "b55"})
+    entries = [json.loads(x) for x in (out / "quarantine.jsonl").read_text().splitlines()]
+    assert [(e["source"], e["line"]) for e in entries] == [
+        ("a.jsonl", 4),
+        ("a.jsonl", 41),
+        ("b.jsonl", 56),
+    ]
+
+
+@pytest.mark.slow
+def test_a_worker_that_dies_once_costs_nothing(tmp_path):
+    src, out = tmp_path / "in", tmp_path / "out"
+    ids = inputs(src)
+    proc = run_hooked(tmp_path, src, out, 2, id="b7", fault="crash", once=str(tmp_path / "x"))
+    err = proc.stderr.decode()
+    assert proc.returncode == 0, err
+    assert "b.jsonl (unit 1): a record failed its unit: trying the unit once more" in err
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["complete"] is True and summary["quarantined"] == 0
+    assert sorted(written(out)) == sorted(ids)
+
+
+@pytest.mark.slow
+def test_a_failure_counted_before_a_kill_is_recognised_by_the_next_run(tmp_path):
+    """The run is SIGKILLed after a record failed its unit once (before its retry): the next
+    run, seeing it fail the same way, quarantines it at once, and the outputs equal those of
+    one uninterrupted run."""
+    src, out, clean = tmp_path / "in", tmp_path / "out", tmp_path / "clean"
+    inputs(src)
+    proc = run_hooked(tmp_path, src, out, 1, id="b30", fault="raise", kill_id="b50")
+    assert proc.returncode == -9, proc.stderr.decode()
+    assert "[PD000] b.jsonl (unit 2): unexpected OperationalError" in proc.stderr.decode()
+    proc = run_hooked(tmp_path, src, out, 1, id="b30", fault="raise")
+    err = proc.stderr.decode()
+    assert proc.returncode == 1, err
+    assert "trying the unit once more" not in err
+    assert "b.jsonl (unit 2): a record failed twice the same way: quarantined" in err
+    assert run_hooked(tmp_path, src, clean, 1, id="b30", fault="raise").returncode == 1
+    for name in ("a.jsonl", "b.jsonl", "quarantine.jsonl"):
+        assert (out / name).read_bytes() == (clean / name).read_bytes(), name

@@ -11,10 +11,16 @@ output. A re-run with the same arguments after a kill does exactly the units not
 
 Records that cannot be read or de-identified go to ``OUT/quarantine.jsonl`` (where and why,
 never what) and the run goes on. A unit that fails on one of its records (an error that is not
-the record's own kind) is left for a re-run; when the same record fails it the same way again
-(the count is kept in the manifest), the record is quarantined and the unit done again without
-it, in that run. Workers end when the main process dies (:func:`exit_with_parent`). Progress,
-messages and the summary (``OUT/summary.json``) carry counts, categories and error codes only.
+the record's own kind, or the death of its worker) is tried once more in the same run, after
+the other units, in a fresh worker where the failure may have been the worker's; when the same
+record fails it the same way again, the record is quarantined and the unit done again without
+it, still in that run; a retry that succeeds quarantines nothing. A record gets at most one
+such retry per run, so a unit is done at most 1 + 2 × (its failing records) times. The count of
+failures in a row is kept in the manifest: a record that failed once before a run was killed
+is recognised by the next run. A fault that fails several units in one run (a vault that is
+down) is no record's own: its units are left for a re-run. Workers end when the main process
+dies (:func:`exit_with_parent`). Progress, messages and the summary (``OUT/summary.json``)
+carry counts, categories and error codes only.
 """
 
 from __future__ import annotations
@@ -149,7 +155,8 @@ class UnitOutcome:
     counts: UnitCounts | None = None
     #: (code, message) of an error that stops the run (configuration)
     fatal: tuple[str, str] | None = None
-    #: (code, message) of an error that leaves this unit to a re-run
+    #: (code, message) of an error that failed this unit (tried again in this run, or left for
+    #: a re-run)
     failed: tuple[str, str] | None = None
     #: the record that ``failed`` the unit, where known, and how (code and exception type;
     #: None for a fault of the surroundings: I/O, a detector or endpoint that is down)
@@ -244,7 +251,7 @@ def _is_fatal(exc: PolydeidError) -> bool:
 
 
 #: Failures of a unit that are the surroundings' (not one record's): never counted against a
-#: record, the unit is left for a re-run.
+#: record, never tried again in the run: the unit is left for a re-run.
 _ENVIRONMENT_FAULTS = (DetectorUnavailableError, ChatEndpointError)
 
 
@@ -287,6 +294,8 @@ def run_unit(unit: Unit, skips: Skips | None = None) -> UnitOutcome:
 
 
 _TWICE = "failed twice the same way"
+#: How a record that its worker died under failed its unit.
+_WORKER_DIED = "PD000:WorkerDied"
 
 
 def _hold(unit: Unit, position: int) -> None:
@@ -322,7 +331,7 @@ def _record_failure(
 ) -> None:
     """Quarantine a record that cannot be read or de-identified; re-raise what is not the
     record's fault: a configuration error stops the run, a failing vault or detector (and
-    any I/O error) fails the unit, which a re-run then does again."""
+    any I/O error) fails the unit (:func:`_isolate` says whether it is tried again)."""
     if isinstance(exc, PolydeidError):
         if _is_fatal(exc):
             raise _Fatal(exc.code, _message(exc))
@@ -451,11 +460,33 @@ def _in_hand_dir(out_dir: Path) -> Path:
 _TERMINATED = -15
 
 
-def _note_crashes(job: _Job, workers: dict[int, Any]) -> None:
-    """After a worker died: count a failure (``PD000:WorkerDied``) against the record each
-    worker that was not ended by the pool had in hand (:func:`_hold`). A record that kills its
-    worker twice in a row is quarantined by the next run (:func:`_skips`)."""
+def _start_executor(job: _Job, workers: int) -> Executor:
+    """This process for one worker (its de-identifier built here, afresh), else a fresh pool of
+    ``workers`` spawned processes with an empty in-hand folder."""
+    if workers == 1:
+        init_worker(job.config)
+        if "error" in _STATE:
+            code, message = _STATE.pop("error")
+            raise ConfigError(f"the de-identifier could not be built: [{code}] {message}")
+        return _InlineExecutor()
+    in_hand = _in_hand_dir(job.out_dir)
+    shutil.rmtree(in_hand, ignore_errors=True)
+    in_hand.mkdir(parents=True)
+    return _pool(workers, job.config, in_hand)
+
+
+def _stop_executor(executor: Executor) -> None:
+    if isinstance(executor, _InlineExecutor):
+        _STATE.clear()
+    else:
+        executor.shutdown(wait=True, cancel_futures=True)
+
+
+def _crashed_records(job: _Job, workers: dict[int, Any]) -> dict[tuple[str, int], int]:
+    """After a worker died: the record (unit → position) that each worker not ended by the pool
+    had in hand (:func:`_hold`)."""
     folder = _in_hand_dir(job.out_dir)
+    crashed: dict[tuple[str, int], int] = {}
     for pid, process in workers.items():
         code = getattr(process, "exitcode", None)
         if code is None or code == _TERMINATED:
@@ -464,10 +495,45 @@ def _note_crashes(job: _Job, workers: dict[int, Any]) -> None:
             source, index, position = json.loads((folder / str(pid)).read_text("utf-8"))
         except (OSError, ValueError):
             continue
-        count = job.manifest.note_failure(
-            source, index, position, "PD000:WorkerDied", "PD000", "its worker process died"
+        crashed[(source, index)] = position
+    return crashed
+
+
+def _replace_broken(
+    job: _Job,
+    executor: Executor,
+    inflight: dict[Future[UnitOutcome], Unit],
+    order: dict[tuple[str, int], int],
+    progress: PlainProgress | RichProgress,
+    workers: int,
+) -> Executor | None:
+    """A worker died and broke the pool: take the results that came back, charge the record
+    each dead worker had in hand with its unit's failure (``PD000:WorkerDied``, see
+    :func:`_isolate`), submit the other lost units again, and return a fresh pool. None when
+    no lost unit can be charged (the death is no record's): the run stops there."""
+    processes = dict(getattr(executor, "_processes", None) or {})
+    executor.shutdown(wait=True, cancel_futures=True)
+    crashed = _crashed_records(job, processes)
+    lost: list[Unit] = []
+    for future, unit in sorted(inflight.items(), key=lambda item: order[_key(item[1])]):
+        if future.done() and not future.cancelled() and future.exception() is None:
+            _take(job, unit, future.result(), progress)
+        else:
+            lost.append(unit)
+    inflight.clear()
+    if not any(_key(unit) in crashed for unit in lost):
+        return None
+    for unit in lost:
+        position = crashed.get(_key(unit))
+        if position is None:
+            job.again.append(unit)  # its worker was ended by the pool: not its fault
+            continue
+        failed = ("PD000", "its worker process died")
+        outcome = UnitOutcome(
+            unit.source, unit.index, failed=failed, position=position, signature=_WORKER_DIED
         )
-        job.say(f"{source} (unit {index + 1}): a worker died on a record ({count} time(s))")
+        _take(job, unit, outcome, progress)
+    return _start_executor(job, workers)
 
 
 # --- progress -----------------------------------------------------------------------------
@@ -646,6 +712,16 @@ class _Lock:
         self.handle.close()
 
 
+@dataclass(frozen=True, slots=True)
+class _Again:
+    """A unit that failed on a record and comes back in this run: once more (``quarantine``
+    False), or without that record, which failed it twice the same way."""
+
+    unit: Unit
+    signature: str
+    quarantine: bool
+
+
 @dataclass(slots=True)
 class _Job:
     """The state of one run, on the main side."""
@@ -668,10 +744,12 @@ class _Job:
     processed_units: int = 0
     processed_records: int = 0
     failed_units: int = 0
-    #: units to submit again in this run (a record of theirs now quarantined)
+    #: units to submit (again) in this run, before the rest of the queue
     again: list[Unit] = field(default_factory=list)
-    #: units whose failing record has failed twice the same way, with how it failed
-    candidates: list[tuple[Unit, str]] = field(default_factory=list)
+    #: failed units that come back after the last unit (see :func:`_isolate`)
+    later: list[_Again] = field(default_factory=list)
+    #: records (source, unit, position) that had their one retry of this run
+    retried: set[tuple[str, int, int]] = field(default_factory=set)
     #: per way of failing (code and exception type), the units it failed in this run
     failing: defaultdict[str, set[tuple[str, int]]] = field(
         default_factory=lambda: defaultdict(set)
@@ -768,28 +846,18 @@ def _finish_file(job: _Job, plan: FilePlan) -> None:
 
 
 def _execute(job: _Job, progress: PlainProgress | RichProgress) -> bool:
-    """Run the pending units; False when the run stopped early (a worker died)."""
+    """Run the pending units, then those that come back (:func:`_next_round`); False when the
+    run stopped early (a worker died under no record it could be charged to)."""
     pending = job.pending
     workers = max(1, min(job.options.workers, len(pending)))
     shutil.rmtree(_in_hand_dir(job.out_dir), ignore_errors=True)  # a killed run's
-    if workers == 1:
-        init_worker(job.config)
-        if "error" in _STATE:
-            code, message = _STATE.pop("error")
-            raise ConfigError(f"the de-identifier could not be built: [{code}] {message}")
-        executor: Executor = _InlineExecutor()
-        limit = 1
-    else:
-        in_hand = _in_hand_dir(job.out_dir)
-        in_hand.mkdir(parents=True)
-        executor = _pool(workers, job.config, in_hand)
-        limit = workers * 3
+    executor = _start_executor(job, workers)
+    limit = 1 if workers == 1 else workers * 3
     order = {(u.source, u.index): n for n, u in enumerate(pending)}
     queue = iter(pending)
     inflight: dict[Future[UnitOutcome], Unit] = {}
     exhausted = False
     tick = min(1.0, max(0.05, job.options.progress_interval))
-    completed = True
     try:
         while True:
             while len(inflight) < limit:
@@ -798,41 +866,39 @@ def _execute(job: _Job, progress: PlainProgress | RichProgress) -> bool:
                 else:
                     if exhausted:
                         break
-                    unit = next(queue, None)
-                    if unit is None:
+                    following = next(queue, None)
+                    if following is None:
                         exhausted = True
                         break
+                    unit = following
                 skips = _skips(job, unit)
                 inflight[executor.submit(run_unit, unit, skips)] = unit
-            if not inflight and job.candidates:
-                _retry_candidates(job)
+            if not inflight and job.later:
+                if _next_round(job):
+                    _stop_executor(executor)
+                    executor = _start_executor(job, workers)
                 continue
             if not inflight:
                 break
             finished, _ = wait(inflight, timeout=tick, return_when=FIRST_COMPLETED)
             progress.tick()
-            for future in sorted(finished, key=lambda fu: order[_key(inflight[fu])]):
-                unit = inflight.pop(future)
-                try:
-                    outcome = future.result()
-                except BrokenProcessPool:
-                    processes = dict(getattr(executor, "_processes", None) or {})
-                    executor.shutdown(wait=True, cancel_futures=True)
-                    _note_crashes(job, processes)
+            if any(isinstance(future.exception(), BrokenProcessPool) for future in finished):
+                fresh = _replace_broken(job, executor, inflight, order, progress, workers)
+                if fresh is None:
                     job.say(
                         "a worker process died; the units done so far are kept: "
                         "re-run the same command to do the rest"
                     )
-                    completed = False
-                    return completed
-                _take(job, unit, outcome, progress)
+                    return False
+                executor = fresh
+                continue
+            for future in sorted(finished, key=lambda fu: order[_key(inflight[fu])]):
+                unit = inflight.pop(future)
+                _take(job, unit, future.result(), progress)
     finally:
-        if isinstance(executor, _InlineExecutor):
-            _STATE.clear()
-        else:
-            executor.shutdown(wait=True, cancel_futures=True)
+        _stop_executor(executor)
         shutil.rmtree(_in_hand_dir(job.out_dir), ignore_errors=True)
-    return completed
+    return True
 
 
 def _key(unit: Unit) -> tuple[str, int]:
@@ -840,41 +906,65 @@ def _key(unit: Unit) -> tuple[str, int]:
 
 
 def _skips(job: _Job, unit: Unit) -> Skips:
-    """The records of ``unit`` that failed it twice the same way (in runs in a row), to be
-    quarantined."""
+    """The records of ``unit`` that failed it twice the same way (in this run or in runs in a
+    row), to be quarantined."""
     failures = job.manifest.failures(unit.source, unit.index)
     return {pos: (code, msg) for pos, (_, n, code, msg) in failures.items() if n >= 2}
 
 
-def _isolate(job: _Job, unit: Unit, outcome: UnitOutcome) -> None:
-    """A unit failed on one of its records: count that record's failure (in the manifest:
-    runs in a row it failed that way); once it has failed twice the same way, the unit is a
-    candidate to be done again, in this run, with that record quarantined."""
+def _isolate(job: _Job, unit: Unit, outcome: UnitOutcome) -> bool:
+    """A unit failed on one of its records: count that record's failure in the manifest (the
+    times in a row it failed that way, across runs) and say whether the unit comes back in this
+    run, after the other units: once more where the record fails it for the first time (at
+    most once per record and run), or without the record once it has failed twice the same
+    way. False: the unit is left for a re-run. A worker's death is charged to the record it had
+    in hand whatever other units died with it (:func:`_next_round` does not pool them)."""
     assert outcome.failed is not None
     if outcome.position is None or outcome.signature is None:
-        return
-    job.failing[outcome.signature].add(_key(unit))
+        return False
+    if outcome.signature != _WORKER_DIED:
+        job.failing[outcome.signature].add(_key(unit))
     code, message = outcome.failed
     count = job.manifest.note_failure(
         unit.source, unit.index, outcome.position, outcome.signature, code, message
     )
+    record = (unit.source, unit.index, outcome.position)
     if count >= 2:
-        job.candidates.append((unit, outcome.signature))
+        job.later.append(_Again(unit, outcome.signature, quarantine=True))
+    elif record not in job.retried:
+        job.retried.add(record)
+        job.later.append(_Again(unit, outcome.signature, quarantine=False))
+    else:  # its retry failed another way: a first failure of that kind
+        return False
+    return True
 
 
-def _retry_candidates(job: _Job) -> None:
-    """After the last unit: submit again the units whose failing record is now quarantined.
-    A fault that failed several units in this run is no record's own (a vault or disk that
-    fails every record): its counts are dropped and its units left for a re-run."""
-    candidates, job.candidates = job.candidates, []
-    for unit, signature in candidates:
-        if len(job.failing[signature]) > 1:
-            for source, index in job.failing[signature]:
+def _next_round(job: _Job) -> bool:
+    """After the last unit: submit again the units that come back (:func:`_isolate`). A fault
+    that failed several units in this run is no record's own (a vault or disk that fails every
+    record): its counts are dropped and its units left for a re-run. True when the workers are
+    to be replaced first: a unit is tried again after an unexpected error, which may have been
+    its worker's (a pool that a worker's death broke is replaced at once)."""
+    later, job.later = job.later, []
+    fresh = False
+    for item in later:
+        units = job.failing[item.signature]
+        if len(units) > 1:
+            for source, index in units:
                 job.manifest.forget_failures(source, index)
+            job.say(
+                f"{item.unit.location}: the same fault failed {len(units)} units: left for a re-run"
+            )
             continue
-        job.say(f"{unit.location}: a record failed twice the same way: quarantined")
+        if item.quarantine:
+            job.say(f"{item.unit.location}: a record failed twice the same way: quarantined")
+        else:
+            job.say(f"{item.unit.location}: a record failed its unit: trying the unit once more")
+            unexpected = item.signature.startswith("PD000:")
+            fresh = fresh or (unexpected and item.signature != _WORKER_DIED)
         job.failed_units -= 1
-        job.again.append(unit)
+        job.again.append(item.unit)
+    return fresh
 
 
 def _take(
@@ -883,14 +973,12 @@ def _take(
     if outcome.fatal is not None:
         code, message = outcome.fatal
         raise ConfigError(f"a worker stopped the run: [{code}] {message}")
-    if outcome.failed is not None:
-        _isolate(job, unit, outcome)
     if outcome.failed is not None or outcome.counts is None:
         code, message = outcome.failed or ("PD000", "no result")
         job.failed_units += 1
-        job.stream.write(
-            f"polydeid: error: [{code}] {unit.location}: {message} (left for a re-run)\n"
-        )
+        comes_back = outcome.failed is not None and _isolate(job, unit, outcome)
+        left = "" if comes_back else " (left for a re-run)"
+        job.stream.write(f"polydeid: error: [{code}] {unit.location}: {message}{left}\n")
         return
     job.manifest.complete_unit(unit.source, unit.index, outcome.counts)
     job.processed_units += 1
