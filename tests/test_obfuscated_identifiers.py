@@ -1,6 +1,7 @@
 """Identifiers written to dodge the patterns (issue 34, section 1): fullwidth and
-non-ASCII digits, invisible characters, odd spaces, the letter O for zero, the fullwidth ``＠``
-and spelled-out e-mails, in several languages, through both profiles, the CLI, the service
+non-ASCII digits, invisible characters, odd spaces, the letter O for zero, the letters l and
+I for one, Unicode dashes and minus signs between digit groups, the fullwidth ``＠`` and
+spelled-out e-mails, in several languages, through both profiles, the CLI, the service
 and batch. Each case plants one identifier in text with no other identifier: the output is
 the text around it byte for byte, with one tag where the identifier was, and no part of the
 identifier (no digit run, no name part, no e-mail part) is left."""
@@ -43,6 +44,32 @@ def _digit_runs(identifier: str) -> tuple[str, ...]:
     return tuple(re.findall(r"[0-9]{2,}", identifier))
 
 
+#: Unicode hyphens, dashes and minus signs written between digit groups.
+DASHES = {
+    "hyphen": "\u2010",
+    "non-breaking-hyphen": "\u2011",
+    "figure-dash": "\u2012",
+    "en-dash": "\u2013",
+    "em-dash": "\u2014",
+    "minus": "\u2212",
+    "small-hyphen-minus": "\ufe63",
+    "fullwidth-hyphen": "\uff0d",
+}
+
+
+def _ones_as(number: str, letter: str) -> str:
+    """``number`` with every one that follows a digit (across one space) and comes before a
+    digit written as ``letter``: ``0712 123 456`` → ``07l2 l23 456``."""
+    chars = list(number)
+    for i, char in enumerate(number):
+        before = number[i - 2] if i > 1 and number[i - 1] == " " else number[i - 1 : i]
+        if char == "1" and before.isdigit() and number[i + 1 : i + 2].isdigit():
+            chars[i] = letter
+    written = "".join(chars)
+    assert written != number
+    return written
+
+
 #: phone per language: (context before, the number in groups, context after)
 PHONES = {
     "en": ("Call me on ", "0772 123 456", " tomorrow."),
@@ -60,6 +87,9 @@ PHONE_FORMS = {
     "nbsp": lambda n: n.replace(" ", NBSP),
     "letter-o": lambda n: "O" + n[1:] if n[0] == "0" else n[:4] + "O" + n[5:],
     "zwsp-in-group": lambda n: n[:2] + ZWSP + n[2:],
+    "letter-l": lambda n: _ones_as(n, "l"),
+    "letter-i": lambda n: _ones_as(n, "I"),
+    **{f"dash-{name}": (lambda n, d=dash: n.replace(" ", d)) for name, dash in DASHES.items()},
 }
 
 #: e-mail per language: (context before, local part, domain labels, context after, at, dot)
@@ -96,6 +126,21 @@ IDS = [
     ("es-record-zwsp", "es", "NHC ", f"4482{ZWSP}913", " anotado.", "4482913"),
     ("es-dni-wj", "es", "DNI ", f"1234{WJ}5678Z", " anotado.", "12345678"),
     ("sw-record-zwsp", "sw", "Namba ya faili ", f"4482{ZWSP}913", " imeandikwa.", "4482913"),
+    ("en-ssn-en-dash", "en", "SSN ", "123\u201345\u20136789", " on file.", "123-45-6789"),
+    ("en-ssn-minus", "en", "SSN ", "123\u221245\u22126789", " on file.", "123-45-6789"),
+    ("en-ssn-hyphen", "en", "SSN ", "123\u201045\u20106789", " on file.", "123-45-6789"),
+    ("en-ssn-em-dash", "en", "SSN ", "123\u201445\u20146789", " on file.", "123-45-6789"),
+    ("en-ssn-small", "en", "SSN ", "123\ufe6345\ufe636789", " on file.", "123-45-6789"),
+    ("en-mrn-minus", "en", "MRN ", "4482\u2212913", " on file.", "4482913"),
+    ("en-mrn-figure-dash", "en", "MRN ", "4482\u2012913", " on file.", "4482913"),
+    ("en-mrn-letter-i", "en", "MRN ", "44829I3", " on file.", "4482913"),
+    ("de-record-en-dash", "de", "Patientennummer ", "4482\u2013913", " notiert.", "4482913"),
+    ("de-record-letter-l", "de", "Patientennummer ", "44829l3", " notiert.", "4482913"),
+    ("fr-record-minus", "fr", "Dossier n° ", "4482\u2212913", " noté.", "4482913"),
+    ("fr-record-letter-i", "fr", "Dossier n° ", "44829I3", " noté.", "4482913"),
+    ("es-record-em-dash", "es", "NHC ", "4482\u2014913", " anotado.", "4482913"),
+    ("sw-record-nb-hyphen", "sw", "Namba ya faili ", "4482\u2011913", " imeandikwa.", "4482913"),
+    ("sw-record-letter-l", "sw", "Namba ya faili ", "44829l3", " imeandikwa.", "4482913"),
 ]
 
 #: names after a label the rule layer reads in each language: (lang, label, after)
@@ -187,6 +232,49 @@ def test_prose_with_at_and_dot_is_no_email(rules: Deidentifier) -> None:
 def test_letter_o_stays_a_letter_in_words(rules: Deidentifier) -> None:
     text = "On 2L O2 via NC, SpO2 98%, CO2 normal; Ohio trip."
     assert rules.redact(text, lang="en") == text
+
+
+@pytest.mark.parametrize(
+    ("lang", "text"),
+    [
+        ("en", "IL-6 12 pg/ml, IgG 9 g/l, O2 2 l/min, 5 ml; I2C bus; T1l; grade II; ICD I10, I25."),
+        ("en", "Il; Ill 12; type I 12; I131 seeds; 100l tank; codes I10 I25 I48 I50 1234."),
+        ("sw", "IL-6 12 pg/ml, IgG 9 g/l, oksijeni 2 l/min, 5 ml; daraja II; I10, I25."),
+        ("de", "Il-2 und IL-6 12 pg/ml, IgG 9 g/l, O2 2 l/min, 5 ml; Stadium II; ICD I10, I25."),
+        ("fr", "Il a reçu IL-6 12 pg/ml, IgG 9 g/l, O2 2 l/min, 5 ml; stade II; CIM I10, I25."),
+    ],
+    ids=["en-words", "en-codes", "sw-words", "de-words", "fr-words"],
+)
+def test_look_alike_letters_stay_letters_in_words_units_and_codes(
+    rules: Deidentifier, lang: str, text: str
+) -> None:
+    assert rules.redact(text, lang=lang) == text
+
+
+#: Ranges the clinical-fact rule keeps as facts: (lang, text with ``{d}`` for the dash)
+RANGES = [
+    ("en", "BP 120{d}130 mmHg, fever for 2{d}3 days, metformin 1{d}0{d}1."),
+    ("de", "RR 120{d}130 mmHg seit 2{d}3 Tagen, Metformin 1{d}0{d}1."),
+    ("fr", "TA 120{d}130 mmHg depuis 2{d}3 jours, metformine 1{d}0{d}1."),
+    ("sw", "BP 120{d}130 mmHg, homa kwa siku 2{d}3, vidonge 1{d}0{d}1."),
+]
+
+
+@pytest.mark.parametrize("dash", list(DASHES.values()), ids=list(DASHES))
+@pytest.mark.parametrize(("lang", "template"), RANGES, ids=[r[0] for r in RANGES])
+def test_ranges_written_with_any_dash_stay_facts(
+    rules: Deidentifier, lang: str, template: str, dash: str
+) -> None:
+    """A range or dosing scheme written with any dash is the fact it is written with a
+    hyphen (same offsets and kinds) and is left as written."""
+    text, hyphen = template.format(d=dash), template.format(d="-")
+    facts = rules.pipeline.facts(rules.segment(text, lang=lang))
+    expected = rules.pipeline.facts(rules.segment(hyphen, lang=lang))
+    assert [(f.start, f.end, f.label) for f in facts] == [
+        (f.start, f.end, f.label) for f in expected
+    ]
+    assert len(expected) >= 2
+    assert rules.redact(text, lang=lang) == text
 
 
 DEFAULT_CASES = [

@@ -1,5 +1,6 @@
 """Property (issue 34): random text with identifiers planted and obfuscated by the forms of
-section 1 (invisible characters, odd spaces, fullwidth digits, the letter O, the fullwidth
+section 1 (invisible characters, odd spaces, fullwidth digits, the letter O for zero, the
+letters l and I for one, Unicode dashes and minus signs between digit groups, the fullwidth
 ``＠``, spelled-out e-mails, names with invisible characters inside). With the rules profile
 every planted identifier is covered by spans, nothing of it is left, and the redacted output
 is the input with each span replaced: nothing outside the spans changes."""
@@ -15,6 +16,8 @@ from polydeid.api import Deidentifier
 
 INVISIBLE = ["\u200b", "\u2060", "\u00ad", "\ufeff", "\u200e"]
 SPACES = [" ", "\u00a0", "\u2009", "\u202f"]
+DASHES = ["\u2010", "\u2011", "\u2012", "\u2013", "\u2014", "\u2212", "\ufe63", "\uff0d"]
+ONES = ["l", "I"]
 FULLWIDTH = str.maketrans("0123456789@", "０１２３４５６７８９＠")
 ASCII = str.maketrans("０１２３４５６７８９＠", "0123456789@")
 FILLER = [
@@ -69,23 +72,41 @@ def phone(draw: st.DrawFn) -> tuple[str, str, str]:
         draw(st.from_regex(r"[1-9][0-9]{2}", fullmatch=True)),
         draw(st.from_regex(r"[0-9]{3}", fullmatch=True)),
     ]
+    form = draw(
+        st.sampled_from(["spaces", "invisible", "fullwidth", "letter-o", "letter-one", "dashes"])
+    )
+    if form == "letter-one":
+        # a one after the network code, leading the next group: 0772 l23 456
+        groups[1] = "1" + groups[1][1:]
     plain = "".join(groups)
-    form = draw(st.sampled_from(["spaces", "invisible", "fullwidth", "letter-o"]))
     if form == "spaces":
         written = draw(st.sampled_from(SPACES[1:])).join(groups)
     elif form == "invisible":
         written = draw(st.sampled_from(INVISIBLE)).join(groups)
     elif form == "fullwidth":
         written = " ".join(groups).translate(FULLWIDTH)
-    else:
+    elif form == "letter-o":
         written = "O" + " ".join(groups)[1:]
+    elif form == "letter-one":
+        written = " ".join([groups[0], draw(st.sampled_from(ONES)) + groups[1][1:], groups[2]])
+    else:
+        written = draw(st.sampled_from(DASHES)).join(groups)
     return draw(st.sampled_from(["Call me on ", "phone ", "tel: "])), written, plain
 
 
 @st.composite
 def record_number(draw: st.DrawFn) -> tuple[str, str, str]:
     plain = draw(st.from_regex(r"[1-9][0-9]{6}", fullmatch=True))
-    return "MRN ", draw(invisible_inside(plain)), plain
+    form = draw(st.sampled_from(["invisible", "dash", "letter-one"]))
+    at = draw(st.integers(1, 5))
+    if form == "invisible":
+        written = draw(invisible_inside(plain))
+    elif form == "dash":
+        written = plain[:at] + draw(st.sampled_from(DASHES)) + plain[at:]
+    else:
+        plain = plain[:at] + "1" + plain[at + 1 :]
+        written = plain[:at] + draw(st.sampled_from(ONES)) + plain[at + 1 :]
+    return "MRN ", written, plain
 
 
 @st.composite
@@ -93,7 +114,7 @@ def ssn(draw: st.DrawFn) -> tuple[str, str, str]:
     area = draw(st.integers(100, 665))
     group = draw(st.integers(10, 99))
     serial = draw(st.integers(1000, 9999))
-    space = draw(st.sampled_from(SPACES[1:] + INVISIBLE[:2]))
+    space = draw(st.sampled_from(SPACES[1:] + INVISIBLE[:2] + DASHES))
     written = f"{area}{space}{group}{space}{serial}"
     return "SSN ", written, f"{area}{group}{serial}"
 

@@ -10,13 +10,28 @@ offset map back:
 2. NFKC: fullwidth digits and letters, the fullwidth ``＠``, ligatures, NBSP and thin spaces,
    decomposed accents composed; punctuation, symbols and other numbers stay as the language
    data writes them (the fullwidth colon of ``姓名：``, ``Nº``, ``²``, ``½``);
-3. every Unicode decimal digit becomes its ASCII digit (Arabic-Indic, Devanagari, Thai …) and
-   every other space separator a space;
-4. the capital letter ``O`` leading a run of digits is read as a zero (``O772`` → ``0772``):
-   only in a token of digits and ``O`` with two digits or more, or next to a group of two
-   digits or more (``O6 12 34``); never in a word (``SpO2``) nor alone (``O2``, ``O2 2L``),
-   and never after a digit or after a token of letters and digits, where it belongs to an
-   alphanumeric identifier (``39O8``, ``IT77 O912`` in IBANs).
+3. every Unicode decimal digit becomes its ASCII digit (Arabic-Indic, Devanagari, Thai …),
+   every other space separator a space, and a Unicode hyphen, dash or minus sign (U+2010 to
+   U+2014, U+2212, U+FE63; NFKC already reads the fullwidth ``－``) right between two digits a
+   hyphen (``123–45–6789``, ``0772‒123‒456``); the rule layer reads ranges written with a
+   hyphen as it reads them with an en dash (``120-130 mmHg``, ``2-3 days``, ``1-0-1``);
+4. letters written for digits in a *number*: groups of digits and the letters ``O``, ``l``,
+   ``I`` joined by single spaces, dots, hyphens or slashes, no group glued to another letter,
+   and the number not right after a token of letters and digits, where they belong to an
+   alphanumeric identifier (``IT77 O912 …`` of an IBAN):
+
+   - the capital ``O`` leading a group before its digits is a zero (``O772`` → ``0772``)
+     where the group holds two digits or more or the group next to it is two digits or more
+     (``O6 12 34``); never in a word (``SpO2``, ``CO2``), alone (``O2``, ``O2 2L``) nor after
+     a digit (``39O8``);
+   - a lower-case ``l`` or capital ``I`` between digits is a one (``07l2 l23 456``,
+     ``0772 I23 456``, ``44829I3``): right after a digit of its group, or leading a group
+     after a group of digits, and right before a digit of its group, in a number with three
+     digits or more for each ``l`` and ``I`` in it. Never leading a number (``I10``,
+     ``I131``, ``I25.700``), before a unit or a sign (``100l``, ``10l/min``), in a word
+     (``Il``, ``IL-6``, ``IgG``, ``I2C``, ``T1l``, ``ml``), alone (roman numerals, ``l``) or
+     in a list of codes (``I10 I25 I48``). The bar ``|`` is never read: it separates table
+     cells and HL7 fields between numbers.
 
 A span ``[start, end)`` of the reading maps back (:meth:`Reading.to_original`) to the
 original characters it was read from: every character of it, and every invisible character
@@ -28,6 +43,7 @@ own reading (:attr:`Reading.identity`) and costs a few scans.
 from __future__ import annotations
 
 import itertools
+import re
 import unicodedata
 from bisect import bisect_right
 from collections.abc import Sequence
@@ -54,18 +70,24 @@ _NFKC_CHANGING = regex.compile(r"(?V1)[\p{NFKC_QC=N}\p{NFKC_QC=M}\P{ccc=0}]+")
 _KEPT = regex.compile(r"(?V1)[[\p{P}\p{S}\p{No}\p{Nl}\u00aa\u00ba\u00b5]--[\uff20\uff0e\uff0d]]")
 #: Characters that NFKC may join to the character before them.
 _JOINS_BACK = regex.compile(r"(?V1)[\p{NFKC_QC=M}\P{ccc=0}]")
-#: Non-ASCII decimal digits and space separators.
-_FOLDED = regex.compile(r"(?V1)[[\p{Nd}\p{Zs}]--[\x00-\x7f]]")
-#: A token of digits and capital ``O`` (no letter next to it) with an ``O``, and two digits
-#: or more or a group of two digits or more next to it: ``O772``, ``O6 12 34``; not ``O2 2L``.
-_LETTER_O_HINT = regex.compile(r"O(?:(?<=[0-9]O)|(?=[0-9]))")
-_LETTER_O_RUN = regex.compile(
-    r"(?<![^\W\d_])(?=[0-9]*O)"
-    r"(?:(?=(?:O*[0-9]){2})[0-9O]++"
-    r"|[0-9O]++(?=[ .\-/][0-9]{2,}+(?![^\W\d_]))"
-    r"|(?<=(?<![^\W\d_])[0-9]{2,}[ .\-/])[0-9O]++)"
-    r"(?![^\W\d_])"
+#: Unicode hyphens, dashes and minus signs read as a hyphen between two digits.
+_DASHES = "\u2010\u2011\u2012\u2013\u2014\u2212\ufe63"
+#: Non-ASCII decimal digits and space separators, and a dash between two digits.
+_FOLDED = regex.compile(
+    rf"(?V1)[[\p{{Nd}}\p{{Zs}}]--[\x00-\x7f]]|(?<=\p{{Nd}})[{_DASHES}](?=\p{{Nd}})"
 )
+#: A letter that may be written for a digit, before a digit: every letter read as a digit
+#: is one (a leading ``O`` before its group's digits, an ``l`` or ``I`` before a digit).
+_LOOKALIKE_HINT = re.compile(r"[OlI][0-9]")
+#: The characters a number with look-alike letters is written with, read forwards and back.
+_NUMBER_CHARS = regex.compile(r"[0-9OlI .\-/]*+")
+_NUMBER_CHARS_BACK = regex.compile(r"(?r)[0-9OlI .\-/]*+")
+#: A number: groups of digits and look-alike letters, none glued to a letter or digit,
+#: joined by single separators (see the module docstring, step 4).
+_NUMBER = regex.compile(r"(?<![^\W_])[0-9OlI]++(?![^\W\d_])(?:[ .\-/][0-9OlI]++(?![^\W\d_]))*+")
+_NUMBER_SEPARATOR = re.compile(r"([ .\-/])")
+#: Digits for each ``l`` or ``I`` a number needs before they are read as ones.
+_DIGITS_PER_ONE = 3
 
 
 class OffsetMap:
@@ -142,18 +164,64 @@ class Reading:
 _TOKEN_BEFORE = regex.compile(r"(?r)([\p{L}\p{N}]+)[ \-]")
 
 
-def _leading_zeros(m: regex.Match[str]) -> str:
-    """A token of digits and ``O`` with its leading ``O`` read as zeros, unless the token
-    before it mixes letters and digits (``IT77 O912 …``: a letter of an IBAN's account
-    number)."""
-    token = m.group()
-    before = _TOKEN_BEFORE.match(m.string, max(0, m.start() - 40), m.start())
+def _read_lookalikes(text: str) -> str:
+    """``text`` with the letters of step 4 read as digits (same length)."""
+    chars: list[str] | None = None
+    done = 0
+    for hint in _LOOKALIKE_HINT.finditer(text):
+        at = hint.start()
+        if at < done:
+            continue
+        back = _NUMBER_CHARS_BACK.match(text, done, at)
+        forward = _NUMBER_CHARS.match(text, at)
+        start = back.start() if back is not None else at
+        done = forward.end() if forward is not None else at + 1
+        for number in _NUMBER.finditer(text, start, done + 1):
+            if not _LOOKALIKE_HINT.search(number.group()):
+                continue
+            read = _read_number(text, number.start(), number.group())
+            if read is not None:
+                if chars is None:
+                    chars = list(text)
+                chars[number.start() : number.end()] = read
+    return text if chars is None else "".join(chars)
+
+
+def _read_number(text: str, start: int, number: str) -> str | None:
+    """``number`` (at ``start`` of ``text``) with its look-alike letters read as digits, or
+    None where it is read as written."""
+    before = _TOKEN_BEFORE.match(text, max(0, start - 40), start)
     if before is not None:
         word = before.group(1)
         if any(c.isdigit() for c in word) and any(c.isalpha() for c in word):
-            return token
-    rest = token.lstrip("O")
-    return "0" * (len(token) - len(rest)) + rest
+            return None
+    parts = _NUMBER_SEPARATOR.split(number)
+    groups = parts[::2]
+    digits = sum(c.isdigit() for c in number)
+    ones = number.count("l") + number.count("I")
+    read_ones = ones > 0 and digits >= _DIGITS_PER_ONE * ones
+    after_digits = False
+    for k, group in enumerate(groups):
+        chars = list(group)
+        zeros = len(group) - len(group.lstrip("O"))
+        if 0 < zeros < len(group) and group[zeros].isdigit():
+            neighbours = groups[k - 1 : k] + groups[k + 1 : k + 2]
+            if sum(c.isdigit() for c in group) >= 2 or any(
+                len(g) >= 2 and g.isdigit() for g in neighbours
+            ):
+                chars[:zeros] = "0" * zeros
+        for i, char in enumerate(group):
+            if (
+                read_ones
+                and char in "lI"
+                and (chars[i - 1].isdigit() if i else after_digits)
+                and group[i + 1 : i + 2].isdigit()
+            ):
+                chars[i] = "1"
+        after_digits = all(c.isdigit() for c in chars)
+        parts[2 * k] = "".join(chars)
+    read = "".join(parts)
+    return None if read == number else read
 
 
 def reading_of(text: str) -> Reading:
@@ -166,8 +234,8 @@ def reading_of(text: str) -> Reading:
             if offset_map is not None:
                 maps.append(offset_map)
         current = _FOLDED.sub(_fold_char, current)
-    if "O" in current and _LETTER_O_HINT.search(current):
-        current = _LETTER_O_RUN.sub(_leading_zeros, current)
+    if _LOOKALIKE_HINT.search(current):
+        current = _read_lookalikes(current)
     if not maps and current == text:
         return Reading(text, text)
     return Reading(text, current, tuple(maps))
@@ -180,6 +248,8 @@ def without_invisible(text: str) -> str:
 
 def _fold_char(match: regex.Match[str]) -> str:
     char = match.group()
+    if char in _DASHES:
+        return "-"
     digit = unicodedata.decimal(char, None)
     if digit is not None:
         return str(digit)

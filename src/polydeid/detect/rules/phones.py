@@ -874,7 +874,9 @@ _BLOCKING_SEPARATORS = frozenset({"/", ".", "-", "\u2013"})
 
 
 def _blocked_groups(text: str, groups: Sequence[tuple[int, int]]) -> frozenset[int]:
-    """Indices of digit groups that are part of a date, a reading, a decimal or a year range."""
+    """Indices of digit groups that are part of a date, a reading, a decimal or a year range.
+    Three groups joined by one separator are a date only where no fourth group continues them
+    with it: ``06-12-34-56-78`` and ``06.12.34.56.78`` are French numbers."""
     seps = [text[groups[k][1] : groups[k + 1][0]] for k in range(len(groups) - 1)]
     if _BLOCKING_SEPARATORS.isdisjoint(seps):
         return frozenset()
@@ -884,7 +886,8 @@ def _blocked_groups(text: str, groups: Sequence[tuple[int, int]]) -> frozenset[i
             blocked.update((k, k + 1))
     for k in range(len(seps) - 1):
         same = seps[k] == seps[k + 1] and seps[k] in {".", "/", "-"}
-        if same and _is_date(text, groups[k : k + 3]):
+        continued = seps[k] in seps[k - 1 : k] or seps[k] in seps[k + 2 : k + 3]
+        if same and not continued and _is_date(text, groups[k : k + 3]):
             blocked.update((k, k + 1, k + 2))
     return frozenset(blocked)
 
