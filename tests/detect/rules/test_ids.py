@@ -324,3 +324,46 @@ def test_a_crashing_stdnum_validator_fails_closed() -> None:
     text = "身份证号 123456199001011233，电话待补。"
     spans = Deidentifier().detect(text, lang="zh")
     assert any(text[s.start : s.end] == "123456199001011233" for s in spans)
+
+
+def _label_before_by_pattern(
+    lexicon: ids.LabelLexicon, text: str, pos: int
+) -> tuple[str, int] | None:
+    """``LabelLexicon.label_before`` as it read every label: by its key's pattern."""
+    for _ in range(ids._MAX_FILLERS + 1):
+        found = lexicon._word_before(text, pos)
+        if found is None:
+            return None
+        word, key, unspaced, _, word_end = found
+        pattern = lexicon._by_key.get(key)
+        if pattern is not None:
+            m = pattern.match(text, max(0, pos - ids._LABEL_REACH), pos)
+            if m is not None:
+                return lexicon.kinds[int(m.lastgroup[1:])], m.start()
+        filler = lexicon._filler_end(word, unspaced)
+        if filler is None:
+            return None
+        pos = word_end - filler
+    return None
+
+
+@pytest.mark.parametrize("lang", sorted(languages()))
+def test_single_word_labels_are_read_as_their_pattern_reads_them(lang: str) -> None:
+    """A label that is one word (``MRN``, ``IP No.``'s ``no``) is taken from the word before
+    the value without matching its pattern: the same kind and start as the pattern gives,
+    whatever stands around it, in every language's lexicon."""
+    lexicon = ids.all_labels((lang,))
+    assert lexicon._single_word  # every language has one-word labels
+    befores = ["", "x", "x ", "7", "ab-", "#", "é", "(", "Mr ", "no. ", "\n"]
+    gaps = ["", " ", ": ", ".", ". ", " #", "\t", ":  ", "-", " № ", "       "]
+    checked = 0
+    for key in sorted(lexicon._single_word):
+        for written in {key, key.upper(), key.title()}:
+            for before in befores:
+                for gap in gaps:
+                    text = f"{before}{written}{gap}4482913"
+                    pos = len(text) - 7
+                    expected = _label_before_by_pattern(lexicon, text, pos)
+                    assert lexicon.label_before(text, pos) == expected
+                    checked += 1
+    assert checked > 100

@@ -203,6 +203,19 @@ class LabelLexicon(ContextLexicon):
                 for key in _phrase_keys(phrase):
                     groups.setdefault(key, {}).setdefault(index, []).append(phrase)
         self._by_key = {key: self._compile_group(group) for key, group in groups.items() if key}
+        # Keys whose phrases are all that one word (a trailing dot aside): the word before a
+        # value is then the label, of the kind the group's pattern would give, without a match.
+        self._single_word: dict[str, int] = {}
+        for key, group in groups.items():
+            ranked = self._ranked(group)
+            if (
+                key
+                and not UNSPACED.search(key)
+                and all(
+                    len(phrase.split()) == 1 and phrase.rstrip(".") == key for phrase, _ in ranked
+                )
+            ):
+                self._single_word[key] = ranked[0][1]
         # A filler with inner separators ("n.º") is matched piece by piece ("n", "º").
         words = {piece for f in fillers for piece in _GAP_SPLIT.split(f.strip().lower()) if piece}
         self._fillers = frozenset(w for w in words if not UNSPACED.search(w))
@@ -211,11 +224,16 @@ class LabelLexicon(ContextLexicon):
             sorted((w for w in words if UNSPACED.search(w)), key=lambda w: (-len(w), w))
         )
 
-    def _compile_group(self, group: Mapping[int, list[str]]) -> Pattern:
-        # Longest phrase first across kinds, so "insurance id" wins over "id".
-        ranked = sorted(
+    @staticmethod
+    def _ranked(group: Mapping[int, list[str]]) -> list[tuple[str, int]]:
+        """``(phrase, kind index)`` of a key's group, longest phrase first across kinds (so
+        "insurance id" wins over "id"), then in kind order."""
+        return sorted(
             ((p, i) for i, phrases in group.items() for p in phrases), key=lambda x: -len(x[0])
         )
+
+    def _compile_group(self, group: Mapping[int, list[str]]) -> Pattern:
+        ranked = self._ranked(group)
         alternatives = "|".join(f"(?P<k{i}>{self._phrase_pattern(p)})" for p, i in ranked)
         return compile_pattern(f"(?r)(?:{alternatives}){_GAP}", regex.IGNORECASE)
 
@@ -229,14 +247,16 @@ class LabelLexicon(ContextLexicon):
                     return len(filler)
         return None
 
-    def _word_before(self, text: str, pos: int) -> tuple[str, str, bool, int] | None:
-        """``(word, key, unspaced, word_end)`` of the text's last word before ``pos``."""
+    def _word_before(self, text: str, pos: int) -> tuple[str, str, bool, int, int] | None:
+        """``(word, key, unspaced, word_start, word_end)`` of the text's last word before
+        ``pos`` (the word in lower case)."""
         last = _LAST_WORD.match(text, max(0, pos - 48), pos)
         if last is None:
             return None
         word = last.group(1).lower()
         unspaced = not word.isascii() and UNSPACED.search(word) is not None
-        return word, (word[-1] if unspaced else word), unspaced, last.end(1)
+        start, end = last.span(1)
+        return word, (word[-1] if unspaced else word), unspaced, start, end
 
     def may_end(self, word: str) -> bool:
         """Whether ``word`` (a word of the text) could end a label or be a filler."""
@@ -256,7 +276,7 @@ class LabelLexicon(ContextLexicon):
         found = self._word_before(text, pos)
         if found is None:
             return False
-        word, key, unspaced, _ = found
+        word, key, unspaced, _, _ = found
         return key in self._by_key or self._filler_end(word, unspaced) is not None
 
     def label_before(self, text: str, pos: int) -> tuple[str, int] | None:
@@ -265,7 +285,11 @@ class LabelLexicon(ContextLexicon):
             found = self._word_before(text, pos)
             if found is None:
                 return None
-            word, key, unspaced, word_end = found
+            word, key, unspaced, word_start, word_end = found
+            single = self._single_word.get(key)
+            if single is not None and word_end - word_start < 40:
+                # the whole word is the label: letters or digits border it on neither side
+                return self.kinds[single], word_start
             pattern = self._by_key.get(key)
             if pattern is not None:
                 m = pattern.match(text, max(0, pos - _LABEL_REACH), pos)
