@@ -7,8 +7,9 @@ Issue 36 asks for this table before any speed work. Two parts, one machine, one 
    short English record, split by detector (a rule's first call compiles its patterns and
    builds its word lists; the tagger's loads and converts the model); and its second record.
    Also the one-line command (``echo … | polydeid redact - --lang en``) as a user runs it,
-   wall-clock, beside a one-shot Presidio analyser run (spaCy ``en_core_web_sm``) that puts
-   its tags into the text.
+   wall-clock, beside a one-shot Presidio analyser run that puts its tags into the text
+   (spaCy ``en_core_web_sm``, built offline as ``polydeid eval`` builds it, which imports
+   ``polydeid.evaluate.baselines`` too).
 2. **Steady state** over development text, after a warm-up: every detector's ``detect``,
    and inside the tagger the tokeniser, the encoder's forward passes, the mapping of window
    rows back to words and the decoder (with its passes); resolution; the segment passes;
@@ -88,11 +89,14 @@ print(json.dumps({"steps": out, "first": first}))
 
 _PRESIDIO_ONE_SHOT = r"""
 import sys
-from presidio_analyzer import AnalyzerEngine
+from polydeid.evaluate.baselines import DEFAULT_PRESIDIO_MODELS, build_presidio_analyzer
 text = sys.stdin.read()
-results = sorted(AnalyzerEngine().analyze(text=text, language="en"), key=lambda r: -r.start)
+analyzer = build_presidio_analyzer(DEFAULT_PRESIDIO_MODELS)  # offline: the pinned spaCy model
+results = sorted(analyzer.analyze(text=text, language="en"), key=lambda r: (-r.start, r.end))
+limit = len(text)
 for r in results:
-    text = text[: r.start] + f"<{r.entity_type}>" + text[r.end :]
+    if r.end <= limit:
+        text, limit = text[: r.start] + f"<{r.entity_type}>" + text[r.end :], r.start
 print(text)
 """
 
