@@ -312,3 +312,34 @@ def test_a_smaller_model_loads_its_own_layers_and_fails_closed_without_them(
     (folder / META_FILE).write_text(json.dumps(meta))
     with pytest.raises(DetectorUnavailableError, match="layers"):
         TaggerModel.load(folder)
+
+
+def test_loaded_model_holds_the_encoders_weights_and_the_shipped_head(tiny: Path) -> None:
+    """The tagger's model is read straight from the encoder's file, its head from the
+    tagger's: every tensor is one of the two, none left at a random start."""
+    import torch
+    from safetensors.torch import load_file
+
+    from polydeid.detect.tagger.encoder import encoder_dir, load_encoder
+
+    model = TaggerModel.load(tiny, precision="float32", int8=False)
+    encoder, _ = load_encoder(encoder_dir())
+    expected = {f"bert.{k}": v for k, v in encoder.state_dict().items()}
+    expected.update({k: v.float() for k, v in load_file(str(tiny / WEIGHTS_FILE)).items()})
+    loaded = model.model.state_dict()
+    assert set(loaded) <= set(expected) | {"bert.embeddings.position_ids"}
+    for key, tensor in loaded.items():
+        if key in expected:
+            assert torch.equal(tensor, expected[key]), key
+
+
+def test_a_tagger_without_its_head_fails_closed(tiny: Path, tmp_path: Path) -> None:
+    import torch
+
+    headless = tmp_path / "headless"
+    headless.mkdir()
+    shutil.copy(tiny / ROUTER_FILE, headless / ROUTER_FILE)
+    # one tensor the model has, but no classifier: the head would start at random
+    _ship(headless, {"bert.embeddings.LayerNorm.bias": torch.zeros(384)}, trained_layers=[])
+    with pytest.raises(DetectorUnavailableError, match="do not fill"):
+        TaggerModel.load(headless)

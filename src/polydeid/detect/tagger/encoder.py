@@ -862,7 +862,7 @@ def load_encoder(directory: str | os.PathLike[str] | None = None) -> tuple[Any, 
     """
     _import_tagger_deps("torch", "transformers", "tokenizers", "safetensors")
     import torch
-    from transformers import BertModel, PreTrainedTokenizerFast
+    from transformers import BertModel
     from transformers.utils import logging as hf_logging
 
     if directory is None:
@@ -889,8 +889,16 @@ def load_encoder(directory: str | os.PathLike[str] | None = None) -> tuple[Any, 
     if bad:
         raise EncoderFileError(f"weights do not fit the model: {bad}", location=str(path))
     model.eval()
-    fast = PreTrainedTokenizerFast.from_pretrained(str(path), local_files_only=True)
-    return model, EncoderTokenizer(fast, Normaliser.load(path))
+    return model, load_tokenizer(path)
+
+
+def load_tokenizer(directory: Path) -> EncoderTokenizer:
+    """The tokenizer of a conversion that :func:`encoder_dir` has checked."""
+    _import_tagger_deps("transformers", "tokenizers")
+    from transformers import PreTrainedTokenizerFast
+
+    fast = PreTrainedTokenizerFast.from_pretrained(str(directory), local_files_only=True)
+    return EncoderTokenizer(fast, Normaliser.load(directory))
 
 
 def embed(

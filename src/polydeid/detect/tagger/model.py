@@ -161,8 +161,9 @@ class TaggerModel:
             import torch
             from safetensors.torch import load_file
             from transformers import BertConfig, BertForTokenClassification
+            from transformers.utils import logging as hf_logging
 
-            from polydeid.detect.tagger.encoder import encoder_dir, load_encoder
+            from polydeid.detect.tagger.encoder import encoder_dir, load_tokenizer
         except ImportError as exc:  # pragma: no cover - exercised where torch is absent
             raise DetectorUnavailableError(
                 f"the tagger needs torch and transformers ({exc.name}): "
@@ -176,7 +177,7 @@ class TaggerModel:
             raise DetectorUnavailableError(
                 "the installed encoder is not the one the tagger was trained on"
             )
-        encoder, tokenizer = load_encoder(base)
+        tokenizer = load_tokenizer(base)
         config = BertConfig.from_pretrained(base, num_labels=len(TAGS), local_files_only=True)
         layers = int(meta.raw.get("num_layers", config.num_hidden_layers))
         if layers != config.num_hidden_layers:
@@ -187,9 +188,30 @@ class TaggerModel:
                     f"tagger of {layers} layers does not ship all of them"
                 )
             config.num_hidden_layers = layers
-        model = BertForTokenClassification(config)
-        model.bert.load_state_dict(encoder.state_dict(), strict=False)
+        # The encoder's weights straight into the tagger's model (no random start to
+        # overwrite); the head, and the layers the tagger trained, come from its own file.
+        verbosity, bars = hf_logging.get_verbosity(), hf_logging.is_progress_bar_enabled()
+        hf_logging.set_verbosity_error()  # "newly initialized" head: the shipped file has it
+        hf_logging.disable_progress_bar()
+        try:
+            model, info = BertForTokenClassification.from_pretrained(
+                str(base),
+                config=config,
+                local_files_only=True,
+                output_loading_info=True,
+                dtype=torch.float32,
+            )
+        finally:
+            hf_logging.set_verbosity(verbosity)
+            if bars:
+                hf_logging.enable_progress_bar()
         shipped = {k: v.float() for k, v in load_file(str(weights)).items()}
+        unloaded = [k for k in info["missing_keys"] if k not in shipped]
+        if unloaded or info["mismatched_keys"]:
+            raise DetectorUnavailableError(
+                f"the encoder and the tagger's weights do not fill its model ({len(unloaded)} "
+                "tensors missing)"
+            )
         own = model.state_dict()
         bad = [k for k, v in shipped.items() if k not in own or own[k].shape != v.shape]
         if bad:
