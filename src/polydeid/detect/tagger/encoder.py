@@ -36,7 +36,8 @@ import re
 import shutil
 import struct
 import tempfile
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -863,7 +864,6 @@ def load_encoder(directory: str | os.PathLike[str] | None = None) -> tuple[Any, 
     _import_tagger_deps("torch", "transformers", "tokenizers", "safetensors")
     import torch
     from transformers import BertModel
-    from transformers.utils import logging as hf_logging
 
     if directory is None:
         path = encoder_dir()
@@ -872,9 +872,7 @@ def load_encoder(directory: str | os.PathLike[str] | None = None) -> tuple[Any, 
         problem = cache_problem(path)
         if problem is not None:
             raise EncoderFileError(f"not a usable encoder directory: {problem}", location=str(path))
-    bars = hf_logging.is_progress_bar_enabled()
-    hf_logging.disable_progress_bar()
-    try:
+    with quiet_loading():
         model, info = BertModel.from_pretrained(
             str(path),
             local_files_only=True,
@@ -882,14 +880,28 @@ def load_encoder(directory: str | os.PathLike[str] | None = None) -> tuple[Any, 
             output_loading_info=True,
             dtype=torch.float32,
         )
-    finally:
-        if bars:
-            hf_logging.enable_progress_bar()
     bad = {k: list(v)[:5] for k, v in info.items() if v}
     if bad:
         raise EncoderFileError(f"weights do not fit the model: {bad}", location=str(path))
     model.eval()
     return model, load_tokenizer(path)
+
+
+@contextmanager
+def quiet_loading() -> Iterator[None]:
+    """``transformers`` loading without its progress bars and below-error messages (the
+    "newly initialized" head a tagger's own file then fills), restored afterwards."""
+    from transformers.utils import logging as hf_logging
+
+    verbosity, bars = hf_logging.get_verbosity(), hf_logging.is_progress_bar_enabled()
+    hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        hf_logging.set_verbosity(verbosity)
+        if bars:
+            hf_logging.enable_progress_bar()
 
 
 def load_tokenizer(directory: Path) -> EncoderTokenizer:

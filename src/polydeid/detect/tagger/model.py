@@ -161,9 +161,8 @@ class TaggerModel:
             import torch
             from safetensors.torch import load_file
             from transformers import BertConfig, BertForTokenClassification
-            from transformers.utils import logging as hf_logging
 
-            from polydeid.detect.tagger.encoder import encoder_dir, load_tokenizer
+            from polydeid.detect.tagger.encoder import encoder_dir, load_tokenizer, quiet_loading
         except ImportError as exc:  # pragma: no cover - exercised where torch is absent
             raise DetectorUnavailableError(
                 f"the tagger needs torch and transformers ({exc.name}): "
@@ -190,10 +189,7 @@ class TaggerModel:
             config.num_hidden_layers = layers
         # The encoder's weights straight into the tagger's model (no random start to
         # overwrite); the head, and the layers the tagger trained, come from its own file.
-        verbosity, bars = hf_logging.get_verbosity(), hf_logging.is_progress_bar_enabled()
-        hf_logging.set_verbosity_error()  # "newly initialized" head: the shipped file has it
-        hf_logging.disable_progress_bar()
-        try:
+        with quiet_loading():
             model, info = BertForTokenClassification.from_pretrained(
                 str(base),
                 config=config,
@@ -201,10 +197,6 @@ class TaggerModel:
                 output_loading_info=True,
                 dtype=torch.float32,
             )
-        finally:
-            hf_logging.set_verbosity(verbosity)
-            if bars:
-                hf_logging.enable_progress_bar()
         shipped = {k: v.float() for k, v in load_file(str(weights)).items()}
         unloaded = [k for k in info["missing_keys"] if k not in shipped]
         if unloaded or info["mismatched_keys"]:
