@@ -103,7 +103,7 @@ def _is_initials(name: str) -> bool:
 
 
 def _keeps(name: str, scripts: frozenset[str]) -> bool:
-    letters = sum(c.isalpha() for c in name)
+    letters = sum(map(str.isalpha, name))
     return (letters >= 3 or _is_initials(name)) and script_of(name) in scripts
 
 
@@ -112,8 +112,8 @@ def _alternate_is_name(name: str) -> bool:
     return (
         len(name) >= 4
         and name[0].isupper()
-        and any(c.islower() for c in name)
-        and not any(c.isdigit() for c in name)
+        and any(map(str.islower, name))
+        and not any(map(str.isdigit, name))
     )
 
 
