@@ -61,7 +61,10 @@ def guarded_finditer(pattern: Pattern, segment: Segment, rule_id: str) -> Iterat
     """``pattern.finditer`` over the segment text, failing closed once the scan needs more
     than :data:`PATTERN_TIMEOUT_S` of its thread's CPU time; a checkpoint every few matches.
 
-    The ``regex`` module's own limit is wall-clock time. When it fires before the scan has
+    The scan holds the interpreter while it matches (``concurrent=False``): left to itself,
+    the ``regex`` module lets go of it during a scan and then waits to take it back behind
+    every busy Python thread, so a scan of a few milliseconds beside one took seconds. Its
+    own limit is wall-clock time. When it fires before the scan has
     done that much work (its thread was waiting for the processor), the scan resumes from its
     last match with a longer wall-clock limit, so a scan that passes alone passes under load.
     """
@@ -73,7 +76,9 @@ def guarded_finditer(pattern: Pattern, segment: Segment, rule_id: str) -> Iterat
     for _ in range(_MAX_RESUMES + 1):
         scan_cpu = scan_wall = lost = 0.0
         try:
-            scanner: Iterator[Match] | None = pattern.finditer(text, pos, timeout=wall)
+            scanner: Iterator[Match] | None = pattern.finditer(
+                text, pos, timeout=wall, concurrent=False
+            )
         except TimeoutError:  # a scanner that times out as it starts
             scanner = None
         while scanner is not None:
