@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 import regex
 
@@ -136,14 +137,7 @@ class ContextLexicon:
     def _phrase_pattern(phrase: str) -> str:
         """Pattern of one phrase: a word boundary on each side that is a letter or digit of a
         script written with spaces (none next to Han, kana, Thai…, or punctuation like "№")."""
-        parts = [regex.escape(w) for w in phrase.split()]
-        body = r"[\s\-_]*".join(parts)
-        if body.endswith(r"\."):
-            body = body[:-2] + r"\.?"
-        core = phrase.rstrip(".") or phrase
-        left = r"(?<![\p{L}\p{N}])" if _needs_boundary(phrase[0]) else ""
-        right = r"(?![\p{L}\p{N}])" if _needs_boundary(core[-1]) else ""
-        return f"{left}{body}{right}"
+        return _edged("".join(_phrase_atoms(phrase)), *_edges(phrase))
 
     def __bool__(self) -> bool:
         return self._pattern is not None
@@ -169,8 +163,21 @@ class ContextLexicon:
 _PHRASE_GAP = r"[\s\-_]*"
 
 
+def _edges(phrase: str) -> tuple[bool, bool]:
+    """Whether ``phrase`` needs a word boundary on its left and on its right (a trailing
+    ``.`` is optional, so the letter before it decides)."""
+    core = phrase.rstrip(".") or phrase
+    return _needs_boundary(phrase[0]), _needs_boundary(core[-1])
+
+
+def _edged(body: str, left: bool, right: bool) -> str:
+    """``body`` with the word boundaries :func:`_edges` asks for."""
+    return (r"(?<![\p{L}\p{N}])" if left else "") + body + (r"(?![\p{L}\p{N}])" if right else "")
+
+
 def _phrase_atoms(phrase: str) -> list[str]:
-    """:meth:`ContextLexicon._phrase_pattern`'s body, one atom per character or gap."""
+    """The body of a phrase's pattern, one atom per character or gap: words joined by any
+    run of spaces, hyphens or underscores, a trailing ``.`` optional."""
     atoms: list[str] = []
     for k, word in enumerate(phrase.split()):
         if k:
@@ -183,14 +190,14 @@ def _phrase_atoms(phrase: str) -> list[str]:
 
 def _trie(sequences: Iterable[list[str]]) -> str:
     """A pattern matching exactly the atom sequences given, their common prefixes shared."""
-    root: dict[str, dict] = {}  # type: ignore[type-arg]
+    root: dict[str, Any] = {}
     for atoms in sequences:
         node = root
         for atom in atoms:
             node = node.setdefault(atom, {})
         node[""] = {}  # a sequence ends here
 
-    def render(node: dict[str, dict]) -> str:  # type: ignore[type-arg]
+    def render(node: dict[str, Any]) -> str:
         alternatives = [atom + render(child) for atom, child in sorted(node.items()) if atom]
         if not alternatives:
             return ""
@@ -209,15 +216,8 @@ def _phrase_tries(phrases: Iterable[str]) -> str:
     position once per kind rather than once per phrase."""
     kinds: dict[tuple[bool, bool], list[list[str]]] = {}
     for phrase in phrases:
-        core = phrase.rstrip(".") or phrase
-        kind = (_needs_boundary(phrase[0]), _needs_boundary(core[-1]))
-        kinds.setdefault(kind, []).append(_phrase_atoms(phrase))
-    alternatives = []
-    for (left, right), sequences in sorted(kinds.items()):
-        body = _trie(sequences)
-        alternatives.append(
-            (r"(?<![\p{L}\p{N}])" if left else "")
-            + f"(?:{body})"
-            + (r"(?![\p{L}\p{N}])" if right else "")
-        )
+        kinds.setdefault(_edges(phrase), []).append(_phrase_atoms(phrase))
+    alternatives = [
+        _edged(f"(?:{_trie(sequences)})", *edges) for edges, sequences in sorted(kinds.items())
+    ]
     return "(?:" + "|".join(alternatives) + ")"

@@ -561,7 +561,6 @@ class _NationalPlan:
     no region's descriptions accept are at most a possible number, decided without reading
     each region."""
 
-    regions: tuple[str, ...]
     valid_any: Mapping[int, re.Pattern[str]]  # by length: any region's valid pattern
     leads: tuple[str, ...]  # trunk prefixes, literal prefixes for parsing, country codes
     strips: tuple[re.Pattern[str], ...]  # the prefixes for parsing that are patterns
@@ -596,7 +595,6 @@ def _national_plan(regions: tuple[str, ...]) -> _NationalPlan:
     }
     lengths = {length for shape in shapes for length in shape.valid}
     return _NationalPlan(
-        regions=regions,
         valid_any={
             length: re.compile(
                 "|".join(

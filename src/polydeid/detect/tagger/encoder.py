@@ -862,7 +862,6 @@ def load_encoder(directory: str | os.PathLike[str] | None = None) -> tuple[Any, 
     A ``directory`` given explicitly must be an intact conversion.
     """
     _import_tagger_deps("torch", "transformers", "tokenizers", "safetensors")
-    import torch
     from transformers import BertModel
 
     if directory is None:
@@ -872,19 +871,28 @@ def load_encoder(directory: str | os.PathLike[str] | None = None) -> tuple[Any, 
         problem = cache_problem(path)
         if problem is not None:
             raise EncoderFileError(f"not a usable encoder directory: {problem}", location=str(path))
-    with quiet_loading():
-        model, info = BertModel.from_pretrained(
-            str(path),
-            local_files_only=True,
-            add_pooling_layer=False,
-            output_loading_info=True,
-            dtype=torch.float32,
-        )
+    model, info = load_pretrained(BertModel, path, add_pooling_layer=False)
     bad = {k: list(v)[:5] for k, v in info.items() if v}
     if bad:
         raise EncoderFileError(f"weights do not fit the model: {bad}", location=str(path))
     model.eval()
     return model, load_tokenizer(path)
+
+
+def load_pretrained(model_class: Any, directory: Path, **options: Any) -> tuple[Any, Any]:
+    """``(model in float32, loading info)`` of ``model_class`` from a converted encoder
+    directory, offline and quietly (:func:`quiet_loading`); ``options`` go to
+    ``from_pretrained``."""
+    import torch
+
+    with quiet_loading():
+        return model_class.from_pretrained(
+            str(directory),
+            local_files_only=True,
+            output_loading_info=True,
+            dtype=torch.float32,
+            **options,
+        )
 
 
 @contextmanager

@@ -162,7 +162,7 @@ class TaggerModel:
             from safetensors.torch import load_file
             from transformers import BertConfig, BertForTokenClassification
 
-            from polydeid.detect.tagger.encoder import encoder_dir, load_tokenizer, quiet_loading
+            from polydeid.detect.tagger.encoder import encoder_dir, load_pretrained, load_tokenizer
         except ImportError as exc:  # pragma: no cover - exercised where torch is absent
             raise DetectorUnavailableError(
                 f"the tagger needs torch and transformers ({exc.name}): "
@@ -189,14 +189,7 @@ class TaggerModel:
             config.num_hidden_layers = layers
         # The encoder's weights straight into the tagger's model (no random start to
         # overwrite); the head, and the layers the tagger trained, come from its own file.
-        with quiet_loading():
-            model, info = BertForTokenClassification.from_pretrained(
-                str(base),
-                config=config,
-                local_files_only=True,
-                output_loading_info=True,
-                dtype=torch.float32,
-            )
+        model, info = load_pretrained(BertForTokenClassification, base, config=config)
         shipped = {k: v.float() for k, v in load_file(str(weights)).items()}
         unloaded = [k for k in info["missing_keys"] if k not in shipped]
         if unloaded or info["mismatched_keys"]:
