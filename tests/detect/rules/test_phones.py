@@ -479,6 +479,22 @@ def test_metadata_mirror_settles_only_what_phonenumbers_reads_the_same_in_every_
     assert settled > 1000  # the sample reaches valid numbers of many regions
 
 
+def test_foreign_reading_without_a_parse_is_phonenumbers_word_in_every_region() -> None:
+    """``_canonical_in`` (the mirror first, a parse only where it cannot decide) answers as
+    ``_is_canonical`` (always a parse) does, for digits near every region's numbers read in
+    that region and in another one."""
+    rng = random.Random(3535)
+    regions = sorted(phonenumbers.SUPPORTED_REGIONS)
+    canonical = 0
+    for region in regions:
+        for digits in _region_samples(region, rng, 60):
+            for reader in (region, rng.choice(regions)):
+                expected = phones._is_canonical(digits, reader, phones._region_shape(reader).prefix)
+                assert phones._canonical_in(digits, reader, {}) == expected, reader
+                canonical += expected
+    assert canonical > 2000  # the sample reaches valid numbers of many regions
+
+
 def test_national_reading_is_the_one_phonenumbers_confirms() -> None:
     """``_find_national`` over sets of regions gives what reading every mirror-valid number
     through ``phonenumbers.parse`` gives (the former way, one parse per valid candidate)."""

@@ -32,6 +32,7 @@ from functools import cache
 
 import regex
 
+from polydeid.core.intervals import merged, union_overlaps
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
@@ -112,9 +113,11 @@ class LabelledDemographicRule(LabelledValueRule):
         if pattern is None:
             return spans
         nouns = demographic_nouns()
+        # The matches do not overlap one another: only the labelled values can be in the way.
+        labelled = merged((s.start, s.end) for s in spans)
         for match in guarded_finditer(pattern, segment, self.id):
             start, end = match.span(2)
-            if any(s.start < end and start < s.end for s in spans):
+            if union_overlaps(labelled, start, end):
                 continue
             category = nouns.get(noun_key(match.group(1)))
             if category is not None:

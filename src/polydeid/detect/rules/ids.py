@@ -68,6 +68,7 @@ import regex
 from stdnum import luhn
 
 from polydeid.core.errors import ConfigError, RuleTimeoutError
+from polydeid.core.intervals import merged, union_overlaps
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
@@ -946,11 +947,10 @@ class IdentifierRule(RuleDetector):
     ) -> list[Span]:
         text = view.text
         spans: list[Span] = []
+        found = merged((s.start, s.end) for s in taken)
         for token in labelled_tokens(view, self.id, languages):
             kind = self._kinds.get(token.kind) if token.kind else None
-            if kind is None or any(
-                s.start < token.end and token.token_start < s.end for s in taken
-            ):
+            if kind is None or union_overlaps(found, token.token_start, token.end):
                 continue
             start = token.value_start
             span = self._gated_at(text, start) if kind.kind == "national_id" else None

@@ -176,7 +176,8 @@ class _Scan:
     hinted: bool
     rule_id: str
     memo: dict[tuple[bool, str], _Finding | None] = field(default_factory=dict)
-    foreign_memo: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    foreign_memo: dict[str, tuple[str, ...]] = field(default_factory=dict)  # complete reads
+    parsed: _Parsed = field(default_factory=dict)  # foreign readings' parses
 
     def context_before(self, start: int, floor: int) -> bool:
         """Whether a phone/fax word precedes ``start`` (not before ``floor``, the last number)."""
@@ -193,11 +194,18 @@ class _Scan:
             )
         return self.memo[key]
 
-    def foreign(self, digits: str) -> tuple[str, ...]:
-        """The regions outside the segment's where ``digits`` are valid in national form."""
-        if digits not in self.foreign_memo:
-            self.foreign_memo[digits] = _find_foreign(digits, self.regions)
-        return self.foreign_memo[digits]
+    def foreign(self, digits: str) -> Iterator[str]:
+        """The regions outside the segment's where ``digits`` are valid in national form, in
+        code order, found as they are asked for (a caller may stop at the first)."""
+        known = self.foreign_memo.get(digits)
+        if known is not None:
+            yield from known
+            return
+        found: list[str] = []
+        for region in _find_foreign(digits, self.regions, self.parsed):
+            found.append(region)
+            yield region
+        self.foreign_memo[digits] = tuple(found)
 
 
 def _breaks_run(gap: str) -> bool:
@@ -303,19 +311,40 @@ class _Desc:
         return not self.lengths or length in self.lengths
 
 
-def _valid_by_length(
-    generals: Sequence[_Desc], types: Sequence[_Desc]
-) -> dict[int, re.Pattern[str]]:
+class _ValidByLength(Mapping[int, re.Pattern[str]]):
     """For each length, one pattern that fully matches a national significant number of that
     length exactly when a general description and a number type both allow the length and
-    fully match it (compiled with ``re``, as phonenumbers compiles its metadata)."""
-    table: dict[int, re.Pattern[str]] = {}
-    for length in range(1, _MAX_NSN_DIGITS + 1):
-        general = "|".join(f"(?:{d.pattern})" for d in generals if d.allows(length))
-        kind = "|".join(f"(?:{d.pattern})" for d in types if d.allows(length))
-        if general and kind:
-            table[length] = re.compile(rf"(?=(?:{general})\Z)(?:{kind})")
-    return table
+    fully match it (compiled with ``re``, as phonenumbers compiles its metadata, on first use:
+    a foreign candidate reads a few lengths of many regions)."""
+
+    __slots__ = ("_compiled", "_sources")
+
+    def __init__(self, generals: Sequence[_Desc], types: Sequence[_Desc]) -> None:
+        self._sources: dict[int, str] = {}
+        self._compiled: dict[int, re.Pattern[str]] = {}
+        for length in range(1, _MAX_NSN_DIGITS + 1):
+            general = "|".join(f"(?:{d.pattern})" for d in generals if d.allows(length))
+            kind = "|".join(f"(?:{d.pattern})" for d in types if d.allows(length))
+            if general and kind:
+                self._sources[length] = rf"(?=(?:{general})\Z)(?:{kind})"
+
+    def __getitem__(self, length: int) -> re.Pattern[str]:
+        pattern = self._compiled.get(length)
+        if pattern is None:
+            pattern = self._compiled[length] = re.compile(self._sources[length])
+        return pattern
+
+    def __contains__(self, length: object) -> bool:
+        return length in self._sources
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._sources)
+
+    def __len__(self) -> int:
+        return len(self._sources)
+
+    def source(self, length: int) -> str:
+        return self._sources[length]
 
 
 @dataclass(frozen=True, slots=True)
@@ -338,10 +367,11 @@ class _RegionShape:
     country_code: str
     strip: re.Pattern[str] | None  # the region's national-prefix-for-parsing pattern
     strip_digits: str | None  # that pattern where it is a plain digit string ("0")
-    valid: Mapping[int, re.Pattern[str]]  # by length (see :func:`_valid_by_length`)
+    valid: _ValidByLength
     formats: tuple[_Format, ...]
     possible_lengths: frozenset[int]
     rewrites: bool  # the region transforms digits while stripping its prefix
+    transform: str | None  # how it transforms them (national-prefix transform rule)
     carrier_codes: bool  # the region strips a carrier code with its trunk prefix
     dialling: re.Pattern[str] | None  # the region's international dialling prefix
 
@@ -359,14 +389,23 @@ class _RegionShape:
             forms.append(digits[len(self.country_code) :])
         return forms
 
+    def has_valid_form(self, digits: str) -> bool:
+        """Whether any string phonenumbers may take as the national significant number of
+        ``digits`` (a significant form, or the digits rewritten as the region rewrites them)
+        is valid by the mirror: where none is, no parse finds the number valid."""
+        forms = self.significant_forms(digits)
+        if self.transform and self.strip is not None and self.strip.match(digits):
+            forms.append(self.strip.sub(self.transform, digits, count=1))
+        patterns = self.valid
+        return any(len(f) in patterns and patterns[len(f)].fullmatch(f) for f in forms)
+
     def reading(self, digits: str) -> _Reading:
         if self.rewrites:
             return _Reading.UNKNOWN
         patterns = self.valid
         valid = possible = False
         for nsn in self.significant_forms(digits):
-            pattern = patterns.get(len(nsn))
-            if pattern is None or pattern.fullmatch(nsn) is None:
+            if len(nsn) not in patterns or patterns[len(nsn)].fullmatch(nsn) is None:
                 possible = possible or len(nsn) in self.possible_lengths
             elif digits == self.prefix + nsn or digits == self.national_digits(nsn):
                 return _Reading.CANONICAL
@@ -379,10 +418,14 @@ class _RegionShape:
     def settles(self, digits: str) -> bool:
         """Whether a CANONICAL reading of ``digits`` is phonenumbers' own (valid, the same
         national significant number; tested over every region). Not where the region strips
-        a carrier code with its prefix, or where its international dialling prefix leads the
-        digits (``01x`` in Israel): phonenumbers reads those itself."""
-        return not self.carrier_codes and not (
-            self.dialling is not None and self.dialling.match(digits)
+        a carrier code with its prefix, or where its country code or international dialling
+        prefix leads the digits (``01x`` in Israel): phonenumbers reads those itself."""
+        return not self.carrier_codes and not self.led_from_abroad(digits)
+
+    def led_from_abroad(self, digits: str) -> bool:
+        """Whether the region's country code or international dialling prefix leads ``digits``."""
+        return digits.startswith(self.country_code) or (
+            self.dialling is not None and self.dialling.match(digits) is not None
         )
 
     def national_digits(self, nsn: str) -> str:
@@ -488,10 +531,11 @@ def _region_shape(region: str) -> _RegionShape:
         country_code=str(metadata.country_code),
         strip=strip,
         strip_digits=rule if rule and rule.isdigit() else None,
-        valid=_valid_by_length(generals, types),
+        valid=_ValidByLength(generals, types),
         formats=formats,
         possible_lengths=frozenset((*general.possible_length, *general.possible_length_local_only)),
         rewrites=metadata.national_prefix_transform_rule is not None,
+        transform=metadata.national_prefix_transform_rule,
         carrier_codes=strip is not None and strip.groups > 0,
         dialling=re.compile(dialling) if dialling else None,
     )
@@ -503,11 +547,22 @@ def _digits(text: str) -> str:
     return digits if digits.isascii() else "".join(str(int(c)) for c in digits)
 
 
-def _parse(number: str, region: str | None) -> phonenumbers.PhoneNumber | None:
+#: Parses already made while reading one segment, by digits and region.
+_Parsed = dict[tuple[str, str | None], "phonenumbers.PhoneNumber | None"]
+
+
+def _parse(
+    number: str, region: str | None, memo: _Parsed | None = None
+) -> phonenumbers.PhoneNumber | None:
+    if memo is not None and (number, region) in memo:
+        return memo[number, region]
     try:
-        return phonenumbers.parse(number, region)
+        parsed: phonenumbers.PhoneNumber | None = phonenumbers.parse(number, region)
     except NumberParseException:
-        return None
+        parsed = None
+    if memo is not None:
+        memo[number, region] = parsed
+    return parsed
 
 
 def _judge_candidate(
@@ -598,7 +653,7 @@ def _national_plan(regions: tuple[str, ...]) -> _NationalPlan:
         valid_any={
             length: re.compile(
                 "|".join(
-                    f"(?:{shape.valid[length].pattern})"
+                    f"(?:{shape.valid.source(length)})"
                     for shape in shapes
                     if length in shape.valid
                 )
@@ -714,18 +769,38 @@ def _plans_of_length(n_digits: int) -> tuple[_Plan, ...]:
     return tuple(plans)
 
 
-def _find_foreign(digits: str, own: Sequence[str]) -> tuple[str, ...]:
-    """The regions other than ``own`` where ``digits`` are a valid number in national form."""
+def _find_foreign(digits: str, own: Sequence[str], memo: _Parsed) -> Iterator[str]:
+    """The regions other than ``own`` where ``digits`` are a valid number in national form,
+    in code order."""
     low, high = _NATIONAL_DIGITS
     if not low <= len(digits) <= high:
-        return ()
-    return tuple(
-        plan.region
-        for plan in _plans_of_length(len(digits))
-        if plan.region not in own
-        and plan.may_be_national(digits)
-        and _is_canonical(digits, plan.region, plan.prefix)
-    )
+        return
+    for plan in _plans_of_length(len(digits)):
+        if (
+            plan.region not in own
+            and plan.may_be_national(digits)
+            and _canonical_in(digits, plan.region, memo)
+        ):
+            yield plan.region
+
+
+def _canonical_in(digits: str, region: str, memo: _Parsed | None = None) -> bool:
+    """:func:`_is_canonical`, without a parse where the region's mirror decides: a canonical
+    reading it settles is valid, and digits with no valid form in it (``NONE``, ``POSSIBLE``)
+    are not, nor are digits of a region that rewrites them with no valid form either way;
+    unless the region's country code or international dialling prefix leads them
+    (phonenumbers may read those as dialled from abroad). Tested in every region."""
+    shape = _region_shape(region)
+    reading = shape.reading(digits)
+    if reading is _Reading.CANONICAL and shape.settles(digits):
+        return True
+    if shape.led_from_abroad(digits):
+        return _is_canonical(digits, region, shape.prefix, memo)
+    if reading is _Reading.NONE or reading is _Reading.POSSIBLE:
+        return False
+    if reading is _Reading.UNKNOWN and not shape.has_valid_form(digits):
+        return False
+    return _is_canonical(digits, region, shape.prefix, memo)
 
 
 def _foreign_verdict(
@@ -739,17 +814,19 @@ def _foreign_verdict(
     bare_with_trunk = digits.startswith("0") and low <= len(digits) <= high
     if not (shape.grouped or bare_with_trunk or has_context()):
         return None
-    regions = scan.foreign(digits)
-    if not regions:
-        return None
-    if has_context():
-        return _Verdict(SOURCE_FOREIGN, 0.85)
-    if any(_written_as_in(candidate, digits, r) for r in regions):
-        return _Verdict(SOURCE_FOREIGN, 0.8)
+    if not (has_context() or digits.startswith("0") or len(digits) >= _FOREIGN_UNPREFIXED_DIGITS):
+        return None  # without context only these can be written as a region writes them
+    for region in scan.foreign(digits):  # the first region that decides is enough
+        if has_context():
+            return _Verdict(SOURCE_FOREIGN, 0.85)
+        if _written_as_in(candidate, digits, region, scan.parsed):
+            return _Verdict(SOURCE_FOREIGN, 0.8)
     return None
 
 
-def _written_as_in(candidate: str, digits: str, region: str) -> bool:
+def _written_as_in(
+    candidate: str, digits: str, region: str, memo: _Parsed | None = None
+) -> bool:
     """Whether ``candidate`` is written as ``region`` writes its numbers (module docstring).
 
     Led by a trunk prefix ``0`` (bare or bracketed, ``(0)20``) with the area or network code in
@@ -766,7 +843,7 @@ def _written_as_in(candidate: str, digits: str, region: str) -> bool:
     lead_low, lead_high = _FOREIGN_LEAD_DIGITS
     if len(groups) > 1 and prefix == "0" and trunk_led and lead_low <= groups[0] <= lead_high:
         return True
-    number = _parse(digits, region) if len(digits) >= _FOREIGN_UNPREFIXED_DIGITS else None
+    number = _parse(digits, region, memo) if len(digits) >= _FOREIGN_UNPREFIXED_DIGITS else None
     if number is None:
         return False
     mobile = phonenumbers.number_type(number) in _MOBILE_TYPES
@@ -825,9 +902,9 @@ def _group_lengths(text: str) -> tuple[int, ...]:
     return tuple(len(g) for g in _GROUP.findall(text))
 
 
-def _is_canonical(digits: str, region: str, prefix: str) -> bool:
+def _is_canonical(digits: str, region: str, prefix: str, memo: _Parsed | None = None) -> bool:
     """phonenumbers' word: valid, and read with the same national significant number."""
-    number = _parse(digits, region)
+    number = _parse(digits, region, memo)
     if number is None or not phonenumbers.is_valid_number(number):
         return False
     significant = phonenumbers.national_significant_number(number)
