@@ -653,9 +653,7 @@ def _national_plan(regions: tuple[str, ...]) -> _NationalPlan:
         valid_any={
             length: re.compile(
                 "|".join(
-                    f"(?:{shape.valid.source(length)})"
-                    for shape in shapes
-                    if length in shape.valid
+                    f"(?:{shape.valid.source(length)})" for shape in shapes if length in shape.valid
                 )
             )
             for length in sorted(lengths)
@@ -824,9 +822,7 @@ def _foreign_verdict(
     return None
 
 
-def _written_as_in(
-    candidate: str, digits: str, region: str, memo: _Parsed | None = None
-) -> bool:
+def _written_as_in(candidate: str, digits: str, region: str, memo: _Parsed | None = None) -> bool:
     """Whether ``candidate`` is written as ``region`` writes its numbers (module docstring).
 
     Led by a trunk prefix ``0`` (bare or bracketed, ``(0)20``) with the area or network code in
