@@ -6,6 +6,7 @@ from collections.abc import Collection, Sequence
 from itertools import pairwise
 
 from polydeid.core.budget import checkpoint
+from polydeid.core.collector import collector_paused
 from polydeid.core.errors import UnknownLanguageError
 from polydeid.core.resolve import (
     DEFAULT_POLICY,
@@ -137,14 +138,15 @@ class Pipeline:
         together (merged only, where none overlap)."""
         if len(segment.text) <= SEGMENT_CHARS:
             return self._detect_read(segment)
-        found: list[Span] = []
-        for lo, start, end, hi in length_windows(segment.text, SEGMENT_CHARS, WINDOW_OVERLAP):
-            for span in self._detect_read(_window(segment, lo, hi)):
-                if start <= span.start + lo < end:
-                    found.append(span.shifted(lo))
-        if any(a.end > b.start for a, b in pairwise(found)):  # across a part's edge
-            return resolve(found, segment.text, self.resolve_policy)
-        return merge_adjacent(found, segment.text, self.resolve_policy)
+        with collector_paused():  # the spans of every window live until the end
+            found: list[Span] = []
+            for lo, start, end, hi in length_windows(segment.text, SEGMENT_CHARS, WINDOW_OVERLAP):
+                for span in self._detect_read(_window(segment, lo, hi)):
+                    if start <= span.start + lo < end:
+                        found.append(span.shifted(lo))
+            if any(a.end > b.start for a, b in pairwise(found)):  # across a part's edge
+                return resolve(found, segment.text, self.resolve_policy)
+            return merge_adjacent(found, segment.text, self.resolve_policy)
 
     def _detect_read(self, segment: Segment) -> tuple[Span, ...]:
         """:meth:`_detect` over the text as the detectors read it, spans moved back."""

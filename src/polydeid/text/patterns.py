@@ -28,6 +28,8 @@ PATTERN_TIMEOUT_S = 2.0
 
 #: Matches of a guarded scan between two work-budget checkpoints.
 _CHECK_EVERY = 64
+#: Matches a guarded scan finds between two readings of its clocks.
+_BATCH = 32
 #: A scan that reached the ``regex`` module's wall-clock limit while its thread waited is
 #: resumed from its last match at most this many times.
 _MAX_RESUMES = 8
@@ -83,27 +85,39 @@ def guarded_finditer(pattern: Pattern, segment: Segment, rule_id: str) -> Iterat
         except TimeoutError:  # a scanner that times out as it starts
             scanner = None
         while scanner is not None:
+            # Matches are taken in batches, each timed as a whole: the clocks cost more than a
+            # short match.
+            batch: list[Match] = []
+            finished = timed_out = False
             t0, w0 = time.thread_time(), time.perf_counter()
             try:
-                match = next(scanner, None)
+                for _ in range(_BATCH):
+                    match = next(scanner, None)
+                    if match is None:
+                        finished = True
+                        break
+                    batch.append(match)
             except TimeoutError:
-                lost = time.thread_time() - t0
-                scan_cpu += lost
-                scan_wall += time.perf_counter() - w0
-                break
+                timed_out = True
             step = time.thread_time() - t0
             scan_cpu += step
             scan_wall += time.perf_counter() - w0
-            if match is None:
+            if timed_out:
+                lost = step
+            else:
+                done += step
+            for match in batch:
+                if match.span() == last and match.start() == match.end():
+                    continue  # the empty match a resumed scan finds again
+                last, pos = match.span(), match.end()
+                count += 1
+                if count % _CHECK_EVERY == 0:
+                    checkpoint()
+                yield match
+            if finished:
                 return
-            done += step
-            if match.span() == last and match.start() == match.end():
-                continue  # the empty match a resumed scan finds again
-            last, pos = match.span(), match.end()
-            count += 1
-            if count % _CHECK_EVERY == 0:
-                checkpoint()
-            yield match
+            if timed_out:
+                break
         if done + lost >= budget * 0.95:
             break  # the work itself reached the limit
         # The thread waited more than it worked: resume with the wall time the rest of the

@@ -19,6 +19,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from polydeid.core.collector import collector_paused
 from polydeid.core.errors import TransformError
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
@@ -34,6 +35,10 @@ from polydeid.transform.operators import (
 from polydeid.transform.policy import Policy
 from polydeid.transform.surrogates import SurrogateGenerator, SurrogateValidator
 from polydeid.transform.vault import KeyBoundVault, MemoryVault, Vault, identity_key
+
+#: Spans of a segment beyond which its rewriting pauses the cyclic collector
+#: (:mod:`polydeid.core.collector`).
+_MANY_SPANS = 10_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,19 +144,21 @@ class Redactor:
         parts: list[str] = []
         replacements: list[Replacement] = []
         pos = out_len = 0
-        for span in ordered:
-            category = identifier_category(span)
-            operator = self._operators[category]
-            new = operator.apply(span, text[span.start : span.end], ctx)
-            before = text[pos : span.start]
-            parts.append(before)
-            parts.append(new)
-            new_start = out_len + len(before)
-            out_len = new_start + len(new)
-            replacements.append(
-                Replacement(span.start, span.end, new_start, out_len, category, operator.name)
-            )
-            pos = span.end
+        # The replacements live until the result is returned.
+        with collector_paused(len(ordered) > _MANY_SPANS):
+            for span in ordered:
+                category = identifier_category(span)
+                operator = self._operators[category]
+                new = operator.apply(span, text[span.start : span.end], ctx)
+                before = text[pos : span.start]
+                parts.append(before)
+                parts.append(new)
+                new_start = out_len + len(before)
+                out_len = new_start + len(new)
+                replacements.append(
+                    Replacement(span.start, span.end, new_start, out_len, category, operator.name)
+                )
+                pos = span.end
         parts.append(text[pos:])
         return RedactionResult("".join(parts), tuple(replacements))
 
