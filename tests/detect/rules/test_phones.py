@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from itertools import pairwise
 
 import phonenumbers
 import pytest
@@ -493,6 +494,42 @@ def test_foreign_reading_without_a_parse_is_phonenumbers_word_in_every_region() 
                 assert phones._canonical_in(digits, reader, {}) == expected, reader
                 canonical += expected
     assert canonical > 2000  # the sample reaches valid numbers of many regions
+
+
+def _written_samples(region: str, rng: random.Random) -> list[str]:
+    """Numbers near ``region``'s examples written as phonenumbers writes them nationally, and
+    regrouped: the prefix apart, bracketed or dropped, digits grouped at random."""
+    samples = []
+    metadata = phonenumbers.PhoneMetadata.metadata_for_region(region)
+    prefix = metadata.national_prefix or ""
+    for digits in _region_samples(region, rng, 12):
+        number = phones._parse(digits, region)
+        if number is not None:
+            national = phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.NATIONAL)
+            samples.append(national)
+            if prefix and national.startswith(prefix):
+                samples += [f"{prefix} {national[len(prefix):]}", f"({prefix}){national[len(prefix):]}"]
+                samples.append(national[len(prefix) :].lstrip())
+        cuts = sorted(rng.sample(range(1, len(digits)), rng.randrange(1, 4)))
+        samples.append(" ".join(digits[a:b] for a, b in pairwise([0, *cuts, len(digits)])))
+    return samples
+
+
+def test_the_regions_read_for_a_written_foreign_number_include_every_one_that_writes_it() -> None:
+    """``_may_write`` (prefix, digit count and the groupings of the national formats) keeps
+    every region where ``_written_as_in`` holds, so leaving the others unread changes nothing."""
+    rng = random.Random(3636)
+    regions = sorted(phonenumbers.SUPPORTED_REGIONS)
+    written = 0
+    for region in regions:
+        for candidate in _written_samples(region, rng):
+            digits = phones._digits(candidate)
+            writers = phones._may_write(candidate, digits)
+            for reader in (region, rng.choice(regions)):
+                if phones._written_as_in(candidate, digits, reader):
+                    written += 1
+                    assert reader in writers, reader
+    assert written > 1500  # the sample reaches written numbers of many regions
 
 
 def test_national_reading_is_the_one_phonenumbers_confirms() -> None:
