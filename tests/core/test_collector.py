@@ -88,7 +88,7 @@ def _dense(rng: random.Random) -> str:
         lambda: f"07{rng.randrange(10, 99)} {rng.randrange(100000, 999999)}, ",
         lambda: f"MRN {rng.randrange(1000000, 9999999)}; ",
         lambda: f"SSN 123-45-{rng.randrange(1000, 9999)}; ",
-        lambda: f"{rng.randrange(200, 999)} {rng.randrange(100, 999)} {rng.randrange(1000, 9999)}, ",
+        lambda: f"{rng.randrange(200, 999)} {rng.randrange(100, 999)} {rng.randrange(10**4)}, ",
         lambda: "Patient name: Kato Mukasa, seen 12/03/2024 aged 45 years, BP 120/80.\n",
     )
     parts: list[str] = []

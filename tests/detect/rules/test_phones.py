@@ -508,8 +508,8 @@ def _written_samples(region: str, rng: random.Random) -> list[str]:
             national = phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.NATIONAL)
             samples.append(national)
             if prefix and national.startswith(prefix):
-                samples += [f"{prefix} {national[len(prefix):]}", f"({prefix}){national[len(prefix):]}"]
-                samples.append(national[len(prefix) :].lstrip())
+                rest = national[len(prefix) :]
+                samples += [f"{prefix} {rest}", f"({prefix}){rest}", rest.lstrip()]
         cuts = sorted(rng.sample(range(1, len(digits)), rng.randrange(1, 4)))
         samples.append(" ".join(digits[a:b] for a, b in pairwise([0, *cuts, len(digits)])))
     return samples

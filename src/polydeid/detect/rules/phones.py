@@ -883,9 +883,7 @@ def _writings(region: str) -> frozenset[tuple[int, ...]] | None:
             return None
         rule = fmt.format
         if fmt.national_prefix_formatting_rule:
-            rule = _GROUP_REF.sub(
-                lambda _, r=fmt.national_prefix_formatting_rule: r, rule, count=1
-            )
+            rule = _GROUP_REF.sub(lambda _, r=fmt.national_prefix_formatting_rule: r, rule, count=1)
         counts = [range(low, high + 1) for low, high in widths]
         if math.prod(len(c) for c in counts) > _MAX_GROUPINGS:
             return None
