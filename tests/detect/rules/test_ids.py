@@ -367,3 +367,65 @@ def test_single_word_labels_are_read_as_their_pattern_reads_them(lang: str) -> N
                     assert lexicon.label_before(text, pos) == expected
                     checked += 1
     assert checked > 100
+
+
+_PIECES = st.sampled_from(
+    [
+        "MRN",
+        "mrn",
+        "IP No.",
+        "ID",
+        "nhc-",
+        "Patient",
+        "x",
+        "abc",
+        "#",
+        "-",
+        "/",
+        ".",
+        ": ",
+        " ",
+        "  ",
+        ", ",
+        "\n",
+        "4482913",
+        "12 34 56",
+        "2024",
+        "07",
+        "AB12",
+        "ab12",
+        "N",
+        "no",
+        "Q",
+        "é",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_PIECES, max_size=30), st.sampled_from(["en", "de", "sw", "fr"]), st.booleans())
+def test_a_text_without_label_words_or_capitals_has_no_value_tokens(
+    pieces: list[str], lang: str, capitals: bool
+) -> None:
+    """``value_tokens`` leaves a text at once only where reading it would find nothing: the
+    tokens are those of the full reading, with and without the capital-led ones."""
+    lexicon = ids.all_labels((lang,))
+    segment = Segment("".join(pieces), lang=lang)
+    fast = ids.value_tokens(segment, "test.rule", lexicon, capitals=capitals)
+    full = ids.value_tokens(
+        segment, "test.rule", _EveryTextMayHoldLabels(lexicon), capitals=capitals
+    )
+    assert fast == full
+
+
+class _EveryTextMayHoldLabels:
+    """A lexicon that never lets ``value_tokens`` leave a text early."""
+
+    def __init__(self, lexicon: ids.LabelLexicon) -> None:
+        self._lexicon = lexicon
+
+    def may_occur(self, text: str) -> bool:
+        return True
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._lexicon, name)

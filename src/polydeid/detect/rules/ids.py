@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import datetime
 import importlib
+import re
 import threading
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -224,6 +225,18 @@ class LabelLexicon(ContextLexicon):
         self._unspaced_fillers = tuple(
             sorted((w for w in words if UNSPACED.search(w)), key=lambda w: (-len(w), w))
         )
+        # Every ASCII key and filler: an ASCII text holding none of them has no label.
+        ascii_words = sorted(w for w in (*self._by_key, *self._fillers) if w.isascii())
+        self._ascii_words = (
+            re.compile("|".join(map(re.escape, ascii_words))) if ascii_words else None
+        )
+
+    def may_occur(self, text: str) -> bool:
+        """Whether a label may end somewhere in ``text``: ``False`` only for an ASCII text
+        that holds none of the lexicon's last words or fillers, in any case."""
+        if not text.isascii():
+            return True
+        return self._ascii_words is not None and self._ascii_words.search(text.lower()) is not None
 
     @staticmethod
     def _ranked(group: Mapping[int, list[str]]) -> list[tuple[str, int]]:
@@ -408,6 +421,7 @@ _RUN_AFTER_WORD = compile_pattern(
     f"(?r)(?:(?P<word>[^{_GAP_CHARS}0-9]{{1,40}})[{_GAP_CHARS}]{{0,6}})?(?P<run>[0-9]{{3,}})"
 )
 _FIRST_DIGIT = compile_pattern(r"[0-9]")
+_CAPITAL = re.compile(r"[A-Z]")
 
 
 #: Day and month before a year run (``12/03/`` of ``12/03/2024``): the token is a date.
@@ -447,6 +461,8 @@ def value_tokens(
     Callers wrap this in :func:`fail_closed`.
     """
     text = view.text
+    if not lexicon.may_occur(text) and not (capitals and _CAPITAL.search(text)):
+        return []  # no label may end before a token, and no token begins with a capital
     tokens: list[ValueToken] = []
     token_start = len(text) + 1
     may_end = lexicon.may_end
