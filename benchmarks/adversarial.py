@@ -1,6 +1,7 @@
 """Hostile and dense inputs: how detection time grows with the input.
 
-Times identifier-dense (e-mail lists, phone lists, IDs and record numbers), name-dense
+Times identifier-dense (e-mail lists, phone lists of the text's countries and of others,
+random digit groups, IDs and record numbers of several formats), name-dense
 (names after labels), whitespace-only, one-giant-token and pathological-regex inputs at
 several sizes with one profile (``rules`` by default), in one process, one thread, and reports
 the seconds of detection (detectors, resolution, segment passes) and of the transform
@@ -97,6 +98,53 @@ def ids(size: int, rng: random.Random) -> str:
     return _fill(size, unit)
 
 
+def ids_formats(size: int, rng: random.Random) -> str:
+    """Identifiers of several formats, after labels and bare (a format rule and the labelled
+    values both read them, and a phone reading looks at each)."""
+
+    def ssn() -> str:
+        return f"{rng.randrange(100, 899)}-{rng.randrange(10, 99)}-{rng.randrange(1000, 9999)}"
+
+    def unit() -> str:
+        kind = rng.randrange(4)
+        if kind == 0:
+            return f"SSN {ssn()}; "
+        if kind == 1:
+            return f"{ssn()}; "
+        if kind == 2:
+            return f"ID {rng.randrange(10000000, 99999999)}; "
+        return f"NHS {rng.randrange(100, 999)} {rng.randrange(100, 999)} {rng.randrange(10**4)}; "
+
+    return _fill(size, unit)
+
+
+def phones_foreign(size: int, rng: random.Random) -> str:
+    """Numbers written as other countries than the text's write them (French, German and
+    Australian national forms in an English text): each is read in every country's plan."""
+
+    def unit() -> str:
+        kind = rng.randrange(3)
+        if kind == 0:
+            pairs = " ".join(f"{rng.randrange(100):02d}" for _ in range(4))
+            return f"06 {pairs}, "
+        if kind == 1:
+            return f"030 {rng.randrange(1000000, 99999999)}, "
+        return f"02 {rng.randrange(1000, 9999)} {rng.randrange(1000, 9999)}, "
+
+    return _fill(size, unit)
+
+
+def digit_groups(size: int, rng: random.Random) -> str:
+    """Random digit groups written 3-3-4, as many countries write telephone numbers: most
+    are valid in none of the text's countries, so each is read in every country's plan."""
+    return _fill(
+        size,
+        lambda: (
+            f"{rng.randrange(100, 999)} {rng.randrange(100, 999)} {rng.randrange(1000, 9999)}, "
+        ),
+    )
+
+
 def names_labelled(size: int, rng: random.Random) -> str:
     def unit() -> str:
         return f"Patient name: {_invented(rng, 2)} {_invented(rng, 3)}.\n"
@@ -174,6 +222,9 @@ INPUTS = (
     Input("phone list, `0772 123456, ` repeated", phones_repeated),
     Input("phone list, distinct numbers", phones_distinct),
     Input("IDs and record numbers after labels", ids),
+    Input("IDs of several formats, labelled and bare", ids_formats),
+    Input("phone list, numbers of other countries", phones_foreign),
+    Input("phone list, random 3-3-4 digit groups", digit_groups),
     Input("names after labels, a line each", names_labelled),
     Input("names after labels, lower case, one line", names_lower),
     Input("names in prose (400 people)", names_prose),
