@@ -32,8 +32,10 @@ def _names(n: int) -> str:
         lambda n: "x@ex.org " * n,
         lambda n: "0772 123456, " * n,
         _names,
+        lambda n: "ID 12345678; SSN 123-45-6789; " * n,
+        lambda n: "Tribe: Muganda. Ekika kya Mmamba. " * n,
     ],
-    ids=["emails", "phones", "lower-case names after labels"],
+    ids=["emails", "phones", "lower-case names after labels", "labelled and format IDs", "tribes"],
 )
 def test_four_times_the_identifiers_cost_under_six_times_the_work(
     deid: Deidentifier, unit: Callable[[int], str]

@@ -178,9 +178,7 @@ class _Scan:
     hinted: bool
     rule_id: str
     memo: dict[tuple[bool, str], _Finding | None] = field(default_factory=dict)
-    foreign_memo: dict[tuple[str, frozenset[str] | None], tuple[str, ...]] = field(
-        default_factory=dict
-    )
+    foreign_memo: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
     parsed: _Parsed = field(default_factory=dict)  # foreign readings' parses
 
     def context_before(self, start: int, floor: int) -> bool:
@@ -198,17 +196,19 @@ class _Scan:
             )
         return self.memo[key]
 
-    def foreign(self, digits: str, among: frozenset[str] | None = None) -> Iterator[str]:
-        """The regions outside the segment's (and, if given, ``among`` them) where ``digits``
-        are valid in national form, in code order, found as they are asked for (a caller may
-        stop at the first)."""
-        key = (digits, among)
+    def foreign(
+        self, digits: str, keep: Callable[[str], bool] | None = None, key: str = ""
+    ) -> Iterator[str]:
+        """The regions outside the segment's (and, if given, those ``keep`` keeps; ``key`` names
+        it for the memo) where ``digits`` are valid in national form, in code order, found as
+        they are asked for (a caller may stop at the first)."""
+        key = (digits, key)
         known = self.foreign_memo.get(key)
         if known is not None:
             yield from known
             return
         found: list[str] = []
-        for region in _find_foreign(digits, self.regions, self.parsed, among):
+        for region in _find_foreign(digits, self.regions, self.parsed, keep):
             found.append(region)
             yield region
         self.foreign_memo[key] = tuple(found)
@@ -360,6 +360,7 @@ class _Format:
     leading: re.Pattern[str] | None
     pattern: re.Pattern[str]
     prefix_digits: str
+    written: tuple[tuple[int | str, ...], ...]  # digit groups it writes (:func:`_recipe`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -436,10 +437,41 @@ class _RegionShape:
 
     def national_digits(self, nsn: str) -> str:
         """The digits of ``nsn`` in the region's national format (with its trunk prefix or not)."""
+        fmt = self.format_of(nsn)
+        return nsn if fmt is None else fmt.prefix_digits + nsn
+
+    def format_of(self, nsn: str) -> _Format | None:
+        """The national format phonenumbers chooses for ``nsn``, if any."""
         for fmt in self.formats:
             if (fmt.leading is None or fmt.leading.match(nsn)) and fmt.pattern.fullmatch(nsn):
-                return fmt.prefix_digits + nsn
-        return nsn
+                return fmt
+        return None
+
+    def national_groups(self, nsn: str) -> tuple[int, ...]:
+        """The digit groups of ``nsn`` written in the region's national format."""
+        for fmt in self.formats:
+            if fmt.leading is None or fmt.leading.match(nsn):
+                match = fmt.pattern.fullmatch(nsn)
+                if match is not None:
+                    return tuple(
+                        sum(len(match.group(i)) if isinstance(i, int) else len(i) for i in group)
+                        for group in fmt.written
+                    )
+        return (len(nsn),)
+
+    def parse_forms(self, digits: str) -> list[str]:
+        """What phonenumbers may take as the national significant number of ``digits`` where
+        neither the country code nor the dialling prefix leads them and the region does not
+        rewrite digits: the digits as written, or without the national prefix it strips."""
+        forms = [digits]
+        if self.strip_digits is not None:
+            if digits.startswith(self.strip_digits):
+                forms.append(digits[len(self.strip_digits) :])
+        elif self.strip is not None:
+            prefix = self.strip.match(digits)
+            if prefix is not None and prefix.end() > 0:
+                forms.append(digits[prefix.end() :])
+        return forms
 
 
 @cache
@@ -526,6 +558,7 @@ def _region_shape(region: str) -> _RegionShape:
             re.compile(f.leading_digits_pattern[-1]) if f.leading_digits_pattern else None,
             re.compile(f.pattern),
             _digits((f.national_prefix_formatting_rule or "").replace("\\1", "")),
+            _recipe(_national_rule(f)),
         )
         for f in metadata.number_format
     )
@@ -545,6 +578,35 @@ def _region_shape(region: str) -> _RegionShape:
         carrier_codes=strip is not None and strip.groups > 0,
         dialling=re.compile(dialling) if dialling else None,
     )
+
+
+def _recipe(rule: str) -> tuple[tuple[int | str, ...], ...]:
+    """The digit groups a replacement template writes: for each, its pieces in order (a group
+    number, or the digits the template writes itself)."""
+    groups: list[tuple[int | str, ...]] = []
+    current: list[int | str] = []
+    for piece in re.split(r"(\\\d|\d+)", rule):
+        if not piece:
+            continue
+        if piece.startswith("\\"):
+            current.append(int(piece[1:]))
+        elif piece.isdigit():
+            current.append(piece)
+        elif current:
+            groups.append(tuple(current))
+            current = []
+    if current:
+        groups.append(tuple(current))
+    return tuple(groups)
+
+
+def _national_rule(fmt: phonenumbers.NumberFormat) -> str:
+    """A format's replacement template for national writing: its first group written with the
+    national prefix as the format's rule writes it (as phonenumbers builds it)."""
+    rule = fmt.national_prefix_formatting_rule
+    if not rule:
+        return str(fmt.format)
+    return _GROUP_REF.sub(lambda _: str(rule), str(fmt.format), count=1)
 
 
 def _digits(text: str) -> str:
@@ -774,18 +836,18 @@ def _plans_of_length(n_digits: int) -> tuple[_Plan, ...]:
 
 
 def _find_foreign(
-    digits: str, own: Sequence[str], memo: _Parsed, among: frozenset[str] | None = None
+    digits: str, own: Sequence[str], memo: _Parsed, keep: Callable[[str], bool] | None = None
 ) -> Iterator[str]:
-    """The regions other than ``own`` (and, if given, ``among`` them) where ``digits`` are a
-    valid number in national form, in code order."""
+    """The regions other than ``own`` (and, if given, those ``keep`` keeps) where ``digits``
+    are a valid number in national form, in code order."""
     low, high = _NATIONAL_DIGITS
     if not low <= len(digits) <= high:
         return
     for plan in _plans_of_length(len(digits)):
         if (
-            (among is None or plan.region in among)
-            and plan.region not in own
+            plan.region not in own
             and plan.may_be_national(digits)
+            and (keep is None or keep(plan.region))
             and _canonical_in(digits, plan.region, memo)
         ):
             yield plan.region
@@ -829,7 +891,12 @@ def _foreign_verdict(
     # Any region where the number is valid and written as there decides; only those whose
     # formats may write it are read.
     writers = _may_write(candidate, digits)
-    for region in scan.foreign(digits, writers):
+    groups_by_prefix: dict[str, tuple[int, ...]] = {}
+
+    def keep(region: str) -> bool:
+        return region in writers and _format_may_write(candidate, digits, region, groups_by_prefix)
+
+    for region in scan.foreign(digits, keep, candidate):
         if _written_as_in(candidate, digits, region, scan.parsed):
             return _Verdict(SOURCE_FOREIGN, 0.8)
     return None
@@ -936,6 +1003,49 @@ def _may_write(candidate: str, digits: str) -> frozenset[str]:
         if not trunk_led:
             found |= writers.get((groups[0] + len(prefix), *groups[1:]), frozenset())
     return frozenset(found)
+
+
+def _format_may_write(
+    candidate: str, digits: str, region: str, groups_by_prefix: dict[str, tuple[int, ...]]
+) -> bool:
+    """Whether :func:`_written_as_in` may hold for ``candidate`` in ``region``, read from the
+    metadata mirror: the national format of each national significant number phonenumbers
+    may read in the digits (tested to keep every region where it holds).
+    ``groups_by_prefix``: the candidate's digit groups as read with each national prefix."""
+    shape = _region_shape(region)
+    prefix = shape.prefix
+    groups = groups_by_prefix.get(prefix)
+    if groups is None:
+        groups = groups_by_prefix[prefix] = _group_lengths(
+            _merge_bracketed_trunk(candidate, prefix)
+        )
+    trunk_led = bool(prefix) and digits.startswith(prefix)
+    lead_low, lead_high = _FOREIGN_LEAD_DIGITS
+    if len(groups) > 1 and prefix == "0" and trunk_led and lead_low <= groups[0] <= lead_high:
+        return True
+    if len(digits) < _FOREIGN_UNPREFIXED_DIGITS:
+        return False
+    if len(groups) == 1:
+        return prefix == "0"
+    if shape.rewrites or shape.led_from_abroad(digits):
+        return True  # phonenumbers may read other digits than the mirror's
+    main = _region_shape(_main_region(region))
+    for nsn in shape.parse_forms(digits):
+        written = main.national_groups(nsn)
+        if (
+            groups == written
+            or (trunk_led and groups == (len(prefix), *written))
+            or (not trunk_led and groups == (written[0] - len(prefix), *written[1:]))
+        ):
+            return True
+    return False
+
+
+@cache
+def _main_region(region: str) -> str:
+    """The region whose formats phonenumbers writes ``region``'s numbers in."""
+    metadata = phonenumbers.PhoneMetadata.metadata_for_region(region)
+    return str(phonenumbers.region_code_for_country_code(metadata.country_code))
 
 
 def _written_as_in(candidate: str, digits: str, region: str, memo: _Parsed | None = None) -> bool:
