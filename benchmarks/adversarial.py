@@ -34,7 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from passes import cpu_model
+from passes import cpu_model, reference_seconds
 
 from polydeid.api import Deidentifier
 from polydeid.core.errors import PolydeidError
@@ -351,6 +351,7 @@ def main() -> int:
     )
     args = parser.parse_args()
     sizes = sorted(int(s) for s in args.sizes.split(",") if s)
+    reference = reference_seconds()
     started = time.perf_counter()
     sections = markdown(
         args.profile, sizes, run_profile(args.profile, sizes, args.repeat, args.budget, args.only)
@@ -387,7 +388,9 @@ def main() -> int:
         f"cores, Python {platform.python_version()}; the project's shared development "
         f"machine); one process, one thread, best of {args.repeat} run(s) per cell; "
         f"{time.perf_counter() - started:.0f} s in all. Profile `{args.profile}` = "
-        f"{', '.join(PROFILES[args.profile])}.",
+        f"{', '.join(PROFILES[args.profile])}. Reference workload (`passes.reference_seconds`, "
+        f"fixed Python and `re` code, none of polydeid's): {reference:.3f} s; tables of "
+        "other days compare through it.",
         "",
         f"Targets (issue 34): every input at most {TARGET_SECONDS:g} s at 2 M characters with "
         f"the rules profile, and time(2 M) at most {TARGET_GROWTH:g}× time(40 k).",

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import re
 import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -133,6 +134,23 @@ def cpu_model() -> str:
     present = [f for f in _SPEED_FLAGS if f in flags]
     listed = " ".join(present) or "none of " + "/".join(_SPEED_FLAGS)
     return f"{model or 'unknown CPU'}; flags: {listed}"
+
+
+def reference_seconds(repeat: int = 5) -> float:
+    """Seconds of a fixed workload of plain Python and ``re`` (best of ``repeat``), none of
+    polydeid's code: times of tables made on different days compare through it, since this
+    machine's speed drifts from day to day."""
+    text = "".join(f"{i % 97:02d} {i * 7919 % 100000:05d}, word{i % 13} " for i in range(120_000))
+    pattern = re.compile(r"\d{2} (\d{5}), (\w+)")
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        counts: dict[str, int] = {}
+        for match in pattern.finditer(text):
+            counts[match.group(2)] = counts.get(match.group(2), 0) + int(match.group(1)) % 7
+        sorted(((str(i * 7919 % 100_003), i) for i in range(300_000)), key=lambda p: p[0])
+        best = min(best, time.perf_counter() - start)
+    return best
 
 
 def _short(name: str) -> str:
