@@ -86,16 +86,21 @@ def phones_distinct(size: int, rng: random.Random) -> str:
     return _fill(size, lambda: f"07{rng.randrange(10, 99)} {rng.randrange(100000, 999999)}, ")
 
 
-def ids(size: int, rng: random.Random) -> str:
-    def unit() -> str:
-        kind = rng.randrange(3)
-        if kind == 0:
-            return f"MRN {rng.randrange(1000000, 9999999)}; "
-        if kind == 1:
-            return f"IP No. {rng.randrange(1000, 9999)}/{rng.randrange(10, 99)}; "
-        return f"ID {rng.randrange(10000000, 99999999)}; "
+def _one_of(rng: random.Random, *units: Callable[[], str]) -> Callable[[], str]:
+    """A unit that is each time one of ``units``, drawn at random."""
+    return lambda: rng.choice(units)()
 
-    return _fill(size, unit)
+
+def ids(size: int, rng: random.Random) -> str:
+    return _fill(
+        size,
+        _one_of(
+            rng,
+            lambda: f"MRN {rng.randrange(1000000, 9999999)}; ",
+            lambda: f"IP No. {rng.randrange(1000, 9999)}/{rng.randrange(10, 99)}; ",
+            lambda: f"ID {rng.randrange(10000000, 99999999)}; ",
+        ),
+    )
 
 
 def ids_formats(size: int, rng: random.Random) -> str:
@@ -105,33 +110,32 @@ def ids_formats(size: int, rng: random.Random) -> str:
     def ssn() -> str:
         return f"{rng.randrange(100, 899)}-{rng.randrange(10, 99)}-{rng.randrange(1000, 9999)}"
 
-    def unit() -> str:
-        kind = rng.randrange(4)
-        if kind == 0:
-            return f"SSN {ssn()}; "
-        if kind == 1:
-            return f"{ssn()}; "
-        if kind == 2:
-            return f"ID {rng.randrange(10000000, 99999999)}; "
-        return f"NHS {rng.randrange(100, 999)} {rng.randrange(100, 999)} {rng.randrange(10**4)}; "
-
-    return _fill(size, unit)
+    return _fill(
+        size,
+        _one_of(
+            rng,
+            lambda: f"SSN {ssn()}; ",
+            lambda: f"{ssn()}; ",
+            lambda: f"ID {rng.randrange(10000000, 99999999)}; ",
+            lambda: (
+                f"NHS {rng.randrange(100, 999)} {rng.randrange(100, 999)} {rng.randrange(10**4)}; "
+            ),
+        ),
+    )
 
 
 def phones_foreign(size: int, rng: random.Random) -> str:
     """Numbers written as other countries than the text's write them (French, German and
     Australian national forms in an English text): each is read in every country's plan."""
-
-    def unit() -> str:
-        kind = rng.randrange(3)
-        if kind == 0:
-            pairs = " ".join(f"{rng.randrange(100):02d}" for _ in range(4))
-            return f"06 {pairs}, "
-        if kind == 1:
-            return f"030 {rng.randrange(1000000, 99999999)}, "
-        return f"02 {rng.randrange(1000, 9999)} {rng.randrange(1000, 9999)}, "
-
-    return _fill(size, unit)
+    return _fill(
+        size,
+        _one_of(
+            rng,
+            lambda: "06 " + " ".join(f"{rng.randrange(100):02d}" for _ in range(4)) + ", ",
+            lambda: f"030 {rng.randrange(1000000, 99999999)}, ",
+            lambda: f"02 {rng.randrange(1000, 9999)} {rng.randrange(1000, 9999)}, ",
+        ),
+    )
 
 
 def digit_groups(size: int, rng: random.Random) -> str:

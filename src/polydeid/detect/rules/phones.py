@@ -384,14 +384,7 @@ class _RegionShape:
 
     def significant_forms(self, digits: str) -> list[str]:
         """``digits`` read as a national significant number: as is, without prefix or code."""
-        forms = [digits]
-        if self.strip_digits is not None:
-            if digits.startswith(self.strip_digits):
-                forms.append(digits[len(self.strip_digits) :])
-        elif self.strip is not None:
-            prefix = self.strip.match(digits)
-            if prefix is not None and prefix.end() > 0:
-                forms.append(digits[prefix.end() :])
+        forms = self.parse_forms(digits)
         if digits.startswith(self.country_code):
             forms.append(digits[len(self.country_code) :])
         return forms
