@@ -103,6 +103,10 @@ def ids(size: int, rng: random.Random) -> str:
     )
 
 
+#: Digit groups of an NHS-like number (3-3-4), as ranges of each group's value.
+_NHS_GROUPS = ((100, 999), (100, 999), (1000, 9999))
+
+
 def ids_formats(size: int, rng: random.Random) -> str:
     """Identifiers of several formats, after labels and bare (a format rule and the labelled
     values both read them, and a phone reading looks at each)."""
@@ -117,9 +121,7 @@ def ids_formats(size: int, rng: random.Random) -> str:
             lambda: f"SSN {ssn()}; ",
             lambda: f"{ssn()}; ",
             lambda: f"ID {rng.randrange(10000000, 99999999)}; ",
-            lambda: (
-                f"NHS {rng.randrange(100, 999)} {rng.randrange(100, 999)} {rng.randrange(10**4)}; "
-            ),
+            lambda: "NHS " + " ".join(str(rng.randrange(a, b)) for a, b in _NHS_GROUPS) + "; ",
         ),
     )
 
