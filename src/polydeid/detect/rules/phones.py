@@ -47,8 +47,6 @@ accept is never read again.
 
 from __future__ import annotations
 
-import itertools
-import math
 import re
 import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -573,6 +571,10 @@ def _region_shape(region: str) -> _RegionShape:
     )
 
 
+#: A group reference of a format rule (``\1``), as phonenumbers finds the first one.
+_GROUP_REF = re.compile(r"\\(\d)")
+
+
 def _recipe(rule: str) -> tuple[tuple[int | str, ...], ...]:
     """The digit groups a replacement template writes: for each, its pieces in order (a group
     number, or the digits the template writes itself)."""
@@ -882,120 +884,16 @@ def _foreign_verdict(
         found = next(scan.foreign(digits), None) is not None
         return _Verdict(SOURCE_FOREIGN, 0.85) if found else None
     # Any region where the number is valid and written as there decides; only those whose
-    # formats may write it are read.
-    writers = _may_write(candidate, digits)
+    # format for the digits may write it so are read.
     groups_by_prefix: dict[str, tuple[int, ...]] = {}
 
     def keep(region: str) -> bool:
-        return region in writers and _format_may_write(candidate, digits, region, groups_by_prefix)
+        return _format_may_write(candidate, digits, region, groups_by_prefix)
 
     for region in scan.foreign(digits, keep, candidate):
         if _written_as_in(candidate, digits, region, scan.parsed):
             return _Verdict(SOURCE_FOREIGN, 0.8)
     return None
-
-
-#: A format pattern of phonenumbers' metadata: capturing groups of digit atoms (``\d``, a
-#: class, a digit), each atom with an optional count (``{3}``, ``{2,4}``, ``?``).
-_FORMAT_PATTERN = re.compile(r"(?:\((?:(?:\\d|\[[0-9\-]+\]|[0-9])(?:\{\d+(?:,\d+)?\}|\?)?)+\))+")
-_FORMAT_ATOM = re.compile(r"(?:\\d|\[[0-9\-]+\]|[0-9])(?:\{(\d+)(?:,(\d+))?\}|(\?))?")
-#: A group reference of a format rule (``\1``), as phonenumbers finds the first one.
-_GROUP_REF = re.compile(r"\\(\d)")
-#: Groupings a format's digit counts are expanded into, at most (more: any grouping).
-_MAX_GROUPINGS = 512
-
-
-def _group_widths(pattern: str) -> list[tuple[int, int]] | None:
-    """The fewest and most digits of each group of a format pattern (``None``: not a pattern
-    of the simple form every format in the metadata has)."""
-    if not _FORMAT_PATTERN.fullmatch(pattern):
-        return None
-    widths = []
-    for group in pattern[1:-1].split(")("):
-        low = high = 0
-        for atom in _FORMAT_ATOM.finditer(group):
-            first, last, optional = atom.groups()
-            if optional:
-                high += 1
-            elif first is None:
-                low, high = low + 1, high + 1
-            else:
-                low, high = low + int(first), high + int(last or first)
-        widths.append((low, high))
-    return widths
-
-
-@cache
-def _writings(region: str) -> frozenset[tuple[int, ...]] | None:
-    """The digit groups of every way phonenumbers may write a number of ``region`` in national
-    format (the formats of the main region of its country code, the national prefix as its
-    formatting rule writes it; a number no format fits is written as one group). ``None``:
-    too many to list, any grouping may be one."""
-    metadata = phonenumbers.PhoneMetadata.metadata_for_region(region)
-    main = phonenumbers.region_code_for_country_code(metadata.country_code)
-    formats = phonenumbers.PhoneMetadata.metadata_for_region_or_calling_code(
-        metadata.country_code, main
-    )
-    found = {(n,) for n in range(1, _MAX_NSN_DIGITS + 1)}
-    for fmt in formats.number_format if formats is not None else ():
-        widths = _group_widths(fmt.pattern)
-        if widths is None:
-            return None
-        rule = fmt.format
-        if fmt.national_prefix_formatting_rule:
-            rule = _GROUP_REF.sub(lambda _, r=fmt.national_prefix_formatting_rule: r, rule, count=1)
-        counts = [range(low, high + 1) for low, high in widths]
-        if math.prod(len(c) for c in counts) > _MAX_GROUPINGS:
-            return None
-        for combo in itertools.product(*counts):
-            written = _GROUP_REF.sub(lambda m, c=combo: "5" * c[int(m.group(1)) - 1], rule)
-            found.add(_group_lengths(written))
-    return frozenset(found)
-
-
-@cache
-def _writers() -> dict[str, tuple[frozenset[str], dict[tuple[int, ...], frozenset[str]]]]:
-    """For each national prefix: its regions, and by grouping the regions that may write a
-    number so (regions whose groupings cannot be listed under every grouping there is, as
-    ``()``)."""
-    by_prefix: dict[str, tuple[set[str], dict[tuple[int, ...], set[str]]]] = {}
-    for region in sorted(phonenumbers.SUPPORTED_REGIONS):
-        metadata = phonenumbers.PhoneMetadata.metadata_for_region(region)
-        regions, writers = by_prefix.setdefault(metadata.national_prefix or "", (set(), {}))
-        regions.add(region)
-        for grouping in _writings(region) or ((),):
-            writers.setdefault(grouping, set()).add(region)
-    return {
-        prefix: (frozenset(regions), {g: frozenset(r) for g, r in writers.items()})
-        for prefix, (regions, writers) in by_prefix.items()
-    }
-
-
-def _may_write(candidate: str, digits: str) -> frozenset[str]:
-    """A superset of the regions where :func:`_written_as_in` may hold for ``candidate``: what
-    it reads from the metadata alone (prefix, digit count, the groupings of the national
-    formats), so that only these are parsed."""
-    found: set[str] = set()
-    lead_low, lead_high = _FOREIGN_LEAD_DIGITS
-    for prefix, (regions, writers) in _writers().items():
-        groups = _group_lengths(_merge_bracketed_trunk(candidate, prefix))
-        trunk_led = bool(prefix) and digits.startswith(prefix)
-        if len(groups) > 1 and prefix == "0" and trunk_led and lead_low <= groups[0] <= lead_high:
-            found |= regions
-            continue
-        if len(digits) < _FOREIGN_UNPREFIXED_DIGITS:
-            continue
-        if len(groups) == 1:
-            if prefix == "0":
-                found |= regions
-            continue
-        found |= writers.get((), frozenset())
-        found |= writers.get(groups, frozenset())
-        if trunk_led and groups[0] == len(prefix):
-            found |= writers.get(groups[1:], frozenset())
-        if not trunk_led:
-            found |= writers.get((groups[0] + len(prefix), *groups[1:]), frozenset())
-    return frozenset(found)
 
 
 def _format_may_write(
