@@ -84,6 +84,16 @@ out["first record, all"] = time.perf_counter() - t0
 t = time.perf_counter()
 deid.redact_segment(Segment(record.replace("Kalo", "Mira"), lang="en"))
 out["second record"] = time.perf_counter() - t
+import gc
+from polydeid.core.collector import freeze_loaded
+gc.collect()
+t = time.perf_counter()
+gc.collect()
+out["a full collection of the cyclic collector"] = time.perf_counter() - t
+freeze_loaded()
+t = time.perf_counter()
+gc.collect()
+out["a full collection after freeze_loaded (batch workers, the service)"] = time.perf_counter() - t
 print(json.dumps({"steps": out, "first": first}))
 """
 

@@ -113,3 +113,43 @@ def test_detection_and_the_transform_create_no_reference_cycles(policy: str) -> 
         assert gc.collect() == 0
     finally:
         gc.enable()
+
+
+def test_freeze_loaded_keeps_what_is_alive_out_of_later_collections() -> None:
+    from polydeid.core.collector import freeze_loaded
+
+    try:
+        freeze_loaded()
+        assert gc.get_freeze_count() > 1000
+    finally:
+        gc.unfreeze()
+
+
+def test_a_pool_worker_freezes_what_it_loaded_and_an_inline_run_leaves_the_caller_alone() -> None:
+    """A batch pool's worker (given its parent) freezes its loaded state; built inline, in
+    the caller's own process, nothing is frozen."""
+    import subprocess
+    import sys
+
+    from polydeid.batch.record import JobConfig
+    from polydeid.batch.runner import _STATE, init_worker
+
+    before = gc.get_freeze_count()
+    try:
+        init_worker(JobConfig(profile="rules"))
+        assert "deid" in _STATE
+        assert gc.get_freeze_count() == before
+    finally:
+        _STATE.clear()
+    worker = (
+        "import gc, os\n"
+        "from polydeid.batch.record import JobConfig\n"
+        "from polydeid.batch.runner import _STATE, init_worker\n"
+        "init_worker(JobConfig(profile='rules'), parent=os.getppid())\n"
+        "assert 'deid' in _STATE, _STATE.get('error')\n"
+        "print(gc.get_freeze_count())\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", worker], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert int(done.stdout.strip().splitlines()[-1]) > 1000

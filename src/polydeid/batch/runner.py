@@ -64,6 +64,7 @@ from polydeid.batch.sources import (
     write_atomic,
 )
 from polydeid.cli import check_output, output_error
+from polydeid.core.collector import freeze_loaded
 from polydeid.core.errors import (
     ChatEndpointError,
     ConfigError,
@@ -217,7 +218,9 @@ def init_worker(
     ``parent``: the pid of the run's main process; the worker ends when it dies
     (:func:`exit_with_parent`). ``in_hand``: a folder where the worker keeps, in a file named
     by its pid, the record it is working on (so that a record that kills its worker can be
-    named)."""
+    named). A pool's worker (``parent`` given) freezes what it has loaded
+    (:func:`~polydeid.core.collector.freeze_loaded`); built inline, the caller's process is
+    left as it is."""
     if parent is not None:
         exit_with_parent(parent)
     if threads is not None:
@@ -232,6 +235,8 @@ def init_worker(
         _STATE["in_hand"] = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
         _STATE["deid"] = build_deidentifier(config)
+        if parent is not None:  # a pool's own process (inline, the caller's process is its own)
+            freeze_loaded()
     except PolydeidError as exc:
         _STATE["error"] = (exc.code, _message(exc))
     except Exception as exc:

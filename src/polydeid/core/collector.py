@@ -13,6 +13,9 @@ when the last of them leaves, and only if it was enabled when the first came (a 
 turned it off keeps it off). A pause that overlapping callers hold longer than
 :data:`MAX_PAUSE_S` runs one collection of the young generations as a caller leaves, so that
 other threads' cyclic garbage cannot pile up without bound.
+
+:func:`freeze_loaded` is for the processes polydeid owns: their loaded state stays out of
+every later full collection.
 """
 
 from __future__ import annotations
@@ -61,3 +64,14 @@ def collector_paused(active: bool = True) -> Iterator[None]:
                 _since = time.monotonic()
         if collect:
             gc.collect(1)
+
+
+def freeze_loaded() -> None:
+    """Collect once, then move everything alive into the collector's permanent generation:
+    for a process polydeid owns (a batch worker, the service) once its de-identifier is
+    built. The loaded model, tables and patterns live as long as the process, and every
+    later full collection no longer traverses them (the default profile holds about half a
+    million objects; `benchmarks/results/speed_profile.md` times a full collection before
+    and after). The library never calls it: what a caller's process keeps is its own."""
+    gc.collect()
+    gc.freeze()

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from polydeid.core.collector import freeze_loaded
 from polydeid.core.errors import ConfigError
 
 API_KEY_ENV = "POLYDEID_API_KEY"
@@ -165,6 +166,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from polydeid.serve.app import create_app
 
     app = create_app(settings)  # detectors load now: configuration errors exit 2 here
+    freeze_loaded()  # what is loaded now stays out of every later full collection
     auth = "on" if settings.api_key else "off"
     print(
         f"polydeid: serving on http://{_url_host(args.host)}:{args.port}/ "
