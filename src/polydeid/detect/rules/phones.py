@@ -375,8 +375,7 @@ class _RegionShape:
     valid: _ValidByLength
     formats: tuple[_Format, ...]
     possible_lengths: frozenset[int]
-    rewrites: bool  # the region transforms digits while stripping its prefix
-    transform: str | None  # how it transforms them (national-prefix transform rule)
+    transform: str | None  # how the region rewrites digits as it strips its prefix, if it does
     carrier_codes: bool  # the region strips a carrier code with its trunk prefix
     dialling: re.Pattern[str] | None  # the region's international dialling prefix
 
@@ -386,6 +385,11 @@ class _RegionShape:
         if digits.startswith(self.country_code):
             forms.append(digits[len(self.country_code) :])
         return forms
+
+    @property
+    def rewrites(self) -> bool:
+        """Whether the region transforms digits while stripping its prefix."""
+        return self.transform is not None
 
     def has_valid_form(self, digits: str) -> bool:
         """Whether any string phonenumbers may take as the national significant number of
@@ -564,7 +568,6 @@ def _region_shape(region: str) -> _RegionShape:
         valid=_ValidByLength(generals, types),
         formats=formats,
         possible_lengths=frozenset((*general.possible_length, *general.possible_length_local_only)),
-        rewrites=metadata.national_prefix_transform_rule is not None,
         transform=metadata.national_prefix_transform_rule,
         carrier_codes=strip is not None and strip.groups > 0,
         dialling=re.compile(dialling) if dialling else None,
@@ -907,12 +910,9 @@ def _format_may_write(
     prefix = shape.prefix
     groups = groups_by_prefix.get(prefix)
     if groups is None:
-        groups = groups_by_prefix[prefix] = _group_lengths(
-            _merge_bracketed_trunk(candidate, prefix)
-        )
+        groups = groups_by_prefix[prefix] = _written_groups(candidate, prefix)
     trunk_led = bool(prefix) and digits.startswith(prefix)
-    lead_low, lead_high = _FOREIGN_LEAD_DIGITS
-    if len(groups) > 1 and prefix == "0" and trunk_led and lead_low <= groups[0] <= lead_high:
+    if _trunk_and_area(groups, prefix, trunk_led):
         return True
     if len(digits) < _FOREIGN_UNPREFIXED_DIGITS:
         return False
@@ -951,10 +951,9 @@ def _written_as_in(candidate: str, digits: str, region: str, memo: _Parsed | Non
     """
     metadata = phonenumbers.PhoneMetadata.metadata_for_region(region)
     prefix = (metadata.national_prefix or "") if metadata is not None else ""
-    groups = _group_lengths(_merge_bracketed_trunk(candidate, prefix))
+    groups = _written_groups(candidate, prefix)
     trunk_led = bool(prefix) and digits.startswith(prefix)
-    lead_low, lead_high = _FOREIGN_LEAD_DIGITS
-    if len(groups) > 1 and prefix == "0" and trunk_led and lead_low <= groups[0] <= lead_high:
+    if _trunk_and_area(groups, prefix, trunk_led):
         return True
     number = _parse(digits, region, memo) if len(digits) >= _FOREIGN_UNPREFIXED_DIGITS else None
     if number is None:
@@ -982,6 +981,19 @@ def _written_as_in(candidate: str, digits: str, region: str, memo: _Parsed | Non
         and lead > 0
         and (groups == (lead, *written[1:]))
     )
+
+
+def _written_groups(candidate: str, prefix: str) -> tuple[int, ...]:
+    """The digit groups of ``candidate`` as a region with national ``prefix`` reads them (a
+    bracketed trunk prefix joined to the group after it)."""
+    return _group_lengths(_merge_bracketed_trunk(candidate, prefix))
+
+
+def _trunk_and_area(groups: tuple[int, ...], prefix: str, trunk_led: bool) -> bool:
+    """Led by the trunk prefix ``0`` with the area or network code in the first of several
+    groups (``0772 123456``): written as the region writes it, whatever the number's type."""
+    lead_low, lead_high = _FOREIGN_LEAD_DIGITS
+    return len(groups) > 1 and prefix == "0" and trunk_led and lead_low <= groups[0] <= lead_high
 
 
 def _has_example_mobile_length(number: phonenumbers.PhoneNumber, region: str) -> bool:
