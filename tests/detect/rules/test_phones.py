@@ -536,6 +536,26 @@ def test_the_regions_read_for_a_written_foreign_number_include_every_one_that_wr
     assert dropped > 1500  # and the filter leaves many regions unread
 
 
+def test_the_regions_a_foreign_number_is_read_in_include_every_one_the_filter_keeps() -> None:
+    """``_may_keep`` (digit groups, leading digits and the regions' plans, before any region
+    reads the digits) includes every region where ``_format_may_write`` keeps a candidate,
+    written nationally or grouped at random, and leaves most regions out."""
+    rng = random.Random(3737)
+    regions = sorted(phonenumbers.SUPPORTED_REGIONS)
+    kept = left_out = 0
+    for region in regions:
+        for candidate in _written_samples(region, rng):
+            digits = phones._digits(candidate)
+            among = phones._may_keep(candidate, digits)
+            for reader in regions:
+                if phones._format_may_write(candidate, digits, reader, {}):
+                    kept += 1
+                    assert among is None or reader in among, reader
+                left_out += among is not None and reader not in among
+    assert kept > 20000  # the sample reaches many regions' formats
+    assert left_out > kept  # and most regions are left unread
+
+
 def test_national_reading_is_the_one_phonenumbers_confirms() -> None:
     """``_find_national`` over sets of regions gives what reading every mirror-valid number
     through ``phonenumbers.parse`` gives (the former way, one parse per valid candidate)."""

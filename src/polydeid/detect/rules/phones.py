@@ -49,12 +49,13 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from functools import cache
+from functools import cache, lru_cache
 
 import phonenumbers
+import regex
 from phonenumbers import NumberParseException
 
 from polydeid.core.errors import RuleTimeoutError, UnknownCountryError
@@ -195,18 +196,22 @@ class _Scan:
         return self.memo[key]
 
     def foreign(
-        self, digits: str, keep: Callable[[str], bool] | None = None, key: str = ""
+        self,
+        digits: str,
+        keep: Callable[[str], bool] | None = None,
+        key: str = "",
+        among: Container[str] | None = None,
     ) -> Iterator[str]:
-        """The regions outside the segment's (and, if given, those ``keep`` keeps; ``key`` names
-        it for the memo) where ``digits`` are valid in national form, in code order, found as
-        they are asked for (a caller may stop at the first)."""
+        """The regions outside the segment's (and, if given, those ``keep`` keeps among those
+        in ``among``; ``key`` names them for the memo) where ``digits`` are valid in national
+        form, in code order, found as they are asked for (a caller may stop at the first)."""
         key = (digits, key)
         known = self.foreign_memo.get(key)
         if known is not None:
             yield from known
             return
         found: list[str] = []
-        for region in _find_foreign(digits, self.regions, self.parsed, keep):
+        for region in _find_foreign(digits, self.regions, self.parsed, keep, among):
             found.append(region)
             yield region
         self.foreign_memo[key] = tuple(found)
@@ -359,6 +364,25 @@ class _Format:
     pattern: re.Pattern[str]
     prefix_digits: str
     written: tuple[tuple[int | str, ...], ...]  # digit groups it writes (:func:`_recipe`)
+    widths: tuple[tuple[int, int], ...]  # fewest and most digits of each group it writes
+
+    def may_write(self, groups: tuple[int, ...], prefix: str) -> bool:
+        """Whether :func:`_format_may_write` may find ``groups`` written by this format for
+        some number, in a region with national ``prefix``: as the format writes them, with
+        the prefix as a group of its own, or with the prefix dropped from the first group."""
+        widths = self.widths
+        if _fit(groups, widths):
+            return True
+        return bool(prefix) and (
+            (groups[0] == len(prefix) and _fit(groups[1:], widths))
+            or _fit((groups[0] + len(prefix), *groups[1:]), widths)
+        )
+
+
+def _fit(groups: tuple[int, ...], widths: tuple[tuple[int, int], ...]) -> bool:
+    return len(groups) == len(widths) and all(
+        low <= n <= high for n, (low, high) in zip(groups, widths, strict=True)
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -388,8 +412,24 @@ class _RegionShape:
 
     @property
     def rewrites(self) -> bool:
-        """Whether the region transforms digits while stripping its prefix."""
+        """Whether the region transforms some digits while stripping its prefix."""
         return self.transform is not None
+
+    def rewrites_digits(self, digits: str) -> bool:
+        """Whether phonenumbers rewrites ``digits`` as it strips the region's prefix: the
+        prefix pattern matches them with its last group captured (Antigua prepends ``268`` to
+        a seven-digit local number; it reads a ten-digit one as any region does)."""
+        if self.transform is None or self.strip is None:
+            return False
+        match = self.strip.match(digits)
+        if match is None:
+            return False
+        captured = match.groups()
+        return not captured or captured[-1] is not None
+
+    def strips_nothing(self, digits: str) -> bool:
+        """Whether the region's prefix pattern leaves ``digits`` as they are."""
+        return self.strip is None or self.strip.match(digits) is None
 
     def has_valid_form(self, digits: str) -> bool:
         """Whether any string phonenumbers may take as the national significant number of
@@ -402,7 +442,7 @@ class _RegionShape:
         return any(len(f) in patterns and patterns[len(f)].fullmatch(f) for f in forms)
 
     def reading(self, digits: str) -> _Reading:
-        if self.rewrites:
+        if self.rewrites_digits(digits):
             return _Reading.UNKNOWN
         patterns = self.valid
         valid = possible = False
@@ -419,10 +459,13 @@ class _RegionShape:
 
     def settles(self, digits: str) -> bool:
         """Whether a CANONICAL reading of ``digits`` is phonenumbers' own (valid, the same
-        national significant number; tested over every region). Not where the region strips
-        a carrier code with its prefix, or where its country code or international dialling
-        prefix leads the digits (``01x`` in Israel): phonenumbers reads those itself."""
-        return not self.carrier_codes and not self.led_from_abroad(digits)
+        national significant number; tested over every region). Not where a region whose
+        prefix pattern captures groups (a carrier code, or digits it rewrites) strips anything
+        from the digits, or where its country code or international dialling prefix leads them
+        (``01x`` in Israel): phonenumbers reads those itself."""
+        return (not self.carrier_codes or self.strips_nothing(digits)) and not (
+            self.led_from_abroad(digits)
+        )
 
     def led_from_abroad(self, digits: str) -> bool:
         """Whether the region's country code or international dialling prefix leads ``digits``."""
@@ -553,9 +596,11 @@ def _region_shape(region: str) -> _RegionShape:
             re.compile(f.leading_digits_pattern[-1]) if f.leading_digits_pattern else None,
             re.compile(f.pattern),
             _digits((f.national_prefix_formatting_rule or "").replace("\\1", "")),
-            _recipe(_national_rule(f)),
+            recipe,
+            _written_widths(f.pattern, recipe),
         )
         for f in metadata.number_format
+        for recipe in [_recipe(_national_rule(f))]
     )
     rule = metadata.national_prefix_for_parsing
     strip = re.compile(rule) if rule else None
@@ -596,6 +641,45 @@ def _recipe(rule: str) -> tuple[tuple[int | str, ...], ...]:
     if current:
         groups.append(tuple(current))
     return tuple(groups)
+
+
+#: A group of a format pattern: one digit, or a count or range of digits (``(\d{2,4})``).
+_FORMAT_GROUP = re.compile(r"\(\\d(?:\{(\d+)(?:,(\d*))?\})?\)")
+
+
+def _pattern_widths(pattern: str) -> tuple[tuple[int, int], ...] | None:
+    """The fewest and most digits of each group of a format pattern made of digit groups
+    alone (as every format phonenumbers has is), else ``None``."""
+    widths: list[tuple[int, int]] = []
+    end = 0
+    for match in _FORMAT_GROUP.finditer(pattern):
+        if match.start() != end:
+            return None
+        end = match.end()
+        low = int(match.group(1) or 1)
+        high = match.group(2)
+        widths.append((low, low if high is None else int(high) if high else _MAX_NSN_DIGITS))
+    return tuple(widths) if end == len(pattern) else None
+
+
+def _written_widths(
+    pattern: str, written: tuple[tuple[int | str, ...], ...]
+) -> tuple[tuple[int, int], ...]:
+    """For each digit group a format writes, the fewest and most digits it can hold (any
+    number where the pattern is not one :func:`_pattern_widths` reads)."""
+    widths = _pattern_widths(pattern)
+    bounds = []
+    for group in written:
+        low = high = 0
+        for piece in group:
+            if isinstance(piece, str):
+                low, high = low + len(piece), high + len(piece)
+            elif widths is None or piece > len(widths):
+                low, high = low, high + _MAX_NSN_DIGITS
+            else:
+                low, high = low + widths[piece - 1][0], high + widths[piece - 1][1]
+        bounds.append((low, high))
+    return tuple(bounds)
 
 
 def _national_rule(fmt: phonenumbers.NumberFormat) -> str:
@@ -834,40 +918,59 @@ def _plans_of_length(n_digits: int) -> tuple[_Plan, ...]:
 
 
 def _find_foreign(
-    digits: str, own: Sequence[str], memo: _Parsed, keep: Callable[[str], bool] | None = None
+    digits: str,
+    own: Sequence[str],
+    memo: _Parsed,
+    keep: Callable[[str], bool] | None = None,
+    among: Container[str] | None = None,
 ) -> Iterator[str]:
-    """The regions other than ``own`` (and, if given, those ``keep`` keeps) where ``digits``
-    are a valid number in national form, in code order."""
+    """The regions other than ``own`` (and, if given, those in ``among`` that ``keep`` keeps)
+    where ``digits`` are a valid number in national form, in code order. ``keep`` is asked
+    only where the mirror does not rule the region out, and before any parse."""
     low, high = _NATIONAL_DIGITS
     if not low <= len(digits) <= high:
         return
     for plan in _plans_of_length(len(digits)):
         if (
-            plan.region not in own
-            and plan.may_be_national(digits)
-            and (keep is None or keep(plan.region))
-            and _canonical_in(digits, plan.region, memo)
+            plan.region in own
+            or (among is not None and plan.region not in among)
+            or not plan.may_be_national(digits)
         ):
+            continue
+        shape = _region_shape(plan.region)
+        settled = _mirror_verdict(digits, shape)
+        if settled is False or (keep is not None and not keep(plan.region)):
+            continue
+        if settled or _is_canonical(digits, plan.region, shape.prefix, memo):
             yield plan.region
 
 
 def _canonical_in(digits: str, region: str, memo: _Parsed | None = None) -> bool:
-    """:func:`_is_canonical`, without a parse where the region's mirror decides: a canonical
-    reading it settles is valid, and digits with no valid form in it (``NONE``, ``POSSIBLE``)
-    are not, nor are digits of a region that rewrites them with no valid form either way;
-    unless the region's country code or international dialling prefix leads them
-    (phonenumbers may read those as dialled from abroad). Tested in every region."""
+    """:func:`_is_canonical`, without a parse where the region's mirror decides
+    (:func:`_mirror_verdict`). Tested in every region."""
     shape = _region_shape(region)
+    settled = _mirror_verdict(digits, shape)
+    if settled is not None:
+        return settled
+    return _is_canonical(digits, region, shape.prefix, memo)
+
+
+def _mirror_verdict(digits: str, shape: _RegionShape) -> bool | None:
+    """:func:`_is_canonical`'s answer where the region's mirror decides, else ``None``: a
+    canonical reading it settles is valid, and digits with no valid form in it (``NONE``,
+    ``POSSIBLE``) are not, nor are digits of a region that rewrites them with no valid form
+    either way; undecided where the region's country code or international dialling prefix
+    leads them (phonenumbers may read those as dialled from abroad)."""
     reading = shape.reading(digits)
     if reading is _Reading.CANONICAL and shape.settles(digits):
         return True
     if shape.led_from_abroad(digits):
-        return _is_canonical(digits, region, shape.prefix, memo)
+        return None
     if reading is _Reading.NONE or reading is _Reading.POSSIBLE:
         return False
     if reading is _Reading.UNKNOWN and not shape.has_valid_form(digits):
         return False
-    return _is_canonical(digits, region, shape.prefix, memo)
+    return None
 
 
 def _foreign_verdict(
@@ -893,7 +996,8 @@ def _foreign_verdict(
     def keep(region: str) -> bool:
         return _format_may_write(candidate, digits, region, groups_by_prefix)
 
-    for region in scan.foreign(digits, keep, candidate):
+    among = _may_keep(candidate, digits)
+    for region in scan.foreign(digits, keep, candidate, among):
         if _written_as_in(candidate, digits, region, scan.parsed):
             return _Verdict(SOURCE_FOREIGN, 0.8)
     return None
@@ -918,7 +1022,7 @@ def _format_may_write(
         return False
     if len(groups) == 1:
         return prefix == "0"
-    if shape.rewrites or shape.led_from_abroad(digits):
+    if shape.rewrites_digits(digits) or shape.led_from_abroad(digits):
         return True  # phonenumbers may read other digits than the mirror's
     main = _region_shape(_main_region(region))
     for nsn in shape.parse_forms(digits):
@@ -930,6 +1034,84 @@ def _format_may_write(
         ):
             return True
     return False
+
+
+@dataclass(frozen=True, slots=True)
+class _ForeignIndex:
+    """The regions' plans by what leads a number, for :func:`_may_keep`."""
+
+    trunk_zero: frozenset[str]  # regions with the national prefix 0
+    by_code: Mapping[str, frozenset[str]]  # regions by country code
+    #: By a number's first digit, the regions whose international dialling prefix may lead
+    #: it or whose prefix pattern may rewrite it.
+    led_by: Mapping[str, frozenset[str]]
+
+
+@cache
+def _foreign_index() -> _ForeignIndex:
+    trunk_zero: set[str] = set()
+    by_code: dict[str, set[str]] = {}
+    led_by: dict[str, set[str]] = {digit: set() for digit in "0123456789"}
+    for region in phonenumbers.SUPPORTED_REGIONS:
+        shape = _region_shape(region)
+        if shape.prefix == "0":
+            trunk_zero.add(region)
+        by_code.setdefault(shape.country_code, set()).add(region)
+        leads = [shape.dialling] if shape.dialling is not None else []
+        if shape.transform is not None and shape.strip is not None:
+            leads.append(shape.strip)
+        for lead in leads:
+            for digit in led_by:
+                if _may_lead(lead.pattern, digit):
+                    led_by[digit].add(region)
+    return _ForeignIndex(
+        frozenset(trunk_zero),
+        {code: frozenset(regions) for code, regions in by_code.items()},
+        {digit: frozenset(regions) for digit, regions in led_by.items()},
+    )
+
+
+@lru_cache(maxsize=4096)
+def _writers(groups: tuple[int, ...], first: str) -> frozenset[str]:
+    """The regions whose national formats may write a number led by the digit ``first`` in
+    ``groups`` as :func:`_format_may_write` compares them (a number matching no format is one
+    group; a format applies to the numbers its leading digits allow, unless the region's
+    prefix pattern may strip the first digits)."""
+    found = set()
+    for region in phonenumbers.SUPPORTED_REGIONS:
+        shape = _region_shape(region)
+        stripped = shape.strip is not None and _may_lead(shape.strip.pattern, first)
+        if (shape.prefix and len(groups) == 2 and groups[0] == len(shape.prefix)) or any(
+            fmt.may_write(groups, shape.prefix)
+            and (stripped or fmt.leading is None or _may_lead(fmt.leading.pattern, first))
+            for fmt in _region_shape(_main_region(region)).formats
+        ):
+            found.add(region)
+    return frozenset(found)
+
+
+@cache
+def _may_lead(pattern: str, digit: str) -> bool:
+    """Whether ``pattern`` may match at the start of digits led by ``digit``."""
+    return regex.compile(pattern).match(digit, partial=True) is not None
+
+
+def _may_keep(candidate: str, digits: str) -> frozenset[str] | None:
+    """Every region where :func:`_format_may_write` may keep ``candidate`` (tested), from its
+    digit groups and leading digits and the regions' plans alone; ``None`` where a bracket
+    leads it (a bracketed trunk prefix groups it by region)."""
+    if not digits or candidate.lstrip(" \u00a0").startswith("("):
+        return None
+    index = _foreign_index()
+    groups = _group_lengths(candidate)
+    found = index.led_by.get(digits[0], frozenset())
+    for size in (1, 2, 3):
+        found = found | index.by_code.get(digits[:size], frozenset())
+    if digits.startswith("0") or len(groups) == 1:
+        found = found | index.trunk_zero
+    if len(digits) >= _FOREIGN_UNPREFIXED_DIGITS and len(groups) > 1:
+        found = found | _writers(groups, digits[0])
+    return found
 
 
 @cache
