@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Container, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cache, lru_cache
@@ -200,10 +200,10 @@ class _Scan:
         digits: str,
         keep: Callable[[str], bool] | None = None,
         key: str = "",
-        among: Container[str] | None = None,
+        plans: Sequence[_Plan] | None = None,
     ) -> Iterator[str]:
-        """The regions outside the segment's (and, if given, those ``keep`` keeps among those
-        in ``among``; ``key`` names them for the memo) where ``digits`` are valid in national
+        """The regions outside the segment's (and, if given, those ``keep`` keeps of those
+        ``plans`` read; ``key`` names them for the memo) where ``digits`` are valid in national
         form, in code order, found as they are asked for (a caller may stop at the first)."""
         key = (digits, key)
         known = self.foreign_memo.get(key)
@@ -211,7 +211,7 @@ class _Scan:
             yield from known
             return
         found: list[str] = []
-        for region in _find_foreign(digits, self.regions, self.parsed, keep, among):
+        for region in _find_foreign(digits, self.regions, self.parsed, keep, plans):
             found.append(region)
             yield region
         self.foreign_memo[key] = tuple(found)
@@ -922,20 +922,17 @@ def _find_foreign(
     own: Sequence[str],
     memo: _Parsed,
     keep: Callable[[str], bool] | None = None,
-    among: Container[str] | None = None,
+    plans: Sequence[_Plan] | None = None,
 ) -> Iterator[str]:
-    """The regions other than ``own`` (and, if given, those in ``among`` that ``keep`` keeps)
-    where ``digits`` are a valid number in national form, in code order. ``keep`` is asked
-    only where the mirror does not rule the region out, and before any parse."""
+    """The regions other than ``own`` (and, if given, those of ``plans`` that ``keep`` keeps:
+    by default every region's plan for the digit count) where ``digits`` are a valid number
+    in national form, in code order. ``keep`` is asked only where the mirror does not rule
+    the region out, and before any parse."""
     low, high = _NATIONAL_DIGITS
     if not low <= len(digits) <= high:
         return
-    for plan in _plans_of_length(len(digits)):
-        if (
-            plan.region in own
-            or (among is not None and plan.region not in among)
-            or not plan.may_be_national(digits)
-        ):
+    for plan in _plans_of_length(len(digits)) if plans is None else plans:
+        if plan.region in own or not plan.may_be_national(digits):
             continue
         shape = _region_shape(plan.region)
         settled = _mirror_verdict(digits, shape)
@@ -996,8 +993,8 @@ def _foreign_verdict(
     def keep(region: str) -> bool:
         return _format_may_write(candidate, digits, region, groups_by_prefix)
 
-    among = _may_keep(candidate, digits)
-    for region in scan.foreign(digits, keep, candidate, among):
+    plans = _plans_to_keep(candidate, digits)
+    for region in scan.foreign(digits, keep, candidate, plans):
         if _written_as_in(candidate, digits, region, scan.parsed):
             return _Verdict(SOURCE_FOREIGN, 0.8)
     return None
@@ -1102,16 +1099,34 @@ def _may_keep(candidate: str, digits: str) -> frozenset[str] | None:
     leads it (a bracketed trunk prefix groups it by region)."""
     if not digits or candidate.lstrip(" \u00a0").startswith("("):
         return None
+    return _keepers(len(digits), _group_lengths(candidate), digits[:3])
+
+
+@lru_cache(maxsize=4096)
+def _keepers(n_digits: int, groups: tuple[int, ...], lead: str) -> frozenset[str]:
+    """:func:`_may_keep` for a number of ``n_digits`` digits in ``groups`` led by ``lead``."""
     index = _foreign_index()
-    groups = _group_lengths(candidate)
-    found = index.led_by.get(digits[0], frozenset())
+    found = index.led_by.get(lead[0], frozenset())
     for size in (1, 2, 3):
-        found = found | index.by_code.get(digits[:size], frozenset())
-    if digits.startswith("0") or len(groups) == 1:
+        found = found | index.by_code.get(lead[:size], frozenset())
+    if lead.startswith("0") or len(groups) == 1:
         found = found | index.trunk_zero
-    if len(digits) >= _FOREIGN_UNPREFIXED_DIGITS and len(groups) > 1:
-        found = found | _writers(groups, digits[0])
+    if n_digits >= _FOREIGN_UNPREFIXED_DIGITS and len(groups) > 1:
+        found = found | _writers(groups, lead[0])
     return found
+
+
+def _plans_to_keep(candidate: str, digits: str) -> tuple[_Plan, ...] | None:
+    """The plans (in code order) of the regions :func:`_may_keep` keeps, if it decides."""
+    if not digits or candidate.lstrip(" \u00a0").startswith("("):
+        return None
+    return _plans_among(len(digits), _group_lengths(candidate), digits[:3])
+
+
+@lru_cache(maxsize=4096)
+def _plans_among(n_digits: int, groups: tuple[int, ...], lead: str) -> tuple[_Plan, ...]:
+    regions = _keepers(n_digits, groups, lead)
+    return tuple(plan for plan in _plans_of_length(n_digits) if plan.region in regions)
 
 
 @cache
