@@ -495,6 +495,30 @@ def test_foreign_reading_without_a_parse_is_phonenumbers_word_in_every_region() 
     assert canonical > 2000  # the sample reaches valid numbers of many regions
 
 
+def test_foreign_reading_finds_the_regions_a_region_by_region_reading_finds() -> None:
+    """``_find_foreign`` (one match of a region's general description and valid numbers
+    where the region reads the digits as written) finds, in order, the regions where the
+    general description admits the digits and ``_canonical_in`` holds."""
+    rng = random.Random(3838)
+    regions = sorted(phonenumbers.SUPPORTED_REGIONS)
+    found = 0
+    for region in regions:
+        for digits in _region_samples(region, rng, 20):
+            own = tuple(rng.sample(regions, 2))
+            low, high = phones._NATIONAL_DIGITS
+            expected = [
+                plan.region
+                for plan in phones._plans_of_length(len(digits))
+                if low <= len(digits) <= high
+                and plan.region not in own
+                and plan.may_be_national(digits)
+                and phones._canonical_in(digits, plan.region, {})
+            ]
+            assert list(phones._find_foreign(digits, own, {})) == expected, region
+            found += len(expected)
+    assert found > 2000  # the sample reaches valid numbers of many regions
+
+
 def _written_samples(region: str, rng: random.Random) -> list[str]:
     """Numbers near ``region``'s examples written as phonenumbers writes them nationally, and
     regrouped: the prefix apart, bracketed or dropped, digits grouped at random."""
