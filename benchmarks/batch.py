@@ -1,8 +1,12 @@
 """Batch runner and service throughput: records per second and peak memory.
 
-- ``polydeid batch`` on synthetic JSONL records (17 languages, prose notes), with 1 and 2
+- ``polydeid batch`` on one synthetic JSONL file (17 languages, prose notes), with 1 and 2
   worker processes, rules-only and the default profile (rules + tagger), each in a fresh
-  process; peak memory is the sum of the runner's and its workers' own peaks (VmHWM).
+  process, cut into units as a user's run cuts it (the default ``--chunk-size`` and
+  ``--chunk-bytes``); with the default profile and 2 workers also as one unit of up to
+  1,000 records (``--chunk-bytes`` out of the way: units by record count alone, as before
+  the byte bound); peak memory is the sum of the runner's and its workers' own peaks
+  (VmHWM).
 - ``polydeid serve`` (rules profile) answering ``POST /redact`` for the same notes from one
   client, one request at a time: requests per second and latency percentiles.
 
@@ -61,10 +65,12 @@ def write_records(path: Path, count: int, seed: int) -> int:
 
 
 def run_batch(
-    source: Path, workers: int, profile: str, work: Path, chunk: int
-) -> tuple[float, int]:
-    out = work / f"out-{profile}-{workers}"
-    peaks = work / f"peaks-{profile}-{workers}"
+    source: Path, workers: int, profile: str, work: Path, extra: Sequence[str] = ()
+) -> tuple[float, int, int]:
+    """Seconds, peak kB (all processes) and units of one run in a fresh process."""
+    name = f"{profile}-{workers}-{len(extra)}"
+    out = work / f"out-{name}"
+    peaks = work / f"peaks-{name}"
     peaks.mkdir()
     env = {
         **os.environ,
@@ -86,8 +92,7 @@ def run_batch(
             "--profile",
             profile,
             "--no-progress",
-            "--chunk-size",
-            str(chunk),
+            *extra,
         ],
         capture_output=True,
         text=True,
@@ -95,7 +100,8 @@ def run_batch(
         check=True,
     )
     seconds = time.perf_counter() - started
-    return seconds, int(done.stdout.strip().splitlines()[-1])
+    units = json.loads((out / "summary.json").read_text(encoding="utf-8"))["units"]
+    return seconds, int(done.stdout.strip().splitlines()[-1]), units
 
 
 _SITECUSTOMIZE = """
@@ -171,14 +177,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         for profile, count in (("rules", args.records), ("default", args.tagger_records)):
             source = work / f"records-{profile}.jsonl"
             size = write_records(source, count, args.seed)
-            for workers in (1, 2):
-                # eight units per run, so that two workers share the work
-                chunk = max(25, count // 8)
-                seconds, peak_kb = run_batch(source, workers, profile, work, chunk)
+            runs: list[tuple[int, str, list[str]]] = [
+                (1, "default", []),
+                (2, "default", []),
+            ]
+            if profile == "default":
+                runs.append((2, "by records alone", ["--chunk-bytes", str(1 << 40)]))
+            for workers, cut, extra in runs:
+                seconds, peak_kb, units = run_batch(source, workers, profile, work, extra)
                 rows.append(
-                    f"| {profile} | {workers} | {count:,} | {size / 1e6:.2f} | {seconds:.1f} | "
-                    f"{count / seconds:.1f} | {size / 1000 / seconds:.1f} | "
-                    f"{peak_kb / 1024:.0f} |"
+                    f"| {profile} | {workers} | {cut} | {units} | {count:,} | "
+                    f"{size / 1e6:.2f} | {seconds:.1f} | {count / seconds:.1f} | "
+                    f"{size / 1000 / seconds:.1f} | {peak_kb / 1024:.0f} |"
                 )
                 print(rows[-1], file=sys.stderr)
         service = run_service(work / "records-rules.jsonl", min(args.records, 500))
@@ -193,11 +203,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{platform.python_version()}. Synthetic prose notes in 17 languages; every run in "
             "a fresh process, wall time including start-up (the tagger profile converts nothing: "
             "the encoder cache is warm). Peak memory: the runner's plus each worker's own peak "
-            "resident set (VmHWM), summed over every process of the run. Each input is cut into "
-            "eight units (`--chunk-size`), so two workers share the work.",
+            "resident set (VmHWM), summed over every process of the run. Units: the input cut "
+            "as a user's run cuts it (default: units of at most 1,000 records that end once "
+            "they hold 64 KiB; by records alone: `--chunk-bytes` out of the way, as before the "
+            "byte bound, one unit for a file of up to 1,000 records).",
             "",
-            "| profile | workers | records | MB | s | records/s | kB/s | peak MB (all processes) |",
-            "|---|---:|---:|---:|---:|---:|---:|---:|",
+            "| profile | workers | units cut | units | records | MB | s | records/s | kB/s "
+            "| peak MB (all processes) |",
+            "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|",
             *rows,
             "",
             f"Service (`polydeid serve`, rules profile, one client, sequential `POST /redact` "

@@ -204,6 +204,24 @@ def test_workers_1_and_2_give_identical_outputs(tmp_path):
     assert "records.jsonl" in outputs[0] and "frame.parquet" in outputs[0]
 
 
+def test_long_records_are_cut_into_units_by_bytes_with_the_same_output(tmp_path, capsys):
+    """A file of long records is cut into units of ``--chunk-bytes`` (so that every worker
+    has work), with the output of one unit; other chunk bytes are other settings."""
+    src = tmp_path / "in"
+    src.mkdir()
+    lines = [json.dumps({"id": i, "text": f"{TEXT} {i}. " * 20}) for i in range(12)]
+    (src / "notes.jsonl").write_text("".join(line + "\n" for line in lines))
+    whole, cut = tmp_path / "whole", tmp_path / "cut"
+    assert batch(src, whole, "--workers", "1") == 0
+    bound = str(3 * min(len(line) for line in lines))
+    assert batch(src, cut, "--workers", "2", "--chunk-bytes", bound) == 0
+    assert output_files(whole) == output_files(cut)
+    units = [json.loads((out / "summary.json").read_text())["units"] for out in (whole, cut)]
+    assert units == [1, 4]
+    assert batch(src, cut, "--workers", "1", "--chunk-bytes", "1000000") == 2
+    assert "different settings" in capsys.readouterr().err
+
+
 def test_plain_progress_lines_carry_counts_only(tmp_path, capsys):
     src, out = tmp_path / "in", tmp_path / "out"
     make_inputs(src, records=20)

@@ -25,6 +25,7 @@ from polydeid.core.errors import ConfigError, InputError
 
 GOLDEN = Path(__file__).parents[1] / "formats" / "golden"
 CONFIG = JobConfig(profile="rules", keep=("ward",))
+NO_BYTE_BOUND = 1 << 40  # units bounded by their record count alone
 
 
 def _records(plan, config=CONFIG):
@@ -109,7 +110,7 @@ def test_jsonl_units_cover_every_line_once(tmp_path):
             lines.append("")  # blank lines are not records
     src.write_text("\n".join(lines))  # no final newline
     (f,), _ = discover(str(src), tmp_path / "out")
-    plan = plan_file(f, tmp_path / "out", 4, CONFIG)
+    plan = plan_file(f, tmp_path / "out", 4, CONFIG, NO_BYTE_BOUND)
     assert [u.count for u in plan.units] == [4, 4, 4, 4, 4, 3]
     items = _records(plan)
     assert [i.record["id"] for i in items] == list(range(23))
@@ -127,7 +128,7 @@ def test_csv_units_follow_rows_not_lines(tmp_path):
         for i in range(11):
             writer.writerow([i, f"line one {i}\nline two, with a comma", "B", "s"])
     (f,), _ = discover(str(src), tmp_path / "out")
-    plan = plan_file(f, tmp_path / "out", 3, CONFIG)
+    plan = plan_file(f, tmp_path / "out", 3, CONFIG, NO_BYTE_BOUND)
     assert plan.header == ("id", "text", "ward", "secret")
     assert plan.columns == ("id", "text", "ward")
     assert [u.count for u in plan.units] == [3, 3, 3, 2]
@@ -141,7 +142,7 @@ def test_csv_rows_that_cannot_be_read(tmp_path):
     src = tmp_path / "a.csv"
     src.write_bytes(b"id,text\n1,fine\n2,bad \xff bytes\n3,too,many\n\n4,fine again\n")
     (f,), _ = discover(str(src), tmp_path / "out")
-    plan = plan_file(f, tmp_path / "out", 2, CONFIG)
+    plan = plan_file(f, tmp_path / "out", 2, CONFIG, NO_BYTE_BOUND)
     items = _records(plan)
     assert [(i.position, i.error.code if i.error else None) for i in items] == [
         (1, None),
@@ -161,7 +162,7 @@ def test_csv_without_a_usable_header_fails_as_a_file(tmp_path, content, code):
     src = tmp_path / "a.csv"
     src.write_bytes(content)
     (f,), _ = discover(str(src), tmp_path / "out")
-    plan = plan_file(f, tmp_path / "out", 10, CONFIG)
+    plan = plan_file(f, tmp_path / "out", 10, CONFIG, NO_BYTE_BOUND)
     assert plan.units == []
     assert plan.failure is not None and plan.failure.code == code
 
@@ -178,7 +179,7 @@ def test_parquet_units_across_row_groups(tmp_path):
     )
     pq.write_table(table, src, row_group_size=6)
     (f,), _ = discover(str(src), tmp_path / "out")
-    plan = plan_file(f, tmp_path / "out", 4, CONFIG)
+    plan = plan_file(f, tmp_path / "out", 4, CONFIG, NO_BYTE_BOUND)
     assert [u.count for u in plan.units] == [4] * 6 + [1]
     items = _records(plan)
     assert [i.position for i in items] == list(range(1, 26))
@@ -188,6 +189,54 @@ def test_parquet_units_across_row_groups(tmp_path):
     assert "secret" not in good[0]  # columns the output does not keep are not even read
 
 
+def _units_of(plan):
+    return [[i.record["id"] for i in iter_unit(unit, CONFIG)] for unit in plan.units]
+
+
+def test_jsonl_and_csv_units_end_once_they_hold_the_byte_bound(tmp_path):
+    """Long notes cut a file into units of about ``chunk_bytes`` (each unit ends with the
+    record that reaches the bound, never inside one); short ones are still bounded by the
+    record count, and the units cover every record once."""
+    notes = [("x" * (300 if i % 3 else 2000)) for i in range(30)]
+    jsonl = tmp_path / "a.jsonl"
+    jsonl.write_text("".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in enumerate(notes)))
+    src_csv = tmp_path / "a.csv"
+    with src_csv.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["id", "text"])
+        for i, t in enumerate(notes):
+            writer.writerow([i, t])
+    for src in (jsonl, src_csv):
+        (f,), _ = discover(str(src), tmp_path / "out")
+        plan = plan_file(f, tmp_path / "out", 1000, CONFIG, 4000)
+        units = _units_of(plan)
+        ids = [int(i) for unit in units for i in unit]
+        assert ids == list(range(30)), src.suffix
+        sizes = [u.end - u.start for u in plan.units]
+        assert all(size >= 4000 for size in sizes[:-1]), sizes
+        # a unit holds less than the bound before its last record
+        assert all(size - 2100 < 4000 for size in sizes), sizes
+        assert 5 <= len(units) <= 9, len(units)
+        by_count = plan_file(f, tmp_path / "out", 4, CONFIG, 4000)
+        assert max(u.count for u in by_count.units) == 4
+
+
+def test_parquet_units_are_weighed_by_their_row_groups_bytes(tmp_path):
+    src = tmp_path / "a.parquet"
+    pq.write_table(
+        pa.table({"id": list(range(40)), "text": [f"{i:04d}" * 250 for i in range(40)]}),
+        src,
+        row_group_size=10,
+        use_dictionary=False,
+    )
+    (f,), _ = discover(str(src), tmp_path / "out")
+    whole = plan_file(f, tmp_path / "out", 1000, CONFIG, NO_BYTE_BOUND)
+    assert [u.count for u in whole.units] == [40]
+    plan = plan_file(f, tmp_path / "out", 1000, CONFIG, 10_000)
+    assert 3 <= len(plan.units) <= 6
+    assert [int(i) for unit in _units_of(plan) for i in unit] == list(range(40))
+
+
 def test_parquet_that_cannot_be_used_fails_as_a_file(tmp_path):
     bad = tmp_path / "bad.parquet"
     bad.write_bytes(b"not parquet at all")
@@ -195,7 +244,7 @@ def test_parquet_that_cannot_be_used_fails_as_a_file(tmp_path):
     pq.write_table(pa.table({"text": [1, 2]}), numeric)
     for path in (bad, numeric):
         (f,), _ = discover(str(path), tmp_path / "out")
-        plan = plan_file(f, tmp_path / "out", 10, CONFIG)
+        plan = plan_file(f, tmp_path / "out", 10, CONFIG, NO_BYTE_BOUND)
         assert plan.failure is not None and plan.failure.code == "PD202"
 
 

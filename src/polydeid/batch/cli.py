@@ -84,6 +84,13 @@ def register(sub: Any) -> None:
         help="records per unit of work, the granularity of resuming (default: 1000)",
     )
     p.add_argument(
+        "--chunk-bytes",
+        type=int,
+        default=None,
+        help="bytes of input after which a unit of records ends, so that long notes keep "
+        "every worker busy (default: 65536)",
+    )
+    p.add_argument(
         "--no-progress",
         action="store_true",
         help="no progress bar (plain progress lines instead, as when stderr is not a terminal)",
@@ -100,6 +107,7 @@ def register(sub: Any) -> None:
 def cmd_batch(args: argparse.Namespace) -> int:
     from polydeid.batch.record import JobConfig
     from polydeid.batch.runner import (
+        DEFAULT_CHUNK_BYTES,
         DEFAULT_CHUNK_SIZE,
         DEFAULT_PROGRESS_INTERVAL,
         BatchOptions,
@@ -125,6 +133,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
         output=args.output,
         workers=default_workers() if args.workers is None else args.workers,
         chunk_size=DEFAULT_CHUNK_SIZE if args.chunk_size is None else args.chunk_size,
+        chunk_bytes=DEFAULT_CHUNK_BYTES if args.chunk_bytes is None else args.chunk_bytes,
         format=args.format,
         progress=not args.no_progress,
         progress_interval=(

@@ -77,6 +77,9 @@ from polydeid.core.errors import (
 
 #: Records per unit of work unless asked otherwise (the granularity of resuming).
 DEFAULT_CHUNK_SIZE = 1000
+#: Bytes of input after which a unit of records ends unless asked otherwise: a file of
+#: long notes is cut into units small enough to keep every worker busy.
+DEFAULT_CHUNK_BYTES = 64 * 1024
 #: Seconds between plain progress lines.
 DEFAULT_PROGRESS_INTERVAL = 10.0
 #: Seconds between plain progress lines while no unit finishes.
@@ -95,6 +98,7 @@ class BatchOptions:
     output: str
     workers: int = field(default_factory=default_workers)
     chunk_size: int = DEFAULT_CHUNK_SIZE
+    chunk_bytes: int = DEFAULT_CHUNK_BYTES
     format: str = "auto"
     #: a progress bar when the stream is a terminal (else, or when False, plain lines)
     progress: bool = True
@@ -119,7 +123,7 @@ def _file_digest(path: str) -> str:
 
 def config_fingerprint(config: JobConfig, options: BatchOptions) -> str:
     """A hash of everything that decides the output: the job's settings (the key and a policy
-    file by content), the input location, the format and the chunk size. Only the hash is
+    file by content), the input location, the format and the chunk sizes. Only the hash is
     stored."""
     from polydeid.transform.policy import shipped_policies
 
@@ -131,6 +135,7 @@ def config_fingerprint(config: JobConfig, options: BatchOptions) -> str:
     settings["input"] = str(Path(options.input).resolve())
     settings["format"] = options.format
     settings["chunk_size"] = options.chunk_size
+    settings["chunk_bytes"] = options.chunk_bytes
     blob = json.dumps(settings, sort_keys=True, default=list).encode("utf-8")
     return hashlib.sha256(b"polydeid-batch/1\0" + blob).hexdigest()
 
@@ -790,7 +795,9 @@ def _prepare(job: _Job, config_hash: str) -> None:
                 # changed, or its output has gone: everything of it is done again
                 manifest.forget_file(f.source)
                 remove_parts(job.out_dir, f.source)
-        plan = plan_file(f, job.out_dir, job.options.chunk_size, job.config)
+        plan = plan_file(
+            f, job.out_dir, job.options.chunk_size, job.config, job.options.chunk_bytes
+        )
         if plan.failure is not None:
             _file_failure(job, plan, fingerprint)
             continue
@@ -1028,6 +1035,7 @@ def _summary(
         "records_per_s": round(job.processed_records / working, 1) if working > 0 else 0.0,
         "workers": job.options.workers,
         "chunk_size": job.options.chunk_size,
+        "chunk_bytes": job.options.chunk_bytes,
     }
 
 
@@ -1062,6 +1070,8 @@ def run_batch(
         raise ConfigError("--workers must be at least 1")
     if options.chunk_size < 1:
         raise ConfigError("--chunk-size must be at least 1")
+    if options.chunk_bytes < 1:
+        raise ConfigError("--chunk-bytes must be at least 1")
     validate_config(config)
     started = time.monotonic()
     out_dir = Path(options.output)

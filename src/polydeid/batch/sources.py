@@ -19,9 +19,11 @@ Input kinds (by extension, refined by content; ``--format`` forces one for every
     Every other known format (FHIR/JSON/chat, XML/CDA, HL7 v2, code …): de-identified whole
     and written in its own format and encoding.
 
-Record files are cut into units of ``chunk_size`` records (by byte range for JSONL and CSV,
-by row range for Parquet); a text file or a document is one unit. Units are what the
-manifest records as done, so a killed run resumes unit by unit. Record positions are
+Record files are cut into units of at most ``chunk_size`` records that end once they hold
+``chunk_bytes`` bytes of input (by byte range for JSONL and CSV; by row range for Parquet,
+its rows weighed by their row groups' uncompressed size), so that a file of long notes keeps
+every worker busy; a record is never split. A text file or a document is one unit. Units are
+what the manifest records as done, so a killed run resumes unit by unit. Record positions are
 1-based: JSONL by physical line, CSV and Parquet by data row (the header is not a row).
 """
 
@@ -288,18 +290,21 @@ def output_columns(names: tuple[str, ...] | list[str], config: Any) -> tuple[str
     return tuple(out)
 
 
-def plan_file(f: InputFile, out_dir: Path, chunk_size: int, config: Any) -> FilePlan:
-    """Cut ``f`` into units; a file that cannot be read at all gets a :class:`FileFailure`."""
+def plan_file(
+    f: InputFile, out_dir: Path, chunk_size: int, config: Any, chunk_bytes: int
+) -> FilePlan:
+    """Cut ``f`` into units (module docstring); a file that cannot be read at all gets a
+    :class:`FileFailure`."""
     plan = FilePlan(file=f, output=out_dir / f.source)
     try:
         if f.kind == "jsonl":
-            ranges = _plan_jsonl(f.path, chunk_size)
+            ranges = _plan_jsonl(f.path, chunk_size, chunk_bytes)
         elif f.kind in ("csv", "tsv"):
-            header, ranges = _plan_csv(f, chunk_size, config)
+            header, ranges = _plan_csv(f, chunk_size, config, chunk_bytes)
             plan.header = header
             plan.columns = output_columns(header, config)
         elif f.kind == "parquet":
-            ranges = _plan_parquet(f, chunk_size, config)
+            ranges = _plan_parquet(f, chunk_size, config, chunk_bytes)
         else:
             plan.units = [Unit(f.source, f.path, f.kind, f.fmt, 0, 1, output=str(plan.output))]
             return plan
@@ -338,7 +343,7 @@ def _message(exc: PolydeidError) -> str:
 Range = tuple[int, int, int, int]  # start, end, first position, records
 
 
-def _plan_jsonl(path: str, chunk_size: int) -> list[Range]:
+def _plan_jsonl(path: str, chunk_size: int, chunk_bytes: int) -> list[Range]:
     ranges: list[Range] = []
     unit_start, unit_first, count, offset, number = 0, 1, 0, 0, 0
     with open(path, "rb") as handle:
@@ -347,7 +352,7 @@ def _plan_jsonl(path: str, chunk_size: int) -> list[Range]:
             offset += len(raw)
             if raw.strip():
                 count += 1
-            if count == chunk_size:
+            if count == chunk_size or (count and offset - unit_start >= chunk_bytes):
                 ranges.append((unit_start, offset, unit_first, count))
                 unit_start, unit_first, count = offset, number + 1, 0
     if count or not ranges:
@@ -407,7 +412,9 @@ def _undecodable(values: list[str]) -> bool:
     return False
 
 
-def _plan_csv(f: InputFile, chunk_size: int, config: Any) -> tuple[tuple[str, ...], list[Range]]:
+def _plan_csv(
+    f: InputFile, chunk_size: int, config: Any, chunk_bytes: int
+) -> tuple[tuple[str, ...], list[Range]]:
     ranges: list[Range] = []
     with open(f.path, "rb") as handle:
         feed = _LineFeed(handle, 0, None)
@@ -428,7 +435,7 @@ def _plan_csv(f: InputFile, chunk_size: int, config: Any) -> tuple[tuple[str, ..
         unit_start, unit_first, count = feed.offset, 1, 0
         for number, _row in enumerate(rows, start=1):
             count += 1
-            if count == chunk_size:
+            if count == chunk_size or feed.offset - unit_start >= chunk_bytes:
                 ranges.append((unit_start, feed.offset, unit_first, count))
                 unit_start, unit_first, count = feed.offset, number + 1, 0
         if count or not ranges:
@@ -461,13 +468,16 @@ def _parquet_text_ok(schema: Any, config: Any) -> None:
         raise RecordError(f"column {config.text_field!r} is not a string column")
 
 
-def _plan_parquet(f: InputFile, chunk_size: int, config: Any) -> list[Range]:
+def _plan_parquet(f: InputFile, chunk_size: int, config: Any, chunk_bytes: int) -> list[Range]:
     pf = _parquet_file(f.path)
     _parquet_text_ok(pf.schema_arrow, config)
-    total = pf.metadata.num_rows
+    meta = pf.metadata
+    total = meta.num_rows
+    size = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+    rows = chunk_size if size <= 0 else max(1, min(chunk_size, chunk_bytes * total // size))
     ranges: list[Range] = []
-    for start in range(0, total, chunk_size):
-        end = min(total, start + chunk_size)
+    for start in range(0, total, rows):
+        end = min(total, start + rows)
         ranges.append((start, end, start + 1, end - start))
     return ranges or [(0, 0, 1, 0)]
 
