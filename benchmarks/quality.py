@@ -56,6 +56,8 @@ class DevCorpus:
     sentences: int | None = None
     #: "all", or "dev": only the documents the tagger's training keeps out (30 % by id hash).
     part: str = "all"
+    #: Reader options (columns, separators, how tokens are joined).
+    options: tuple[tuple[str, object], ...] = ()
     #: The folder ``path`` is relative to: ../shared/data, or :data:`REPO_DATA`.
     root: Path = DATA
 
@@ -63,6 +65,14 @@ class DevCorpus:
     def location(self) -> Path:
         return self.root / self.path
 
+
+#: UNER's ``.iob2``: UD word index, word, tag, "-", annotator; comment lines per sentence.
+_UNER: tuple[tuple[str, object], ...] = (
+    ("token_column", 1),
+    ("tag_columns", (2,)),
+    ("separator", "\t"),
+    ("comment_prefix", "#"),
+)
 
 DEV_CORPORA = (
     DevCorpus("MEDDOCAN dev (es, clinical)", "meddocan/dev", "brat", "meddocan", "es"),
@@ -89,6 +99,43 @@ DEV_CORPORA = (
     DevCorpus("MasakhaNER dev swa (news)", "masakhaner/swa/dev.txt", "conll", "conll", "sw", 10),
     DevCorpus("MasakhaNER dev kin (news)", "masakhaner/kin/dev.txt", "conll", "conll", "rw", 10),
     DevCorpus("MasakhaNER dev luo (news)", "masakhaner/luo/dev.txt", "conll", "conll", "luo", 10),
+    DevCorpus(
+        "UNER dev en EWT (en, web)",
+        "uner/en_ewt/en_ewt-ud-dev.iob2",
+        "conll",
+        "conll",
+        "en",
+        10,
+        options=_UNER,
+    ),
+    DevCorpus(
+        "UNER dev pt Bosque (pt, news)",
+        "uner/pt_bosque/pt_bosque-ud-dev.iob2",
+        "conll",
+        "conll",
+        "pt",
+        10,
+        options=_UNER,
+    ),
+    DevCorpus(
+        "UNER dev zh GSDSimp (zh, Wikipedia)",
+        "uner/zh_gsdsimp/zh_gsdsimp-ud-dev.iob2",
+        "conll",
+        "conll",
+        "zh",
+        10,
+        options=(*_UNER, ("token_joiner", "")),
+    ),
+    DevCorpus(
+        "WNUT 2017 dev (en, social media)",
+        "wnut17/emerging.dev.conll",
+        "conll",
+        "wnut17",
+        "en",
+        10,
+        options=(("separator", "\t"),),
+    ),
+    DevCorpus("LeNER-Br dev (pt, legal)", "lener_br/dev.conll", "conll", "lener_br", "pt", 10),
     DevCorpus(
         "presidio-research synth v2 (en, generic PII)",
         "presidio_research/synth_dataset_v2.json",
@@ -118,7 +165,9 @@ DEV_CORPORA = (
 def read_dev_corpus(spec: DevCorpus) -> Corpus:
     """The corpus of ``spec`` as scored: cut into documents, only the held-out part where the
     tagger trains on the rest."""
-    options = {} if spec.sentences is None else {"sentences_per_document": spec.sentences}
+    options = dict(spec.options)
+    if spec.sentences is not None:
+        options["sentences_per_document"] = spec.sentences
     corpus = read_corpus(
         spec.location,
         spec.format,
@@ -301,6 +350,22 @@ def targets_section(
             "< 0.05",
             [result(ger, s).names.non_person_rate for s in systems],
         )
+    for key in ("UNER dev", "WNUT 2017 dev", "LeNER-Br dev"):
+        # real text of news, the web, social media and courts: any person, whatever the role
+        for run in (r for r in runs if r.corpus.startswith(key)):
+            data = run.corpus.split(" (")[0]
+            add(
+                data,
+                "gold persons touched by a prediction",
+                ">= 0.92",
+                [result(run, s).names.found_rate for s in systems],
+            )
+            add(
+                data,
+                "predicted names touching no gold person",
+                "< 0.08",
+                [result(run, s).names.non_person_rate for s in systems],
+            )
     asq = _run(runs, "ASQ-PHI")
     if asq:
 

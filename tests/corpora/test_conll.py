@@ -77,6 +77,29 @@ def test_tab_separated_columns_are_chosen_by_option(tmp_path):
     assert doc.text == "Kigali ni" and labelled(doc) == [("LOCATION_VILLAGE", "Kigali", "gold:LOC")]
 
 
+def test_tokens_of_a_language_written_without_spaces_are_joined_without_them(tmp_path):
+    """UNER's Chinese: UD words with a comment line per sentence; the rebuilt text joins the
+    words as the language writes them, and spans cover exactly their words."""
+    path = tmp_path / "zh.iob2"
+    path.write_text(
+        "# sent_id = 1\n# text = 李明住在北京。\n"
+        "1\t李明\tB-PER\t-\tann\n2\t住在\tO\t-\t-\n3\t北京\tB-LOC\t-\tann\n"
+        "4\t。\tO\t-\t-\n\n# sent_id = 2\n# text = 好。\n1\t好\tO\t-\t-\n2\t。\tO\t-\t-\n",
+        "utf-8",
+    )
+    options = {"token_column": 1, "tag_columns": (2,), "separator": "\t", "comment_prefix": "#"}
+    (doc,) = read_conll(path, lang="zh", token_joiner="", **options).documents
+    assert doc.text == "李明住在北京。\n好。"
+    assert [(label, text) for label, text, _ in labelled(doc)] == [
+        ("PERSON", "李明"),
+        ("LOCATION_VILLAGE", "北京"),
+    ]
+    (spaced,) = read_conll(path, lang="zh", **options).documents
+    assert spaced.text == "李明 住在 北京 。\n好 。"
+    with pytest.raises(ConfigError):
+        read_conll(path, lang="zh", token_joiner="-", **options)
+
+
 BAD_FILES = [
     ("Juma B-PER\nlonely\n", "column"),
     ("Juma B-PER\nwa B-NOPE\n", "unknown category"),

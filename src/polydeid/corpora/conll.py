@@ -6,7 +6,8 @@ only (``separator="\\t"``); a blank line ends a sentence; ``-DOCSTART-`` starts 
 from the end). The first layer is the primary one; further layers (GermEval's inner column)
 add their spans where they map to a category and do not repeat a span already there.
 
-The text is a **reconstruction**: tokens joined by one space, sentences by a newline. The
+The text is a **reconstruction**: tokens joined by one space (``token_joiner``: none for a
+language written without spaces between words, such as Chinese), sentences by a newline. The
 original spacing is not in the file, so offsets index the rebuilt text (``meta["reconstructed"]``
 is true, ``meta["sentence_starts"]`` gives each sentence's offset).
 
@@ -48,6 +49,7 @@ class Columns:
     tags: tuple[int, ...] = (-1,)
     separator: str | None = None
     comment_prefix: str | None = None
+    joiner: str = " "  # between the tokens of a sentence in the rebuilt text
 
 
 class _Row(NamedTuple):
@@ -72,14 +74,17 @@ def read_conll(
     comment_prefix: str | None = None,
     sentences_per_document: int | None = None,
     name: str | None = None,
+    token_joiner: str = " ",
 ) -> Corpus:
     """Read one CoNLL file, or every regular file of a directory (sorted by name)."""
     if lang is None:
         raise ConfigError("the conll reader needs lang= (the files do not say their language)")
     if sentences_per_document is not None and sentences_per_document < 1:
         raise ConfigError("sentences_per_document must be at least 1")
+    if token_joiner not in ("", " "):
+        raise ConfigError("token_joiner must be one space or empty")
     mapping, language = taxonomy.scheme(scheme or "conll"), canonical_language(lang)
-    columns = Columns(token_column, tuple(tag_columns), separator, comment_prefix)
+    columns = Columns(token_column, tuple(tag_columns), separator, comment_prefix, token_joiner)
     root = Path(path)
     files = corpus_files(root)
     documents: list[AnnotatedDocument] = []
@@ -220,7 +225,7 @@ def build_document(
         tokens, token_spans, tags = _tokens(sentence, columns, offset, source, known)
         for layer, layer_tags in zip(layers, tags, strict=True):
             layer.extend(_decode(token_spans, layer_tags, decoder, sentence, source))
-        lines.append(" ".join(tokens))
+        lines.append(columns.joiner.join(tokens))
         offset = token_spans[-1][1] + 1
     text = "\n".join(lines)
     spans, dropped = _merge_layers(layers)
@@ -260,7 +265,7 @@ def _tokens(
             raise RecordError("empty token", location=f"{source}:{row.line}")
         tokens.append(token)
         token_spans.append((offset, offset + len(token)))
-        offset += len(token) + 1
+        offset += len(token) + len(columns.joiner)
         for layer, i in zip(tags, tag_at, strict=True):
             layer.append(row.fields[i])
     return tokens, token_spans, tags
