@@ -137,6 +137,14 @@ DEV_CORPORA = (
     ),
     DevCorpus("LeNER-Br dev (pt, legal)", "lener_br/dev.conll", "conll", "lener_br", "pt", 10),
     DevCorpus(
+        "factRuEval-2016 dev, held-out 30 % (ru, news)",
+        "factrueval2016/devset",
+        "factrueval2016",
+        "factrueval2016",
+        "ru",
+        part="dev",
+    ),
+    DevCorpus(
         "presidio-research synth v2 (en, generic PII)",
         "presidio_research/synth_dataset_v2.json",
         "presidio_research",
@@ -350,7 +358,7 @@ def targets_section(
             "< 0.05",
             [result(ger, s).names.non_person_rate for s in systems],
         )
-    for key in ("UNER dev", "WNUT 2017 dev", "LeNER-Br dev"):
+    for key in ("UNER dev", "WNUT 2017 dev", "LeNER-Br dev", "factRuEval-2016 dev"):
         # real text of news, the web, social media and courts: any person, whatever the role
         for run in (r for r in runs if r.corpus.startswith(key)):
             data = run.corpus.split(" (")[0]

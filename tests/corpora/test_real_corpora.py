@@ -83,3 +83,33 @@ def test_presidio_research(shared_data):
     # 61 honorific TITLE spans dropped (all in synth_dataset_v2); 13 PREFIX spans map to O
     assert counts["honorifics_dropped"] == 61
     assert counts["spans"] == 4_055 - 13 + 2_863 - 61
+
+
+#: UNER ``.iob2``: UD word index, word, tag, "-", annotator; a comment line per sentence.
+UNER = {"token_column": 1, "tag_columns": (2,), "separator": "\t", "comment_prefix": "#"}
+NEWS_AND_WEB = [
+    ("uner/en_ewt/en_ewt-ud-dev.iob2", "conll", "en", UNER, (343, 399, 224)),
+    ("uner/pt_bosque/pt_bosque-ud-dev.iob2", "conll", "pt", UNER, (570, 414, 417)),
+    ("uner/zh_gsdsimp/zh_gsdsimp-ud-dev.iob2", "conll", "zh", UNER, (245, 375, 133)),
+    ("wnut17/emerging.dev.conll", "wnut17", "en", {"separator": "\t"}, (470, 74, 73)),
+    ("lener_br/dev.conll", "lener_br", "pt", {}, (310, 109, 561)),
+]
+
+
+@pytest.mark.parametrize(("path", "scheme", "lang", "options", "counts"), NEWS_AND_WEB,
+                         ids=["uner-en", "uner-pt", "uner-zh", "wnut17", "lener-br"])  # fmt: skip
+def test_news_web_and_legal_dev_sets(path, scheme, lang, options, counts, shared_data):
+    """Persons, places and organisations as the corpora's READMEs count their mentions."""
+    corpus = read_corpus(shared_data(path), "conll", scheme=scheme, lang=lang, **options)
+    assert not corpus.failures
+    labels = [s.label.value for d in corpus.documents for s in d.spans]
+    found = tuple(labels.count(c) for c in ("PERSON", "LOCATION_VILLAGE", "ORGANIZATION"))
+    assert found == counts
+
+
+def test_factrueval_dev(shared_data):
+    corpus = read_corpus(shared_data("factrueval2016/devset"), "factrueval2016")
+    counts = corpus_counts(corpus)
+    assert counts["failures"] == 0 and counts["documents"] == 122
+    persons = sum(s.label.value == "PERSON" for d in corpus.documents for s in d.spans)
+    assert persons == 739  # 741 Person objects: two share a name span with another object

@@ -6,6 +6,7 @@ format              reader                                  default scheme     l
 brat                :func:`brat.read_brat`                  (required)         required
 conll               :func:`conll.read_conll`                conll              required
 germeval2014        :func:`conll.read_germeval`             germeval2014       de
+factrueval2016      :func:`factrueval.read_factrueval`      factrueval2016     ru
 jsonl               :func:`jsonl.read_jsonl_corpus`         polydeid           record
 uima_cas_json       :func:`uima.read_uima_json`             polydeid           CAS
 physionet           :func:`physionet.read_physionet`        physionet_deid     en
@@ -31,6 +32,7 @@ from polydeid.core.errors import ConfigError
 from polydeid.corpora.brat import read_brat
 from polydeid.corpora.conll import read_conll, read_germeval
 from polydeid.corpora.document import Corpus
+from polydeid.corpora.factrueval import read_factrueval
 from polydeid.corpora.jsonl import read_jsonl_corpus
 from polydeid.corpora.physionet import read_physionet
 from polydeid.corpora.presidio_research import read_presidio_research
@@ -51,6 +53,7 @@ READERS: Mapping[str, Reader] = MappingProxyType(
         "brat": read_brat,
         "conll": read_conll,
         "germeval2014": read_germeval,
+        "factrueval2016": read_factrueval,
         "jsonl": read_jsonl_corpus,
         "uima_cas_json": read_uima_json,
         "physionet": read_physionet,
