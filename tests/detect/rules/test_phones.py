@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections.abc import Iterator
 
 import phonenumbers
 import pytest
@@ -540,6 +541,13 @@ def _written_samples(region: str, rng: random.Random) -> list[str]:
     return samples
 
 
+def _every_written(rng: random.Random) -> Iterator[tuple[str, str, str]]:
+    """``(region, candidate, digits)`` of :func:`_written_samples` for every region."""
+    for region in sorted(phonenumbers.SUPPORTED_REGIONS):
+        for candidate in _written_samples(region, rng):
+            yield region, candidate, phones._digits(candidate)
+
+
 def test_the_regions_read_for_a_written_foreign_number_include_every_one_that_writes_it() -> None:
     """``_format_may_write`` (prefix, digit count and the national format of the digits
     themselves) keeps every region where ``_written_as_in`` holds, so leaving the others
@@ -547,15 +555,13 @@ def test_the_regions_read_for_a_written_foreign_number_include_every_one_that_wr
     rng = random.Random(3636)
     regions = sorted(phonenumbers.SUPPORTED_REGIONS)
     written = dropped = 0
-    for region in regions:
-        for candidate in _written_samples(region, rng):
-            digits = phones._digits(candidate)
-            for reader in (region, rng.choice(regions)):
-                kept = phones._format_may_write(candidate, digits, reader, {})
-                if phones._written_as_in(candidate, digits, reader):
-                    written += 1
-                    assert kept, reader
-                dropped += not kept
+    for region, candidate, digits in _every_written(rng):
+        for reader in (region, rng.choice(regions)):
+            kept = phones._format_may_write(candidate, digits, reader, {})
+            if phones._written_as_in(candidate, digits, reader):
+                written += 1
+                assert kept, reader
+            dropped += not kept
     assert written > 1500  # the sample reaches written numbers of many regions
     assert dropped > 1500  # and the filter leaves many regions unread
 
@@ -567,15 +573,13 @@ def test_the_regions_a_foreign_number_is_read_in_include_every_one_the_filter_ke
     rng = random.Random(3737)
     regions = sorted(phonenumbers.SUPPORTED_REGIONS)
     kept = left_out = 0
-    for region in regions:
-        for candidate in _written_samples(region, rng):
-            digits = phones._digits(candidate)
-            among = phones._may_keep(candidate, digits)
-            for reader in regions:
-                if phones._format_may_write(candidate, digits, reader, {}):
-                    kept += 1
-                    assert among is None or reader in among, reader
-                left_out += among is not None and reader not in among
+    for _region, candidate, digits in _every_written(rng):
+        among = phones._may_keep(candidate, digits)
+        for reader in regions:
+            if phones._format_may_write(candidate, digits, reader, {}):
+                kept += 1
+                assert among is None or reader in among, reader
+            left_out += among is not None and reader not in among
     assert kept > 20000  # the sample reaches many regions' formats
     assert left_out > kept  # and most regions are left unread
 
