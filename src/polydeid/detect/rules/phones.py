@@ -380,6 +380,7 @@ class _Format:
 
 
 def _fit(groups: tuple[int, ...], widths: tuple[tuple[int, int], ...]) -> bool:
+    """Whether each of ``groups`` lies within its ``widths``, group for group."""
     return len(groups) == len(widths) and all(
         low <= n <= high for n, (low, high) in zip(groups, widths, strict=True)
     )
@@ -1093,13 +1094,20 @@ def _may_lead(pattern: str, digit: str) -> bool:
     return regex.compile(pattern).match(digit, partial=True) is not None
 
 
-def _may_keep(candidate: str, digits: str) -> frozenset[str] | None:
-    """Every region where :func:`_format_may_write` may keep ``candidate`` (tested), from its
-    digit groups and leading digits and the regions' plans alone; ``None`` where a bracket
-    leads it (a bracketed trunk prefix groups it by region)."""
+def _keep_key(candidate: str, digits: str) -> tuple[int, tuple[int, ...], str] | None:
+    """What decides the regions that may keep ``candidate``: its digit count, digit groups
+    and first three digits; ``None`` where a bracket leads it (a bracketed trunk prefix
+    groups it by region)."""
     if not digits or candidate.lstrip(" \u00a0").startswith("("):
         return None
-    return _keepers(len(digits), _group_lengths(candidate), digits[:3])
+    return len(digits), _group_lengths(candidate), digits[:3]
+
+
+def _may_keep(candidate: str, digits: str) -> frozenset[str] | None:
+    """Every region where :func:`_format_may_write` may keep ``candidate`` (tested), from
+    :func:`_keep_key` and the regions' plans alone; ``None`` where the key does not decide."""
+    key = _keep_key(candidate, digits)
+    return None if key is None else _keepers(*key)
 
 
 @lru_cache(maxsize=4096)
@@ -1118,9 +1126,8 @@ def _keepers(n_digits: int, groups: tuple[int, ...], lead: str) -> frozenset[str
 
 def _plans_to_keep(candidate: str, digits: str) -> tuple[_Plan, ...] | None:
     """The plans (in code order) of the regions :func:`_may_keep` keeps, if it decides."""
-    if not digits or candidate.lstrip(" \u00a0").startswith("("):
-        return None
-    return _plans_among(len(digits), _group_lengths(candidate), digits[:3])
+    key = _keep_key(candidate, digits)
+    return None if key is None else _plans_among(*key)
 
 
 @lru_cache(maxsize=4096)
