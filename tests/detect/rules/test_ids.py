@@ -335,7 +335,7 @@ def _label_before_by_pattern(
         if found is None:
             return None
         word, key, unspaced, _, word_end = found
-        pattern = lexicon._by_key.get(key)
+        pattern = lexicon._key_pattern(key)
         if pattern is not None:
             m = pattern.match(text, max(0, pos - ids._LABEL_REACH), pos)
             if m is not None:

@@ -185,7 +185,8 @@ class LabelLexicon(ContextLexicon):
     three ``fillers`` may stand between label and value.
 
     Matching is dispatched on the word right before the value: only phrases ending in that word
-    are tried, so a value after an ordinary word costs one short match and a dictionary lookup.
+    are tried (their pattern compiled the first time the word is met), so a value after an
+    ordinary word costs one short match and a dictionary lookup.
     These matches run without a regex timeout: their windows are at most 80 characters and the
     patterns are escaped phrases and bounded separator runs, which cannot backtrack
     catastrophically, while a timeout costs more than the match itself.
@@ -204,7 +205,10 @@ class LabelLexicon(ContextLexicon):
             for phrase in phrases:
                 for key in _phrase_keys(phrase):
                     groups.setdefault(key, {}).setdefault(index, []).append(phrase)
-        self._by_key = {key: self._compile_group(group) for key, group in groups.items() if key}
+        # Each key's pattern is compiled when a text first has its word before a value: most
+        # of a language's keys never occur in a record, and compiling them all took seconds.
+        self._by_key = {key: group for key, group in groups.items() if key}
+        self._compiled: dict[str, Pattern] = {}
         # Keys whose phrases are all that one word (a trailing dot aside): the word before a
         # value is then the label, of the kind the group's pattern would give, without a match.
         self._single_word: dict[str, int] = {}
@@ -245,6 +249,16 @@ class LabelLexicon(ContextLexicon):
         return sorted(
             ((p, i) for i, phrases in group.items() for p in phrases), key=lambda x: -len(x[0])
         )
+
+    def _key_pattern(self, key: str) -> Pattern | None:
+        """The pattern of the phrases ending in ``key``, compiled on first use."""
+        pattern = self._compiled.get(key)
+        if pattern is None:
+            group = self._by_key.get(key)
+            if group is None:
+                return None
+            pattern = self._compiled[key] = self._compile_group(group)
+        return pattern
 
     def _compile_group(self, group: Mapping[int, list[str]]) -> Pattern:
         ranked = self._ranked(group)
@@ -304,7 +318,7 @@ class LabelLexicon(ContextLexicon):
             if single is not None and word_end - word_start < 40:
                 # the whole word is the label: letters or digits border it on neither side
                 return self.kinds[single], word_start
-            pattern = self._by_key.get(key)
+            pattern = self._key_pattern(key)
             if pattern is not None:
                 m = pattern.match(text, max(0, pos - _LABEL_REACH), pos)
                 if m is not None:
