@@ -68,6 +68,7 @@ from polydeid.lexicon.fields import (
 from polydeid.lexicon.shapes import calendar_words
 from polydeid.locales import check_data
 from polydeid.locales.dates import name_key
+from polydeid.text import frequency
 
 #: How much of a file without a telling extension is looked at to choose its mode.
 _SNIFF_CHARS = 20_000
@@ -225,8 +226,21 @@ def _rules() -> _Rules:
         markers=frozenset(raw["comments"]["markers"]),
         signature=re.compile(raw["comments"]["signature"]),
         signature_inside=re.compile(raw["comments"]["signature_inside"]),
-        signature_max_zipf=float(raw["comments"]["signature_max_zipf"]),
+        signature_max_zipf=_zipf_threshold(raw["comments"]["signature_max_zipf"]),
     )
+
+
+def _zipf_threshold(value: object) -> float:
+    """``signature_max_zipf``: a Zipf frequency no lower than the floor frequencies are read
+    exactly from (:data:`polydeid.text.frequency.ZIPF_FLOOR`)."""
+    threshold = float(value)  # type: ignore[arg-type]
+    if threshold < frequency.ZIPF_FLOOR:
+        raise ConfigError(
+            f"signature_max_zipf {threshold} is below {frequency.ZIPF_FLOOR}, the least "
+            "frequency read exactly",
+            location="formats/data/code.toml",
+        )
+    return threshold
 
 
 def _trusted(name: str) -> bool:
@@ -862,10 +876,9 @@ def _is_codec(token: str) -> bool:
 
 @lru_cache(maxsize=4096)
 def _zipf(word: str) -> float:
-    """How common ``word`` is in English (wordfreq's Zipf scale; 0 for an unknown word)."""
-    from wordfreq import zipf_frequency
-
-    return float(zipf_frequency(word, "en"))
+    """How common ``word`` is in English (wordfreq's Zipf scale; 0 for an unknown word or one
+    rarer than :data:`~polydeid.text.frequency.ZIPF_FLOOR`: :func:`frequency.zipf`)."""
+    return frequency.zipf(word, "en")
 
 
 def _unscanned(text: str, start: int, end: int, rules: _Rules) -> list[tuple[int, int]]:

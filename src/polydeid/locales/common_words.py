@@ -25,6 +25,7 @@ from polydeid.locales import _schema as schema
 from polydeid.locales import canonical_language, shared_data
 from polydeid.locales.clinical_terms import clinical_terms
 from polydeid.locales.names import is_pool_name
+from polydeid.text import frequency
 
 #: Wiktionary part-of-speech marks of German entries that are names, not common nouns.
 _GERMAN_NAME_MARKS = ("Nachname", "Vorname", "Toponym", "Eigenname", "Straßenname")
@@ -43,13 +44,12 @@ def prior_languages() -> frozenset[str]:
 
 def zipf(word: str, lang: str) -> float:
     """The Zipf frequency of ``word`` in ``lang`` (0.0 where the prior reads no frequencies of
-    ``lang`` or the word is unknown)."""
+    ``lang``, or the word is unknown or rarer than :data:`~polydeid.text.frequency.ZIPF_FLOOR`:
+    :func:`polydeid.text.frequency.zipf`)."""
     code = canonical_language(lang)
     if code not in prior_languages():
         return 0.0
-    from wordfreq import zipf_frequency
-
-    return float(zipf_frequency(word, code))
+    return frequency.zipf(word, code)
 
 
 @dataclass(frozen=True, slots=True)

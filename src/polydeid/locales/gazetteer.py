@@ -38,6 +38,7 @@ from polydeid.locales import _ROOT, countries, country_data, language_data
 from polydeid.locales.common_words import german_noun_entries
 from polydeid.locales.names import is_pool_name, names_of, script_of
 from polydeid.locales.place_words import place_words
+from polydeid.text import frequency
 from polydeid.text.normalise import normalise
 
 #: A city of at least this many people is a place in any record, of any country; its name is
@@ -260,8 +261,6 @@ def is_common_word(word: str, lang: str) -> bool:
     key = word.casefold()
     if key in pack_words(lang):
         return True
-    from wordfreq import zipf_frequency
-
     if place_words(lang).german_nouns:
         nouns, toponyms = _german_nouns()
         if key in nouns:
@@ -270,7 +269,7 @@ def is_common_word(word: str, lang: str) -> bool:
             return False
     if lang not in _wordfreq_languages():
         return False
-    return zipf_frequency(word, lang) >= COMMON_ZIPF
+    return frequency.zipf(word, lang) >= COMMON_ZIPF
 
 
 @cache
