@@ -67,6 +67,9 @@ def test_a_span_past_the_text_or_a_missing_file_is_refused(tmp_path):
     (folder / "book_2.objects").write_text("10 Person 1\n", encoding="utf-8")
     (failure,) = read_factrueval(folder).failures
     assert "past the end" in str(failure.error) and "book_2.spans:1" in str(failure.error)
+    (folder / "book_2.spans").write_text("1 name 6 6 x 1  # 101 Зарина\n", encoding="utf-8")
+    (failure,) = read_factrueval(folder).failures
+    assert "malformed span line" in str(failure.error) and "book_2.spans:1" in str(failure.error)
     (folder / "book_2.spans").unlink()
     (failure,) = read_factrueval(folder).failures
     assert "missing file" in str(failure.error)

@@ -150,12 +150,12 @@ def _spans(file: Path, text: str) -> dict[str, _RawSpan]:
             continue
         head, _, comment = line.partition("#")
         fields = head.split()
-        if len(fields) < 4 or not (fields[2].isdigit() and fields[3].isdigit()):
+        if len(fields) < 6 or not all(f.isdigit() for f in fields[2:6]):
             raise RecordError("malformed span line", location=f"{file}:{number}")
         start, length = int(fields[2]), int(fields[3])
         if start + length > len(text):
             raise RecordError("span past the end of the text", location=f"{file}:{number}")
-        recorded = " ".join(comment.split()[int(fields[5]) :]) if len(fields) > 5 else ""
+        recorded = " ".join(comment.split()[int(fields[5]) :])
         covered = " ".join(text[start : start + length].split())
         spans[fields[0]] = _RawSpan(fields[1], start, start + length, recorded == covered)
     return spans
