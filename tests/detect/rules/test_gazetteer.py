@@ -272,3 +272,18 @@ def test_regions_are_countries_and_us_states() -> None:
     names, codes = regions()
     assert {"uganda", "kenya", "massachusetts"} <= names
     assert {"MA", "NY"} <= codes
+
+
+def test_a_language_whose_wordfreq_tokenizer_is_not_installed_has_no_common_words() -> None:
+    """wordfreq reads Chinese through ``jieba`` and Japanese and Korean through MeCab, which
+    polydeid does not install: their words are no common words (kept by the name and place
+    rules), where asking wordfreq would raise."""
+    import importlib.util
+
+    from polydeid.locales import gazetteer as places
+
+    if importlib.util.find_spec("jieba") is not None:
+        pytest.skip("jieba is installed here")
+    assert "zh" not in places._wordfreq_languages()
+    assert places.is_common_word("北京", "zh") is False
+    assert places.is_common_word("house", "en") is True
