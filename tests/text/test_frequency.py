@@ -46,6 +46,7 @@ def test_the_frequent_lists_are_read_without_wordfreq_keeping_the_whole_list() -
     wordfreq.get_frequency_dict.cache_clear()
     wordfreq.get_frequency_list.cache_clear()
     frequency._frequent.cache_clear()
+    frequency.zipf.cache_clear()
     assert frequency.zipf("house", "en") > 5
     assert wordfreq.get_frequency_list.cache_info().currsize == 0
     assert wordfreq.get_frequency_dict.cache_info().currsize == 0

@@ -14,7 +14,7 @@ for an unknown word, where one is rarer.
 from __future__ import annotations
 
 import math
-from functools import cache
+from functools import cache, lru_cache
 
 #: The least Zipf frequency read exactly; a rarer word reads 0.0.
 ZIPF_FLOOR = 3.0
@@ -38,9 +38,11 @@ def _frequent(lang: str) -> dict[str, float]:
     }
 
 
+@lru_cache(maxsize=1 << 16)
 def zipf(word: str, lang: str) -> float:
     """``wordfreq.zipf_frequency(word, lang)`` where each token of ``word`` is at
-    :data:`ZIPF_FLOOR` or more; else 0.0 (the word is rarer than the floor, or unknown)."""
+    :data:`ZIPF_FLOOR` or more; else 0.0 (the word is rarer than the floor, or unknown).
+    Kept per word as wordfreq keeps its answers: the rules ask again for the same words."""
     from wordfreq import INFERRED_SPACE_FACTOR
     from wordfreq.language_info import get_language_info
     from wordfreq.numbers import digit_freq, smash_numbers
