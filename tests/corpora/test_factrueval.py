@@ -20,7 +20,7 @@ def _labelled(doc):
 
 def test_names_of_objects_are_the_spans_and_descriptors_stay_out():
     (doc,) = read_factrueval(FIXTURE).documents
-    assert doc.lang == "ru" and doc.id == "book_1"
+    assert doc.lang == "ru" and doc.id == "invented_a"
     assert _labelled(doc) == [
         ("Зарина Кубатова", "PERSON", "gold:Person"),  # name and surname: one span
         ("Ромашка", "ORGANIZATION", "gold:Org"),  # not "компании"
@@ -37,8 +37,8 @@ def test_the_registry_reads_the_format_with_its_scheme():
 def _copy(tmp_path: Path) -> Path:
     folder = tmp_path / "docs"
     shutil.copytree(FIXTURE, folder)
-    shutil.copy(folder / "book_1.txt", folder / "book_2.txt")
-    shutil.copy(folder / "book_1.spans", folder / "book_2.spans")
+    shutil.copy(folder / "invented_a.txt", folder / "invented_b.txt")
+    shutil.copy(folder / "invented_a.spans", folder / "invented_b.spans")
     return folder
 
 
@@ -53,24 +53,25 @@ def _copy(tmp_path: Path) -> Path:
 )
 def test_a_bad_document_is_located_and_the_others_read(tmp_path, objects, message, line):
     folder = _copy(tmp_path)
-    (folder / "book_2.objects").write_text(objects, encoding="utf-8")
+    (folder / "invented_b.objects").write_text(objects, encoding="utf-8")
     corpus = read_factrueval(folder)
-    assert [d.id for d in corpus.documents] == ["book_1"]
+    assert [d.id for d in corpus.documents] == ["invented_a"]
     (failure,) = corpus.failures
-    assert message in str(failure.error) and f"book_2.objects:{line}" in str(failure.error)
+    assert message in str(failure.error) and f"invented_b.objects:{line}" in str(failure.error)
     assert "Кубатова" not in str(failure.error)
 
 
 def test_a_span_past_the_text_or_a_missing_file_is_refused(tmp_path):
     folder = _copy(tmp_path)
-    (folder / "book_2.spans").write_text("1 name 500 6 101 1  # 101 x\n", encoding="utf-8")
-    (folder / "book_2.objects").write_text("10 Person 1\n", encoding="utf-8")
+    (folder / "invented_b.spans").write_text("1 name 500 6 101 1  # 101 x\n", encoding="utf-8")
+    (folder / "invented_b.objects").write_text("10 Person 1\n", encoding="utf-8")
     (failure,) = read_factrueval(folder).failures
-    assert "past the end" in str(failure.error) and "book_2.spans:1" in str(failure.error)
-    (folder / "book_2.spans").write_text("1 name 6 6 x 1  # 101 Зарина\n", encoding="utf-8")
+    assert "past the end" in str(failure.error) and "invented_b.spans:1" in str(failure.error)
+    (folder / "invented_b.spans").write_text("1 name 6 6 x 1  # 101 Зарина\n", encoding="utf-8")
     (failure,) = read_factrueval(folder).failures
-    assert "malformed span line" in str(failure.error) and "book_2.spans:1" in str(failure.error)
-    (folder / "book_2.spans").unlink()
+    message = str(failure.error)
+    assert "malformed span line" in message and "invented_b.spans:1" in message
+    (folder / "invented_b.spans").unlink()
     (failure,) = read_factrueval(folder).failures
     assert "missing file" in str(failure.error)
     with pytest.raises(InputError):

@@ -70,8 +70,8 @@ def freeze_loaded() -> None:
     """Collect once, then move everything alive into the collector's permanent generation:
     for a process polydeid owns (a batch worker, the service) once its de-identifier is
     built. The loaded model, tables and patterns live as long as the process, and every
-    later full collection no longer traverses them (the default profile holds about half a
-    million objects; `benchmarks/results/speed_profile.md` times a full collection before
-    and after). The library never calls it: what a caller's process keeps is its own."""
+    later full collection no longer traverses them (`benchmarks/results/speed_profile.md`
+    times a full collection before and after). The library never calls it: what a caller's
+    process keeps is its own."""
     gc.collect()
     gc.freeze()
