@@ -18,7 +18,7 @@ from phonenumbers import PhoneNumberFormat, PhoneNumberType
 from polydeid.core.errors import ConfigError, RuleTimeoutError
 from polydeid.core.segments import Segment
 from polydeid.core.taxonomy import Category
-from polydeid.detect.rules import phones
+from polydeid.detect.rules import phone_reading, phones
 from polydeid.detect.rules.phones import (
     SOURCE_CONTEXT,
     SOURCE_FOREIGN,
@@ -480,6 +480,55 @@ def test_metadata_mirror_settles_only_what_phonenumbers_reads_the_same_in_every_
     assert settled > 1000  # the sample reaches valid numbers of many regions
 
 
+def test_reading_without_a_parse_is_what_phonenumbers_parses_in_every_region() -> None:
+    """``read_in`` (the national significant number ``parse`` takes and its number type, from
+    the metadata) agrees with ``parse``, ``is_valid_number`` and ``number_type`` for digits near
+    every region's numbers, read in that region and in another one, wherever it answers, and
+    answers for most of them."""
+    rng = random.Random(4141)
+    regions = sorted(phonenumbers.SUPPORTED_REGIONS)
+    asked = answered = valid = 0
+    for region in regions:
+        for digits in _region_samples(region, rng, 40):
+            for reader in (region, rng.choice(regions)):
+                asked += 1
+                reading = phone_reading.read_in(digits, reader)
+                if reading is None:
+                    continue
+                answered += 1
+                number = phonenumbers.parse(digits, reader)
+                kind = phonenumbers.number_type(number)
+                assert reading.nsn == phonenumbers.national_significant_number(number), reader
+                assert reading.valid == phonenumbers.is_valid_number(number), reader
+                assert reading.mobile == (
+                    kind in {PhoneNumberType.MOBILE, PhoneNumberType.FIXED_LINE_OR_MOBILE}
+                ), reader
+                valid += reading.valid
+    assert answered > 0.7 * asked
+    assert valid > 2000  # the sample reaches valid numbers of many regions
+
+
+def test_national_form_is_how_phonenumbers_writes_a_number_in_every_region() -> None:
+    """The digit groups and digits of a region's national format (one pattern of its formats,
+    the rule's prefix written as phonenumbers writes it: Argentina's ``0 11 15-…``) are those
+    of ``format_number(…, NATIONAL)``, for digits near every region's numbers."""
+    rng = random.Random(4242)
+    checked = 0
+    for region in sorted(phonenumbers.SUPPORTED_REGIONS):
+        shape = phones._region_shape(phones._main_region(region))
+        for digits in _region_samples(region, rng, 40):
+            reading = phone_reading.read_in(digits, region)
+            if reading is None:
+                continue
+            written = phonenumbers.format_number(
+                phonenumbers.parse(digits, region), PhoneNumberFormat.NATIONAL
+            )
+            expected = (phones._group_lengths(written), phones._digits(written))
+            assert shape.national_form(reading.nsn) == expected, region
+            checked += 1
+    assert checked > 5000
+
+
 def test_foreign_reading_without_a_parse_is_phonenumbers_word_in_every_region() -> None:
     """``_canonical_in`` (the mirror first, a parse only where it cannot decide) answers as
     ``_is_canonical`` (always a parse) does, for digits near every region's numbers read in
@@ -491,7 +540,7 @@ def test_foreign_reading_without_a_parse_is_phonenumbers_word_in_every_region() 
         for digits in _region_samples(region, rng, 60):
             for reader in (region, rng.choice(regions)):
                 expected = phones._is_canonical(digits, reader, phones._region_shape(reader).prefix)
-                assert phones._canonical_in(digits, reader, {}) == expected, reader
+                assert phones._canonical_in(digits, reader, phones._Memo()) == expected, reader
                 canonical += expected
     assert canonical > 2000  # the sample reaches valid numbers of many regions
 
@@ -513,9 +562,9 @@ def test_foreign_reading_finds_the_regions_a_region_by_region_reading_finds() ->
                 if low <= len(digits) <= high
                 and plan.region not in own
                 and plan.may_be_national(digits)
-                and phones._canonical_in(digits, plan.region, {})
+                and phones._canonical_in(digits, plan.region, phones._Memo())
             ]
-            assert list(phones._find_foreign(digits, own, {})) == expected, region
+            assert list(phones._find_foreign(digits, own, phones._Memo())) == expected, region
             found += len(expected)
     assert found > 2000  # the sample reaches valid numbers of many regions
 
@@ -546,6 +595,76 @@ def _every_written(rng: random.Random) -> Iterator[tuple[str, str, str]]:
     for region in sorted(phonenumbers.SUPPORTED_REGIONS):
         for candidate in _written_samples(region, rng):
             yield region, candidate, phones._digits(candidate)
+
+
+def _written_by_parse(candidate: str, digits: str, region: str) -> bool:
+    """``_written_as_in`` read from ``phonenumbers`` alone: a parse, its number type and its
+    national format (the reference for the reading from the metadata)."""
+    prefix = phonenumbers.PhoneMetadata.metadata_for_region(region).national_prefix or ""
+    groups = phones._written_groups(candidate, prefix)
+    trunk_led = bool(prefix) and digits.startswith(prefix)
+    if phones._trunk_and_area(groups, prefix, trunk_led):
+        return True
+    number = phones._parse(digits, region) if len(digits) >= 10 else None
+    if number is None:
+        return False
+    mobile = phonenumbers.number_type(number) in {
+        PhoneNumberType.MOBILE,
+        PhoneNumberType.FIXED_LINE_OR_MOBILE,
+    }
+    national = phonenumbers.format_number(number, PhoneNumberFormat.NATIONAL)
+    written, national_digits = phones._group_lengths(national), phones._digits(national)
+    if len(groups) == 1:
+        example = phonenumbers.example_number_for_type(region, PhoneNumberType.MOBILE)
+        return (
+            mobile
+            and prefix == "0"
+            and national_digits == digits
+            and 10 <= len(digits) <= 11
+            and example is not None
+            and len(phonenumbers.national_significant_number(example))
+            == len(phonenumbers.national_significant_number(number))
+        )
+    if groups == written:
+        return True
+    if trunk_led and not national_digits.startswith(prefix):
+        return groups == (len(prefix), *written)
+    lead = written[0] - len(prefix)
+    return (
+        mobile
+        and not trunk_led
+        and national_digits.startswith(prefix)
+        and lead > 0
+        and groups == (lead, *written[1:])
+    )
+
+
+def test_written_as_a_region_writes_it_is_read_as_phonenumbers_reads_it() -> None:
+    """``_written_as_in`` (the metadata's reading and national format where they answer, a
+    parse elsewhere) answers as a parse, its number type and ``format_number`` do, for numbers
+    written as every region writes them and regrouped, read there and in another region."""
+    rng = random.Random(4343)
+    regions = sorted(phonenumbers.SUPPORTED_REGIONS)
+    written = 0
+    for region, candidate, digits in _every_written(rng):
+        for reader in (region, rng.choice(regions)):
+            expected = _written_by_parse(candidate, digits, reader)
+            assert phones._written_as_in(candidate, digits, reader) == expected, reader
+            written += expected
+    assert written > 1500
+
+
+def test_national_form_writes_the_national_prefix_where_the_rule_puts_it() -> None:
+    """A format whose first group reference is not ``\\1`` takes the prefix rule's ``\\1`` as
+    that reference (Argentina writes mobiles as ``011 15-2345-1306``)."""
+    shape = phones._region_shape("AR")
+    number = phonenumbers.parse("91123451306", "AR")
+    national = phonenumbers.format_number(number, PhoneNumberFormat.NATIONAL)
+    assert shape.national_form("91123451306") == (
+        phones._group_lengths(national),
+        phones._digits(national),
+    )
+    assert shape.national_form("91123451306")[0] == (3, 2, 4, 4)
 
 
 def test_the_regions_read_for_a_written_foreign_number_include_every_one_that_writes_it() -> None:

@@ -63,6 +63,7 @@ from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
 from polydeid.detect.rules._base import RuleDetector
+from polydeid.detect.rules.phone_reading import Reading, read_in
 from polydeid.locales import (
     canonical_language,
     language_info,
@@ -178,7 +179,7 @@ class _Scan:
     rule_id: str
     memo: dict[tuple[bool, str], _Finding | None] = field(default_factory=dict)
     foreign_memo: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
-    parsed: _Parsed = field(default_factory=dict)  # foreign readings' parses
+    read: _Memo = field(default_factory=lambda: _Memo())  # foreign readings and parses
 
     def context_before(self, start: int, floor: int) -> bool:
         """Whether a phone/fax word precedes ``start`` (not before ``floor``, the last number)."""
@@ -211,7 +212,7 @@ class _Scan:
             yield from known
             return
         found: list[str] = []
-        for region in _find_foreign(digits, self.regions, self.parsed, keep, plans):
+        for region in _find_foreign(digits, self.regions, self.read, keep, plans):
             found.append(region)
             yield region
         self.foreign_memo[key] = tuple(found)
@@ -379,6 +380,26 @@ class _Format:
         )
 
 
+#: A region's national formats as one pattern, and by the index of the empty group that ends
+#: each format's alternative, the number of groups before that alternative and the digit
+#: groups the format writes.
+_FormatTable = tuple[re.Pattern[str], dict[int, tuple[int, tuple[tuple[int | str, ...], ...]]]]
+
+
+def _format_table(formats: Sequence[_Format]) -> _FormatTable:
+    """``formats`` as one alternation, in their order, each alternative its leading digits as
+    a condition and its pattern, closed by an empty group: the first alternative that matches
+    a number whole is the format ``phonenumbers`` chooses for it."""
+    parts, chosen, groups = [], {}, 0
+    for fmt in formats:
+        lead = "" if fmt.leading is None else f"(?=(?:{fmt.leading.pattern}))"
+        base = groups + (0 if fmt.leading is None else fmt.leading.groups)
+        groups = base + fmt.pattern.groups + 1
+        chosen[groups] = (base, fmt.written)
+        parts.append(f"{lead}(?:{fmt.pattern.pattern})()")
+    return re.compile("|".join(parts) or "(?!)"), chosen
+
+
 def _fit(groups: tuple[int, ...], widths: tuple[tuple[int, int], ...]) -> bool:
     """Whether each of ``groups`` lies within its ``widths``, group for group."""
     return len(groups) == len(widths) and all(
@@ -403,6 +424,8 @@ class _RegionShape:
     transform: str | None  # how the region rewrites digits as it strips its prefix, if it does
     carrier_codes: bool  # the region strips a carrier code with its trunk prefix
     dialling: re.Pattern[str] | None  # the region's international dialling prefix
+    #: The formats as one pattern (:func:`_format_table`), built on first use.
+    table: list[_FormatTable] = field(default_factory=list, compare=False, repr=False)
 
     def significant_forms(self, digits: str) -> list[str]:
         """``digits`` read as a national significant number: as is, without prefix or code."""
@@ -485,6 +508,23 @@ class _RegionShape:
             if (fmt.leading is None or fmt.leading.match(nsn)) and fmt.pattern.fullmatch(nsn):
                 return fmt
         return None
+
+    def national_form(self, nsn: str) -> tuple[tuple[int, ...], str]:
+        """The digit groups and digits ``format_number`` writes ``nsn`` in, in the region's
+        national format (one group, ``nsn`` itself, where no format applies)."""
+        table = self.table
+        if not table:
+            table.append(_format_table(self.formats))
+        pattern, chosen = table[0]
+        match = pattern.fullmatch(nsn)
+        if match is None:
+            return (len(nsn),), nsn
+        base, written = chosen[match.lastindex or 0]
+        pieces = [
+            "".join(match.group(base + i) if isinstance(i, int) else i for i in group)
+            for group in written
+        ]
+        return tuple(len(p) for p in pieces), "".join(pieces)
 
     def national_groups(self, nsn: str) -> tuple[int, ...]:
         """The digit groups of ``nsn`` written in the region's national format."""
@@ -621,7 +661,7 @@ def _region_shape(region: str) -> _RegionShape:
 
 
 #: A group reference of a format rule (``\1``), as phonenumbers finds the first one.
-_GROUP_REF = re.compile(r"\\(\d)")
+_GROUP_REF = re.compile(r"(\\\d)")
 
 
 def _recipe(rule: str) -> tuple[tuple[int | str, ...], ...]:
@@ -684,12 +724,14 @@ def _written_widths(
 
 
 def _national_rule(fmt: phonenumbers.NumberFormat) -> str:
-    """A format's replacement template for national writing: its first group written with the
-    national prefix as the format's rule writes it (as phonenumbers builds it)."""
+    """A format's replacement template for national writing: its first group reference
+    written with the national prefix as the format's rule writes it, the rule's ``\\1``
+    standing for that reference (as phonenumbers builds it: ``\\2 15-\\3`` with ``0\\1``
+    is ``0\\2 15-\\3``)."""
     rule = fmt.national_prefix_formatting_rule
     if not rule:
         return str(fmt.format)
-    return _GROUP_REF.sub(lambda _: str(rule), str(fmt.format), count=1)
+    return _GROUP_REF.sub(str(rule), str(fmt.format), count=1)
 
 
 def _digits(text: str) -> str:
@@ -698,22 +740,41 @@ def _digits(text: str) -> str:
     return digits if digits.isascii() else "".join(str(int(c)) for c in digits)
 
 
-#: Parses already made while reading one segment, by digits and region.
-_Parsed = dict[tuple[str, str | None], "phonenumbers.PhoneNumber | None"]
+class _Memo:
+    """What digit strings read as in regions, by digits and region: parses and
+    :func:`read_in` readings already made while reading one segment."""
+
+    __slots__ = ("parsed", "readings")
+
+    def __init__(self) -> None:
+        self.parsed: dict[tuple[str, str | None], phonenumbers.PhoneNumber | None] = {}
+        self.readings: dict[tuple[str, str], Reading | None] = {}
 
 
 def _parse(
-    number: str, region: str | None, memo: _Parsed | None = None
+    number: str, region: str | None, memo: _Memo | None = None
 ) -> phonenumbers.PhoneNumber | None:
-    if memo is not None and (number, region) in memo:
-        return memo[number, region]
+    if memo is not None and (number, region) in memo.parsed:
+        return memo.parsed[number, region]
     try:
         parsed: phonenumbers.PhoneNumber | None = phonenumbers.parse(number, region)
     except NumberParseException:
         parsed = None
     if memo is not None:
-        memo[number, region] = parsed
+        memo.parsed[number, region] = parsed
     return parsed
+
+
+def _read_in(digits: str, region: str, memo: _Memo | None = None) -> Reading | None:
+    """:func:`read_in`, kept in ``memo``."""
+    if memo is None:
+        return read_in(digits, region)
+    key = (digits, region)
+    readings = memo.readings
+    if key in readings:
+        return readings[key]
+    found = readings[key] = read_in(digits, region)
+    return found
 
 
 def _judge_candidate(
@@ -881,6 +942,18 @@ class _Plan:
     strip: re.Pattern[str] | None
     lengths: frozenset[int]
 
+    n_digits: int  # the digit count the plan is read for
+    #: :meth:`first_look`, once compiled.
+    looks: list[re.Pattern[str]] = field(default_factory=list, compare=False, repr=False)
+
+    def first_look(self) -> re.Pattern[str]:
+        """A pattern that fully matches the digit strings of the plan's length that
+        :meth:`may_be_national` admits and the region's metadata does not rule out
+        (:func:`_first_look_source`; compiled on first use): one match before any reading."""
+        if not self.looks:
+            self.looks.append(re.compile(_first_look_source(self, self.n_digits)))
+        return self.looks[0]
+
     def may_be_national(self, digits: str) -> bool:
         if self.general.fullmatch(digits):
             return True
@@ -890,6 +963,41 @@ class _Plan:
             and lead.end() > 0
             and bool(self.general.fullmatch(digits[lead.end() :]))
         )
+
+
+def _first_look_source(plan: _Plan, n_digits: int) -> str:
+    """A pattern that fully matches every string of ``n_digits`` digits that
+    :meth:`_Plan.may_be_national` admits and the region's mirror does not rule out: its
+    general description, as written or after a prefix its parsing strips; and a significant
+    form valid by the mirror, or the country code or dialling prefix leading, or a prefix the
+    region rewrites."""
+    shape = _region_shape(plan.region)
+    general = plan.general.pattern
+    strip = plan.strip.pattern if plan.strip is not None else None
+    admits = [rf"(?:{general})\Z"]
+    if strip is not None:
+        admits.append(rf"(?:{strip})(?:{general})\Z")
+    valid = shape.valid
+
+    def valid_after(prefix: str, length: int) -> str | None:
+        if length not in valid:
+            return None
+        return rf"{prefix}(?=\d{{{length}}}\Z)(?:{valid.source(length)})\Z"
+
+    forms = [valid_after("", n_digits)]
+    if shape.strip_digits is not None:
+        forms.append(valid_after(re.escape(shape.strip_digits), n_digits - len(shape.strip_digits)))
+    elif strip is not None:
+        forms += [valid_after(f"(?:{strip})", n) for n in range(1, n_digits)]
+    cc = shape.country_code
+    forms.append(valid_after(re.escape(cc), n_digits - len(cc)))
+    forms.append(rf"{re.escape(cc)}\d*")
+    if shape.dialling is not None:
+        forms.append(rf"(?:{shape.dialling.pattern})\d*")
+    if shape.transform is not None and strip is not None:
+        forms.append(rf"(?:{strip})\d*")
+    either = "|".join(f"(?:{f})" for f in forms if f is not None)
+    return rf"(?=\d{{{n_digits}}}\Z)(?={'|'.join(admits)})(?:{either})"
 
 
 @cache
@@ -913,6 +1021,7 @@ def _plans_of_length(n_digits: int) -> tuple[_Plan, ...]:
                 re.compile(general.national_number_pattern),
                 re.compile(rule) if rule else None,
                 frozenset(sizes),
+                n_digits,
             )
         )
     return tuple(plans)
@@ -921,49 +1030,58 @@ def _plans_of_length(n_digits: int) -> tuple[_Plan, ...]:
 def _find_foreign(
     digits: str,
     own: Sequence[str],
-    memo: _Parsed,
+    memo: _Memo,
     keep: Callable[[str], bool] | None = None,
     plans: Sequence[_Plan] | None = None,
 ) -> Iterator[str]:
-    """The regions other than ``own`` (and, if given, those of ``plans`` that ``keep`` keeps:
-    by default every region's plan for the digit count) where ``digits`` are a valid number
-    in national form, in code order. ``keep`` is asked only where the mirror does not rule
-    the region out, and before any parse."""
+    """The regions other than ``own`` (if given, of ``plans``: by default every region's plan
+    for the digit count) where ``digits`` are a valid number in national form, in code order.
+    ``keep`` is asked only where a parse must decide, before it: a region it does not keep
+    is passed over there (a caller's filter, so the regions where the metadata decides may
+    be found whether it keeps them or not)."""
     low, high = _NATIONAL_DIGITS
     if not low <= len(digits) <= high:
         return
     for plan in _plans_of_length(len(digits)) if plans is None else plans:
-        if plan.region in own or not plan.may_be_national(digits):
+        looks = plan.looks
+        look = looks[0] if looks else plan.first_look()
+        if look.fullmatch(digits) is None or plan.region in own:
+            continue
+        if not plan.may_be_national(digits):
             continue
         shape = _region_shape(plan.region)
-        settled = _mirror_verdict(digits, shape)
-        if settled is False or (keep is not None and not keep(plan.region)):
+        settled = _mirror_verdict(digits, plan.region, shape, memo)
+        if settled is False or (settled is None and keep is not None and not keep(plan.region)):
             continue
         if settled or _is_canonical(digits, plan.region, shape.prefix, memo):
             yield plan.region
 
 
-def _canonical_in(digits: str, region: str, memo: _Parsed | None = None) -> bool:
+def _canonical_in(digits: str, region: str, memo: _Memo | None = None) -> bool:
     """:func:`_is_canonical`, without a parse where the region's mirror decides
     (:func:`_mirror_verdict`). Tested in every region."""
     shape = _region_shape(region)
-    settled = _mirror_verdict(digits, shape)
+    settled = _mirror_verdict(digits, region, shape, memo)
     if settled is not None:
         return settled
     return _is_canonical(digits, region, shape.prefix, memo)
 
 
-def _mirror_verdict(digits: str, shape: _RegionShape) -> bool | None:
-    """:func:`_is_canonical`'s answer where the region's mirror decides, else ``None``: a
-    canonical reading it settles is valid, and digits with no valid form in it (``NONE``,
-    ``POSSIBLE``) are not, nor are digits of a region that rewrites them with no valid form
-    either way; undecided where the region's country code or international dialling prefix
-    leads them (phonenumbers may read those as dialled from abroad)."""
-    reading = shape.reading(digits)
-    if reading is _Reading.CANONICAL and shape.settles(digits):
-        return True
+def _mirror_verdict(
+    digits: str, region: str, shape: _RegionShape, memo: _Memo | None = None
+) -> bool | None:
+    """:func:`_is_canonical`'s answer where the region's metadata decides, else ``None``:
+    where the region reads the digits as written (:func:`read_in`), its reading; elsewhere
+    digits with no valid form in it are not valid, nor are digits of a region that rewrites
+    them with no valid form either way; undecided where the region's country code or
+    international dialling prefix leads them (phonenumbers may read those as dialled from
+    abroad)."""
+    read = _read_in(digits, region, memo)
+    if read is not None:
+        return read.valid and len(digits) - len(read.nsn) <= len(shape.prefix) + 2
     if shape.led_from_abroad(digits):
         return None
+    reading = shape.reading(digits)
     if reading is _Reading.NONE or reading is _Reading.POSSIBLE:
         return False
     if reading is _Reading.UNKNOWN and not shape.has_valid_form(digits):
@@ -996,7 +1114,7 @@ def _foreign_verdict(
 
     plans = _plans_to_keep(candidate, digits)
     for region in scan.foreign(digits, keep, candidate, plans):
-        if _written_as_in(candidate, digits, region, scan.parsed):
+        if _written_as_in(candidate, digits, region, scan.read):
             return _Verdict(SOURCE_FOREIGN, 0.8)
     return None
 
@@ -1143,7 +1261,7 @@ def _main_region(region: str) -> str:
     return str(phonenumbers.region_code_for_country_code(metadata.country_code))
 
 
-def _written_as_in(candidate: str, digits: str, region: str, memo: _Parsed | None = None) -> bool:
+def _written_as_in(candidate: str, digits: str, region: str, memo: _Memo | None = None) -> bool:
     """Whether ``candidate`` is written as ``region`` writes its numbers (module docstring).
 
     Led by a trunk prefix ``0`` (bare or bracketed, ``(0)20``) with the area or network code in
@@ -1159,29 +1277,37 @@ def _written_as_in(candidate: str, digits: str, region: str, memo: _Parsed | Non
     trunk_led = bool(prefix) and digits.startswith(prefix)
     if _trunk_and_area(groups, prefix, trunk_led):
         return True
-    number = _parse(digits, region, memo) if len(digits) >= _FOREIGN_UNPREFIXED_DIGITS else None
-    if number is None:
+    if len(digits) < _FOREIGN_UNPREFIXED_DIGITS:
         return False
-    mobile = phonenumbers.number_type(number) in _MOBILE_TYPES
-    national = phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.NATIONAL)
+    read = _read_in(digits, region, memo)
+    if read is not None:  # phonenumbers' reading and national format, without a parse
+        nsn, mobile = read.nsn, read.mobile
+        written, national = _region_shape(_main_region(region)).national_form(nsn)
+    else:
+        number = _parse(digits, region, memo)
+        if number is None:
+            return False
+        nsn = phonenumbers.national_significant_number(number)
+        mobile = phonenumbers.number_type(number) in _MOBILE_TYPES
+        formatted = phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.NATIONAL)
+        written, national = _group_lengths(formatted), _digits(formatted)
     if len(groups) == 1:
         return (
             mobile
             and prefix == "0"
-            and _digits(national) == digits
+            and national == digits
             and _FOREIGN_BARE_DIGITS[0] <= len(digits) <= _FOREIGN_BARE_DIGITS[1]
-            and _has_example_mobile_length(number, region)
+            and len(nsn) == _example_mobile_length(region)
         )
-    written = _group_lengths(national)
     if groups == written:
         return True
-    if trunk_led and not _digits(national).startswith(prefix):
+    if trunk_led and not national.startswith(prefix):
         return groups == (len(prefix), *written)
     lead = written[0] - len(prefix)
     return (
         mobile
         and not trunk_led
-        and _digits(national).startswith(prefix)
+        and national.startswith(prefix)
         and lead > 0
         and (groups == (lead, *written[1:]))
     )
@@ -1200,13 +1326,12 @@ def _trunk_and_area(groups: tuple[int, ...], prefix: str, trunk_led: bool) -> bo
     return len(groups) > 1 and prefix == "0" and trunk_led and lead_low <= groups[0] <= lead_high
 
 
-def _has_example_mobile_length(number: phonenumbers.PhoneNumber, region: str) -> bool:
-    """Whether ``number`` has as many digits as ``region``'s example mobile number (a region
-    with mobile numbers of several lengths writes most of them in one)."""
+@cache
+def _example_mobile_length(region: str) -> int | None:
+    """Digits of ``region``'s example mobile number (a region with mobile numbers of several
+    lengths writes most of them in one)."""
     example = phonenumbers.example_number_for_type(region, phonenumbers.PhoneNumberType.MOBILE)
-    return example is not None and len(phonenumbers.national_significant_number(example)) == len(
-        phonenumbers.national_significant_number(number)
-    )
+    return None if example is None else len(phonenumbers.national_significant_number(example))
 
 
 #: Number types read as mobile numbers (their groupings are written without a trunk prefix).
@@ -1231,7 +1356,7 @@ def _group_lengths(text: str) -> tuple[int, ...]:
     return tuple(len(g) for g in _GROUP.findall(text))
 
 
-def _is_canonical(digits: str, region: str, prefix: str, memo: _Parsed | None = None) -> bool:
+def _is_canonical(digits: str, region: str, prefix: str, memo: _Memo | None = None) -> bool:
     """phonenumbers' word: valid, and read with the same national significant number."""
     number = _parse(digits, region, memo)
     if number is None or not phonenumbers.is_valid_number(number):
