@@ -42,7 +42,10 @@ a list (``617-555-0134 / 617-555-0199``), never a slice of a longer identifier. 
 string is a foreign number without context only when it is a mobile number of ten or eleven
 digits, written in its national form led by the trunk prefix ``0`` and as long as the region's
 example mobile number (``0612345678``), and a candidate the segment's own regions
-accept is never read again.
+accept is never read again. A foreign reading takes what ``phonenumbers`` would parse, its
+number type and its national format from the region's metadata
+(:mod:`polydeid.detect.rules.phone_reading`, tested equal in every region) and parses only
+where the region may read the digits as dialled from abroad or rewrites them.
 """
 
 from __future__ import annotations
