@@ -545,28 +545,52 @@ def test_foreign_reading_without_a_parse_is_phonenumbers_word_in_every_region() 
     assert canonical > 2000  # the sample reaches valid numbers of many regions
 
 
-def test_foreign_reading_finds_the_regions_a_region_by_region_reading_finds() -> None:
-    """``_find_foreign`` (one match of a region's general description and valid numbers
-    where the region reads the digits as written) finds, in order, the regions where the
-    general description admits the digits and ``_canonical_in`` holds."""
+def _scan(own: tuple[str, ...]) -> phones._Scan:
+    """A scan of an English segment whose regions are ``own``."""
+    return phones._Scan(
+        segment=Segment("", lang="en"),
+        regions=own,
+        national_lengths=phones._national_lengths(own),
+        locale=phones._locale(("en",)),
+        hinted=False,
+        rule_id=phones.PhoneRule.id,
+    )
+
+
+def test_foreign_reading_answers_as_a_region_by_region_reading_in_any_order() -> None:
+    """``_Scan.foreign`` (the regions that read earlier numbers of the segment first) answers
+    whether some region outside the segment's admits the digits by its general description
+    and reads them as valid in national form (``_canonical_in``), and, asked with a filter on
+    the regions, whether one of those it keeps does and the filter's condition holds there."""
     rng = random.Random(3838)
     regions = sorted(phonenumbers.SUPPORTED_REGIONS)
-    found = 0
-    for region in regions:
-        for digits in _region_samples(region, rng, 20):
-            own = tuple(rng.sample(regions, 2))
-            low, high = phones._NATIONAL_DIGITS
-            expected = [
-                plan.region
-                for plan in phones._plans_of_length(len(digits))
-                if low <= len(digits) <= high
-                and plan.region not in own
-                and plan.may_be_national(digits)
-                and phones._canonical_in(digits, plan.region, phones._Memo())
-            ]
-            assert list(phones._find_foreign(digits, own, phones._Memo())) == expected, region
-            found += len(expected)
+    low, high = phones._NATIONAL_DIGITS
+    found = filtered = 0
+    asked_before = itertools.count()
+    for own in [tuple(rng.sample(regions, 2)) for _ in range(3)]:
+        scan = _scan(own)  # one segment: the favoured regions carry over between numbers
+        for region in regions:
+            for digits in _region_samples(region, rng, 8):
+                readers = [
+                    plan.region
+                    for plan in phones._plans_of_length(len(digits))
+                    if low <= len(digits) <= high
+                    and plan.region not in own
+                    and plan.may_be_national(digits)
+                    and phones._canonical_in(digits, plan.region, phones._Memo())
+                ]
+                assert scan.foreign(digits) == bool(readers), region
+                found += bool(readers)
+                kept = frozenset([*rng.sample(regions, 40), region])
+                plans = tuple(p for p in phones._plans_of_length(len(digits)) if p.region in kept)
+                odd = {r for r in regions if sum(map(ord, r + digits)) % 2}
+                expected = any(r in kept and r in odd for r in readers)
+                asked = phones._Kept(kept, plans, lambda _: True)
+                question = f"odd {next(asked_before)}"  # a new question for the memo
+                assert scan.foreign(digits, asked, odd.__contains__, question) == expected, region
+                filtered += expected
     assert found > 2000  # the sample reaches valid numbers of many regions
+    assert filtered > 500
 
 
 def _written_samples(region: str, rng: random.Random) -> list[str]:

@@ -242,11 +242,21 @@ class Reading:
         return self.type in MOBILE_TYPES
 
 
-def read_in(digits: str, region: str) -> Reading | None:
+def read_in(
+    digits: str, region: str, types: dict[tuple[int, str], str] | None = None
+) -> Reading | None:
     """``parse(digits, region)`` and its ``number_type``, where the region reads ``digits``
-    as written (module docstring), else ``None``. ``digits``: ASCII digits, at least two."""
+    as written (module docstring), else ``None``. ``digits``: ASCII digits, at least two.
+    ``types``: number types already found, by country code and national significant number
+    (regions sharing a code read most numbers the same)."""
     reader = _reader(region)
     nsn = reader.nsn(digits)
     if nsn is None or len(nsn) > _MAX_NSN:
         return None
-    return Reading(nsn, number_type(reader.country_code, nsn))
+    if types is None:
+        return Reading(nsn, number_type(reader.country_code, nsn))
+    key = (reader.country_code, nsn)
+    kind = types.get(key)
+    if kind is None:
+        kind = types[key] = number_type(*key)
+    return Reading(nsn, kind)

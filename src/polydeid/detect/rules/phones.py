@@ -181,8 +181,10 @@ class _Scan:
     hinted: bool
     rule_id: str
     memo: dict[tuple[bool, str], _Finding | None] = field(default_factory=dict)
-    foreign_memo: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
+    foreign_memo: dict[tuple[str, str], bool] = field(default_factory=dict)
     read: _Memo = field(default_factory=lambda: _Memo())  # foreign readings and parses
+    #: Regions that read a foreign number of this segment, the latest first.
+    favourites: list[str] = field(default_factory=list)
 
     def context_before(self, start: int, floor: int) -> bool:
         """Whether a phone/fax word precedes ``start`` (not before ``floor``, the last number)."""
@@ -202,23 +204,68 @@ class _Scan:
     def foreign(
         self,
         digits: str,
-        keep: Callable[[str], bool] | None = None,
+        kept: _Kept | None = None,
+        accept: Callable[[str], bool] | None = None,
         key: str = "",
-        plans: Sequence[_Plan] | None = None,
-    ) -> Iterator[str]:
-        """The regions outside the segment's (and, if given, those ``keep`` keeps of those
-        ``plans`` read; ``key`` names them for the memo) where ``digits`` are valid in national
-        form, in code order, found as they are asked for (a caller may stop at the first)."""
-        key = (digits, key)
-        known = self.foreign_memo.get(key)
-        if known is not None:
-            yield from known
-            return
-        found: list[str] = []
-        for region in _find_foreign(digits, self.regions, self.read, keep, plans):
-            found.append(region)
-            yield region
-        self.foreign_memo[key] = tuple(found)
+    ) -> bool:
+        """Whether a region outside the segment's (of ``kept``, if given: by default any
+        region) reads ``digits`` as a valid number in national form (:func:`_reads_foreign`,
+        ``keep`` before a parse) and ``accept``, if given, holds there. ``key`` names the
+        question for the memo. The regions that answered yes earlier in the segment are read
+        first: the answer does not depend on the order."""
+        memo_key = (digits, key)
+        known = self.foreign_memo.get(memo_key)
+        if known is None:
+            known = self.foreign_memo[memo_key] = self._foreign(digits, kept, accept)
+        return known
+
+    def _foreign(
+        self, digits: str, kept: _Kept | None, accept: Callable[[str], bool] | None
+    ) -> bool:
+        low, high = _NATIONAL_DIGITS
+        if not low <= len(digits) <= high:
+            return False
+        keep = None if kept is None else kept.keep
+        plans = _plans_of_length(len(digits)) if kept is None else kept.plans
+        favourites = self.favourites
+        tried = []
+        by_region = _plan_by_region(len(digits))
+        for region in favourites:
+            plan = by_region.get(region)
+            if plan is None or (kept is not None and region not in kept.regions):
+                continue
+            tried.append(region)
+            if _reads_foreign(digits, plan, self.regions, self.read, keep) and (
+                accept is None or accept(region)
+            ):
+                favourites.remove(region)
+                favourites.insert(0, region)
+                return True
+        for plan in plans:
+            region = plan.region
+            if region in tried:
+                continue
+            if _reads_foreign(digits, plan, self.regions, self.read, keep) and (
+                accept is None or accept(region)
+            ):
+                favourites.insert(0, region)
+                del favourites[_FAVOURITES:]
+                return True
+        return False
+
+
+#: How many regions that read foreign numbers a scan reads first.
+_FAVOURITES = 8
+
+
+@dataclass(frozen=True, slots=True)
+class _Kept:
+    """The regions a grouped foreign candidate may be written as (:func:`_may_keep`), their
+    plans in code order, and the finer filter asked before a parse (:func:`_format_may_write`)."""
+
+    regions: frozenset[str]
+    plans: tuple[_Plan, ...]
+    keep: Callable[[str], bool]
 
 
 def _breaks_run(gap: str) -> bool:
@@ -747,11 +794,12 @@ class _Memo:
     """What digit strings read as in regions, by digits and region: parses and
     :func:`read_in` readings already made while reading one segment."""
 
-    __slots__ = ("parsed", "readings")
+    __slots__ = ("parsed", "readings", "types")
 
     def __init__(self) -> None:
         self.parsed: dict[tuple[str, str | None], phonenumbers.PhoneNumber | None] = {}
         self.readings: dict[tuple[str, str], Reading | None] = {}
+        self.types: dict[tuple[int, str], str] = {}
 
 
 def _parse(
@@ -776,7 +824,7 @@ def _read_in(digits: str, region: str, memo: _Memo | None = None) -> Reading | N
     readings = memo.readings
     if key in readings:
         return readings[key]
-    found = readings[key] = read_in(digits, region)
+    found = readings[key] = read_in(digits, region, memo.types)
     return found
 
 
@@ -945,18 +993,6 @@ class _Plan:
     strip: re.Pattern[str] | None
     lengths: frozenset[int]
 
-    n_digits: int  # the digit count the plan is read for
-    #: :meth:`first_look`, once compiled.
-    looks: list[re.Pattern[str]] = field(default_factory=list, compare=False, repr=False)
-
-    def first_look(self) -> re.Pattern[str]:
-        """A pattern that fully matches the digit strings of the plan's length that
-        :meth:`may_be_national` admits and the region's metadata does not rule out
-        (:func:`_first_look_source`; compiled on first use): one match before any reading."""
-        if not self.looks:
-            self.looks.append(re.compile(_first_look_source(self, self.n_digits)))
-        return self.looks[0]
-
     def may_be_national(self, digits: str) -> bool:
         if self.general.fullmatch(digits):
             return True
@@ -966,41 +1002,6 @@ class _Plan:
             and lead.end() > 0
             and bool(self.general.fullmatch(digits[lead.end() :]))
         )
-
-
-def _first_look_source(plan: _Plan, n_digits: int) -> str:
-    """A pattern that fully matches every string of ``n_digits`` digits that
-    :meth:`_Plan.may_be_national` admits and the region's mirror does not rule out: its
-    general description, as written or after a prefix its parsing strips; and a significant
-    form valid by the mirror, or the country code or dialling prefix leading, or a prefix the
-    region rewrites."""
-    shape = _region_shape(plan.region)
-    general = plan.general.pattern
-    strip = plan.strip.pattern if plan.strip is not None else None
-    admits = [rf"(?:{general})\Z"]
-    if strip is not None:
-        admits.append(rf"(?:{strip})(?:{general})\Z")
-    valid = shape.valid
-
-    def valid_after(prefix: str, length: int) -> str | None:
-        if length not in valid:
-            return None
-        return rf"{prefix}(?=\d{{{length}}}\Z)(?:{valid.source(length)})\Z"
-
-    forms = [valid_after("", n_digits)]
-    if shape.strip_digits is not None:
-        forms.append(valid_after(re.escape(shape.strip_digits), n_digits - len(shape.strip_digits)))
-    elif strip is not None:
-        forms += [valid_after(f"(?:{strip})", n) for n in range(1, n_digits)]
-    cc = shape.country_code
-    forms.append(valid_after(re.escape(cc), n_digits - len(cc)))
-    forms.append(rf"{re.escape(cc)}\d*")
-    if shape.dialling is not None:
-        forms.append(rf"(?:{shape.dialling.pattern})\d*")
-    if shape.transform is not None and strip is not None:
-        forms.append(rf"(?:{strip})\d*")
-    either = "|".join(f"(?:{f})" for f in forms if f is not None)
-    return rf"(?=\d{{{n_digits}}}\Z)(?={'|'.join(admits)})(?:{either})"
 
 
 @cache
@@ -1024,40 +1025,37 @@ def _plans_of_length(n_digits: int) -> tuple[_Plan, ...]:
                 re.compile(general.national_number_pattern),
                 re.compile(rule) if rule else None,
                 frozenset(sizes),
-                n_digits,
             )
         )
     return tuple(plans)
 
 
-def _find_foreign(
+@cache
+def _plan_by_region(n_digits: int) -> dict[str, _Plan]:
+    """:func:`_plans_of_length`, by region."""
+    return {plan.region: plan for plan in _plans_of_length(n_digits)}
+
+
+def _reads_foreign(
     digits: str,
+    plan: _Plan,
     own: Sequence[str],
     memo: _Memo,
     keep: Callable[[str], bool] | None = None,
-    plans: Sequence[_Plan] | None = None,
-) -> Iterator[str]:
-    """The regions other than ``own`` (if given, of ``plans``: by default every region's plan
-    for the digit count) where ``digits`` are a valid number in national form, in code order.
-    ``keep`` is asked only where a parse must decide, before it: a region it does not keep
-    is passed over there (a caller's filter, so the regions where the metadata decides may
-    be found whether it keeps them or not)."""
-    low, high = _NATIONAL_DIGITS
-    if not low <= len(digits) <= high:
-        return
-    for plan in _plans_of_length(len(digits)) if plans is None else plans:
-        looks = plan.looks
-        look = looks[0] if looks else plan.first_look()
-        if look.fullmatch(digits) is None or plan.region in own:
-            continue
-        if not plan.may_be_national(digits):
-            continue
-        shape = _region_shape(plan.region)
-        settled = _mirror_verdict(digits, plan.region, shape, memo)
-        if settled is False or (settled is None and keep is not None and not keep(plan.region)):
-            continue
-        if settled or _is_canonical(digits, plan.region, shape.prefix, memo):
-            yield plan.region
+) -> bool:
+    """Whether ``plan``'s region, if not one of ``own``, reads ``digits`` as a valid number in
+    national form: its general description admits them (:meth:`_Plan.may_be_national`) and
+    :func:`_canonical_in` holds. ``keep`` is asked only where a parse must decide, before it:
+    where it does not keep the region the answer is no."""
+    if plan.region in own or not plan.may_be_national(digits):
+        return False
+    shape = _region_shape(plan.region)
+    settled = _mirror_verdict(digits, plan.region, shape, memo)
+    if settled is not None:
+        return settled
+    if keep is not None and not keep(plan.region):
+        return False
+    return _is_canonical(digits, plan.region, shape.prefix, memo)
 
 
 def _canonical_in(digits: str, region: str, memo: _Memo | None = None) -> bool:
@@ -1106,8 +1104,7 @@ def _foreign_verdict(
     if not (has_context() or digits.startswith("0") or len(digits) >= _FOREIGN_UNPREFIXED_DIGITS):
         return None  # without context only these can be written as a region writes them
     if has_context():
-        found = next(scan.foreign(digits), None) is not None
-        return _Verdict(SOURCE_FOREIGN, 0.85) if found else None
+        return _Verdict(SOURCE_FOREIGN, 0.85) if scan.foreign(digits) else None
     # Any region where the number is valid and written as there decides; only those whose
     # format for the digits may write it so are read.
     groups_by_prefix: dict[str, tuple[int, ...]] = {}
@@ -1115,11 +1112,13 @@ def _foreign_verdict(
     def keep(region: str) -> bool:
         return _format_may_write(candidate, digits, region, groups_by_prefix)
 
-    plans = _plans_to_keep(candidate, digits)
-    for region in scan.foreign(digits, keep, candidate, plans):
-        if _written_as_in(candidate, digits, region, scan.read):
-            return _Verdict(SOURCE_FOREIGN, 0.8)
-    return None
+    def written(region: str) -> bool:
+        return _written_as_in(candidate, digits, region, scan.read, groups_by_prefix)
+
+    key = _keep_key(candidate, digits)
+    kept = None if key is None else _Kept(_keepers(*key), _plans_among(*key), keep)
+    found = scan.foreign(digits, kept, written, candidate)
+    return _Verdict(SOURCE_FOREIGN, 0.8) if found else None
 
 
 def _format_may_write(
@@ -1245,12 +1244,6 @@ def _keepers(n_digits: int, groups: tuple[int, ...], lead: str) -> frozenset[str
     return found
 
 
-def _plans_to_keep(candidate: str, digits: str) -> tuple[_Plan, ...] | None:
-    """The plans (in code order) of the regions :func:`_may_keep` keeps, if it decides."""
-    key = _keep_key(candidate, digits)
-    return None if key is None else _plans_among(*key)
-
-
 @lru_cache(maxsize=4096)
 def _plans_among(n_digits: int, groups: tuple[int, ...], lead: str) -> tuple[_Plan, ...]:
     regions = _keepers(n_digits, groups, lead)
@@ -1264,7 +1257,13 @@ def _main_region(region: str) -> str:
     return str(phonenumbers.region_code_for_country_code(metadata.country_code))
 
 
-def _written_as_in(candidate: str, digits: str, region: str, memo: _Memo | None = None) -> bool:
+def _written_as_in(
+    candidate: str,
+    digits: str,
+    region: str,
+    memo: _Memo | None = None,
+    groups_by_prefix: dict[str, tuple[int, ...]] | None = None,
+) -> bool:
     """Whether ``candidate`` is written as ``region`` writes its numbers (module docstring).
 
     Led by a trunk prefix ``0`` (bare or bracketed, ``(0)20``) with the area or network code in
@@ -1273,10 +1272,14 @@ def _written_as_in(candidate: str, digits: str, region: str, memo: _Memo | None 
     of its own (``1-617-555-0134``), or, for a mobile number, without its trunk prefix
     (``98765 43210``); or a bare mobile number of ten or eleven digits in its national form,
     led by its trunk prefix ``0``, as long as the region's example mobile (``0612345678``).
+    ``groups_by_prefix``: the candidate's digit groups as read with each national prefix.
     """
-    metadata = phonenumbers.PhoneMetadata.metadata_for_region(region)
-    prefix = (metadata.national_prefix or "") if metadata is not None else ""
-    groups = _written_groups(candidate, prefix)
+    prefix = _region_shape(region).prefix
+    groups = None if groups_by_prefix is None else groups_by_prefix.get(prefix)
+    if groups is None:
+        groups = _written_groups(candidate, prefix)
+        if groups_by_prefix is not None:
+            groups_by_prefix[prefix] = groups
     trunk_led = bool(prefix) and digits.startswith(prefix)
     if _trunk_and_area(groups, prefix, trunk_led):
         return True
