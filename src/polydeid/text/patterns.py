@@ -26,6 +26,9 @@ from polydeid.text.scripts import UNSPACED
 #: the scanning thread in :func:`guarded_finditer`).
 PATTERN_TIMEOUT_S = 2.0
 
+#: Longest window a context lexicon searches without a time limit.
+_UNTIMED_CHARS = 256
+
 #: Matches of a guarded scan between two work-budget checkpoints.
 _CHECK_EVERY = 64
 #: Matches a guarded scan finds between two readings of its clocks.
@@ -157,14 +160,16 @@ class ContextLexicon:
         return self._pattern is not None
 
     def search(self, text: str, start: int = 0, end: int | None = None) -> bool:
-        """Whether a phrase occurs as a whole word within ``text[start:end]``."""
+        """Whether a phrase occurs as a whole word within ``text[start:end]``. A window of at
+        most :data:`_UNTIMED_CHARS` characters is searched without a time limit: a phrase
+        pattern's work there is bounded by the window, and the limit's clock costs more than
+        such a search."""
         if self._pattern is None:
             return False
-        end = len(text) if end is None else end
-        found = self._pattern.search(
-            text, max(0, start), min(len(text), end), timeout=PATTERN_TIMEOUT_S
-        )
-        return found is not None
+        low, high = max(0, start), min(len(text), len(text) if end is None else end)
+        if high - low <= _UNTIMED_CHARS:
+            return self._pattern.search(text, low, high) is not None
+        return self._pattern.search(text, low, high, timeout=PATTERN_TIMEOUT_S) is not None
 
     def near(self, text: str, start: int, end: int, *, before: int = 40, after: int = 0) -> bool:
         """Whether a phrase ends up to ``before`` chars left of ``start`` (or ``after`` right)."""

@@ -162,6 +162,7 @@ class _Reader:
     """What ``parse`` reads a region's national numbers by."""
 
     country_code: int
+    code: str  # the country code as digits
     dialling: re.Pattern[str] | None
     strip: re.Pattern[str] | None
     rewrites: bool  # the region has a transform rule for what its prefix pattern captures
@@ -170,7 +171,7 @@ class _Reader:
     local_lengths: frozenset[int]
 
     def led_from_abroad(self, digits: str) -> bool:
-        return digits.startswith(str(self.country_code)) or (
+        return digits.startswith(self.code) or (
             self.dialling is not None and self.dialling.match(digits) is not None
         )
 
@@ -214,6 +215,7 @@ def _reader(region: str) -> _Reader:
     dialling = metadata.international_prefix
     return _Reader(
         metadata.country_code,
+        str(metadata.country_code),
         re.compile(dialling) if dialling else None,
         re.compile(rule) if rule else None,
         bool(metadata.national_prefix_transform_rule),
@@ -243,20 +245,20 @@ class Reading:
 
 
 def read_in(
-    digits: str, region: str, types: dict[tuple[int, str], str] | None = None
+    digits: str, region: str, known: dict[tuple[int, str], Reading] | None = None
 ) -> Reading | None:
     """``parse(digits, region)`` and its ``number_type``, where the region reads ``digits``
     as written (module docstring), else ``None``. ``digits``: ASCII digits, at least two.
-    ``types``: number types already found, by country code and national significant number
+    ``known``: readings already made, by country code and national significant number
     (regions sharing a code read most numbers the same)."""
     reader = _reader(region)
     nsn = reader.nsn(digits)
     if nsn is None or len(nsn) > _MAX_NSN:
         return None
-    if types is None:
+    if known is None:
         return Reading(nsn, number_type(reader.country_code, nsn))
     key = (reader.country_code, nsn)
-    kind = types.get(key)
-    if kind is None:
-        kind = types[key] = number_type(*key)
-    return Reading(nsn, kind)
+    reading = known.get(key)
+    if reading is None:
+        reading = known[key] = Reading(nsn, number_type(*key))
+    return reading

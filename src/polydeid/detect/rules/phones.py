@@ -241,11 +241,12 @@ class _Scan:
                 favourites.remove(region)
                 favourites.insert(0, region)
                 return True
+        own, memo = self.regions, self.read
         for plan in plans:
             region = plan.region
-            if region in tried:
+            if region in tried or region in own or not plan.may_be_national(digits):
                 continue
-            if _reads_foreign(digits, plan, self.regions, self.read, keep) and (
+            if _canonical_foreign(digits, region, memo, keep) and (
                 accept is None or accept(region)
             ):
                 favourites.insert(0, region)
@@ -799,7 +800,7 @@ class _Memo:
     def __init__(self) -> None:
         self.parsed: dict[tuple[str, str | None], phonenumbers.PhoneNumber | None] = {}
         self.readings: dict[tuple[str, str], Reading | None] = {}
-        self.types: dict[tuple[int, str], str] = {}
+        self.types: dict[tuple[int, str], Reading] = {}  # readings by code and number
 
 
 def _parse(
@@ -1047,15 +1048,25 @@ def _reads_foreign(
     national form: its general description admits them (:meth:`_Plan.may_be_national`) and
     :func:`_canonical_in` holds. ``keep`` is asked only where a parse must decide, before it:
     where it does not keep the region the answer is no."""
-    if plan.region in own or not plan.may_be_national(digits):
-        return False
-    shape = _region_shape(plan.region)
-    settled = _mirror_verdict(digits, plan.region, shape, memo)
+    return (
+        plan.region not in own
+        and plan.may_be_national(digits)
+        and _canonical_foreign(digits, plan.region, memo, keep)
+    )
+
+
+def _canonical_foreign(
+    digits: str, region: str, memo: _Memo, keep: Callable[[str], bool] | None = None
+) -> bool:
+    """:func:`_canonical_in`, with ``keep`` asked before a parse (no where it does not keep
+    the region)."""
+    shape = _region_shape(region)
+    settled = _mirror_verdict(digits, region, shape, memo)
     if settled is not None:
         return settled
-    if keep is not None and not keep(plan.region):
+    if keep is not None and not keep(region):
         return False
-    return _is_canonical(digits, plan.region, shape.prefix, memo)
+    return _is_canonical(digits, region, shape.prefix, memo)
 
 
 def _canonical_in(digits: str, region: str, memo: _Memo | None = None) -> bool:
