@@ -189,20 +189,17 @@ def _index_table(index: _Index) -> dict[str, Any]:
 
 
 def _index_from_table(table: Any) -> _Index | None:
-    """The index :func:`_index_table` wrote, or ``None`` where the data is not such a table."""
+    """The index :func:`_index_table` wrote, or ``None`` where the data is not shaped as such a
+    table (a kept file is polydeid's own, checked by its stamp: the values are not checked)."""
     kinds = {kind.value: kind for kind in PlaceKind}
 
     def name(row: Any) -> _Name:
         text, kind, major, words = row
-        if not isinstance(text, str) or not isinstance(major, bool):
-            raise TypeError("not a name")
-        if not all(isinstance(word, str) for word in words):
-            raise TypeError("not a word")
         return _Name(PlaceEntry(text, kinds[kind], major), tuple(words))
 
     try:
-        single = {str(word): name(row) for word, row in table["single"].items()}
-        pairs = {(str(a), str(b)): tuple(name(r) for r in rows) for a, b, rows in table["pairs"]}
+        single = {word: name(row) for word, row in table["single"].items()}
+        pairs = {(a, b): tuple(map(name, rows)) for a, b, rows in table["pairs"]}
     except (KeyError, TypeError, ValueError, AttributeError):
         return None
     return _Index(single, pairs, frozenset(single) | frozenset(k[0] for k in pairs))
