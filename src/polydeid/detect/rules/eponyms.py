@@ -228,19 +228,23 @@ class EponymTermRule(RuleDetector):
         self.languages = frozenset(languages())
 
     def find(self, segment: Segment) -> Iterable[Span]:
+        """The terms of the segment. The pattern and the guards of its languages are built
+        at the first word a term may start with (most texts have none)."""
         langs = tuple(segment_languages(segment))
-        pattern = _term_pattern(langs)
-        if pattern is None:
-            return []
-        titles, units = _guards(langs)
-        given = _given_names(langs)
         firsts = _first_words(langs)
         text = segment.text
-        spans = []
+        spans: list[Span] = []
         end = 0
+        pattern: Pattern | None = None
         for word in _WORD.finditer(text):
             if word.start() < end or word.group().casefold() not in firsts:
                 continue
+            if pattern is None:
+                pattern = _term_pattern(langs)
+                if pattern is None:
+                    return []
+                titles, units = _guards(langs)
+                given = _given_names(langs)
             m = self._match_at(pattern, segment, word.start())
             if m is None:
                 continue
