@@ -447,7 +447,7 @@ def _region_samples(region: str, rng: random.Random, count: int) -> list[str]:
     metadata = phonenumbers.PhoneMetadata.metadata_for_region(region)
     seeds = [
         desc.example_number
-        for field in (*phones._TYPE_FIELDS, "general_desc")
+        for field in (*phone_reading.TYPE_FIELDS, "general_desc")
         if (desc := getattr(metadata, field, None)) is not None and desc.example_number
     ]
     samples = []

@@ -32,6 +32,8 @@ _SPECIAL_TYPES = (
     "uan",
     "voicemail",
 )
+#: Every number type's field, in the order ``phonenumbers`` tries them.
+TYPE_FIELDS = (*_SPECIAL_TYPES, "fixed_line", "mobile")
 #: The types a number is read as mobile in (``phonenumbers.PhoneNumberType`` names, lower case).
 MOBILE_TYPES = frozenset({"mobile", "fixed_line_or_mobile"})
 #: Longest national significant number ``parse`` accepts.

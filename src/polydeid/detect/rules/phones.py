@@ -66,7 +66,7 @@ from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
 from polydeid.detect.rules._base import RuleDetector
-from polydeid.detect.rules.phone_reading import Reading, read_in
+from polydeid.detect.rules.phone_reading import TYPE_FIELDS, Reading, read_in
 from polydeid.locales import (
     canonical_language,
     language_info,
@@ -246,9 +246,7 @@ class _Scan:
             region = plan.region
             if region in tried or region in own or not plan.may_be_national(digits):
                 continue
-            if _canonical_foreign(digits, region, memo, keep) and (
-                accept is None or accept(region)
-            ):
+            if _canonical_in(digits, region, memo, keep) and (accept is None or accept(region)):
                 favourites.insert(0, region)
                 del favourites[_FAVOURITES:]
                 return True
@@ -631,20 +629,6 @@ def _regions(countries: tuple[str, ...]) -> tuple[str, ...]:
     return regions
 
 
-_TYPE_FIELDS = (
-    "premium_rate",
-    "toll_free",
-    "shared_cost",
-    "voip",
-    "personal_number",
-    "pager",
-    "uan",
-    "voicemail",
-    "fixed_line",
-    "mobile",
-)
-
-
 def _desc(desc: phonenumbers.PhoneNumberDesc | None) -> _Desc | None:
     if desc is None or not desc.national_number_pattern:
         return None
@@ -679,7 +663,7 @@ def _region_shape(region: str) -> _RegionShape:
         d
         for m in siblings
         if m is not None
-        for d in (_desc(getattr(m, f)) for f in _TYPE_FIELDS)
+        for d in (_desc(getattr(m, f)) for f in TYPE_FIELDS)
         if d
     )
     generals = tuple(d for m in siblings if m is not None for d in [_desc(m.general_desc)] if d)
@@ -1051,31 +1035,25 @@ def _reads_foreign(
     return (
         plan.region not in own
         and plan.may_be_national(digits)
-        and _canonical_foreign(digits, plan.region, memo, keep)
+        and _canonical_in(digits, plan.region, memo, keep)
     )
 
 
-def _canonical_foreign(
-    digits: str, region: str, memo: _Memo, keep: Callable[[str], bool] | None = None
+def _canonical_in(
+    digits: str,
+    region: str,
+    memo: _Memo | None = None,
+    keep: Callable[[str], bool] | None = None,
 ) -> bool:
-    """:func:`_canonical_in`, with ``keep`` asked before a parse (no where it does not keep
-    the region)."""
+    """:func:`_is_canonical`, without a parse where the region's metadata decides
+    (:func:`_mirror_verdict`; tested in every region). ``keep``, if given, is asked before a
+    parse: where it does not keep the region the answer is no."""
     shape = _region_shape(region)
     settled = _mirror_verdict(digits, region, shape, memo)
     if settled is not None:
         return settled
     if keep is not None and not keep(region):
         return False
-    return _is_canonical(digits, region, shape.prefix, memo)
-
-
-def _canonical_in(digits: str, region: str, memo: _Memo | None = None) -> bool:
-    """:func:`_is_canonical`, without a parse where the region's mirror decides
-    (:func:`_mirror_verdict`). Tested in every region."""
-    shape = _region_shape(region)
-    settled = _mirror_verdict(digits, region, shape, memo)
-    if settled is not None:
-        return settled
     return _is_canonical(digits, region, shape.prefix, memo)
 
 
