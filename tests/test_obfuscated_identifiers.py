@@ -415,3 +415,28 @@ def test_a_name_is_carried_to_its_other_mentions_through_invisible_characters(
     assert rules.redact(text, lang="en") == (
         "Patient name: [PERSON]\n[PERSON] was seen today; [PERSON] agreed."
     )
+
+
+#: Nag Mundari's digits (Unicode 15): digits to the patterns' ``regex`` tables, unknown to
+#: Python 3.11's own (``int``, ``unicodedata``).
+_NAG_MUNDARI = str.maketrans("0123456789", "".join(chr(0x1E4F0 + d) for d in range(10)))
+
+
+@pytest.mark.parametrize(
+    "policy", ["tag", "surrogate", "safe-harbor", "hash", "mask", "numbered", "encrypt"]
+)
+def test_identifiers_in_digits_newer_than_python_are_redacted_by_every_policy(
+    policy: str,
+) -> None:
+    """A date, an age over 89, a phone and a record number written in digits Python's Unicode
+    tables do not know are found as their ASCII forms are, and every shipped policy replaces
+    them without error."""
+    plain = "Seen on 12/03/2024 aged 93 years, phone 0772 123456, MRN 4482913."
+    deid = Deidentifier(profile="rules", policy=policy, key=b"k" * 32)
+    found = [s.label for s in deid.detect(plain, lang="en")]
+    written = plain.translate(_NAG_MUNDARI)
+    assert [s.label for s in deid.detect(written, lang="en")] == found
+    out = deid.redact(written, lang="en")
+    for identifier in ("12/03/2024", "aged 93 ", "0772 123456", "4482913"):
+        assert identifier.translate(_NAG_MUNDARI) not in out
+    assert "Seen on" in out and "MRN" in out

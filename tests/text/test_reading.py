@@ -50,6 +50,7 @@ _BY_NEIGHBOURS = str.maketrans("0O1lI-\u2013\u2212", "OOIIIXXX")
         ("MRN 4482\u2212913", "MRN 4482-913"),
         ("1\u20102\u20113\u20144\ufe635\uff0d6", "1-2-3-4-5-6"),
         ("\u0660\u0667\u2013\u0661", "07-1"),
+        ("MRN \U0001e4f4\U0001e4f4\U0001e4f8\U0001e4f2", "MRN 4482"),
         (
             "a \u2013 b, 3 \u2013 4, \u22125 \u00b0C, 5\u2013",
             "a \u2013 b, 3 \u2013 4, \u22125 \u00b0C, 5\u2013",
@@ -77,6 +78,7 @@ _BY_NEIGHBOURS = str.maketrans("0O1lI-\u2013\u2212", "OOIIIXXX")
         "minus-sign",
         "every-dash",
         "dash-between-arabic-indic-digits",
+        "digits-newer-than-python",
         "dash-not-between-digits",
     ],
 )

@@ -268,3 +268,15 @@ def test_surrogate_never_equals_or_contains_original(original, category, lang, s
     out = make(original, category, lang, seed=seed)
     if out is not None:
         assert normalise(original) not in normalise(out)
+
+
+@pytest.mark.parametrize("zero", [0x1E4F0, 0x0660], ids=["nag-mundari", "arabic-indic"])
+def test_an_age_in_other_digits_is_moved_and_written_in_them(zero):
+    """An age in Arabic-Indic digits, or in Nag Mundari digits (Unicode 15: digits to the
+    patterns' ``regex`` tables, unknown to Python 3.11's ``int``), is moved by a few years and
+    written in its own digits."""
+    original = "".join(chr(zero + int(c)) for c in "42")
+    moved = make(original, Category.AGE)
+    assert moved and moved != original
+    assert all(zero <= ord(c) <= zero + 9 for c in moved), moved
+    assert 1 <= abs(int("".join(str(ord(c) - zero) for c in moved)) - 42) <= 3

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from polydeid.text.digits import digits_int
 from polydeid.text.patterns import compile_pattern
 
 __all__ = ["CompactDate", "read_compact"]
@@ -40,9 +41,9 @@ def read_compact(core: str) -> CompactDate | None:
     if len(core) < 6 and not m["zone"]:
         return None
     return CompactDate(
-        year=int(m["y"]),
-        month=int(m["m"]) if m["m"] else None,
-        day=int(m["d"]) if m["d"] else None,
+        year=digits_int(m["y"]),
+        month=digits_int(m["m"]) if m["m"] else None,
+        day=digits_int(m["d"]) if m["d"] else None,
         rest=m["rest"] or "",
         zone=m["zone"] or "",
     )

@@ -18,6 +18,7 @@ from polydeid.dates.grammar import grammar
 from polydeid.dates.parse import parse_date
 from polydeid.dates.vocabulary import language_codes, vocabulary
 from polydeid.locales.dates import DateOrder, name_key
+from polydeid.text.digits import digits_int
 
 __all__ = ["Granularity", "date_granularity", "granularity_of"]
 
@@ -44,6 +45,6 @@ def date_granularity(
         return Granularity.MONTH
     number = grammar(codes).month_number
     m = None if number is None else number.fullmatch(core)
-    if m is not None and 1 <= int(m.group(1)) <= 12:
+    if m is not None and 1 <= digits_int(m.group(1)) <= 12:
         return Granularity.MONTH
     return None

@@ -17,7 +17,6 @@ is expanded around :data:`~polydeid.dates.calendar.TWO_DIGIT_PIVOT`. An ambiguou
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -36,6 +35,7 @@ from polydeid.dates.calendar import (
 from polydeid.dates.grammar import MARKS, NUMERIC_BRANCHES, grammar
 from polydeid.dates.vocabulary import NameEntry, Vocabulary, language_codes, numeric_order
 from polydeid.locales.dates import Calendar, DateOrder, language_dates, name_key
+from polydeid.text.digits import digit_value, digits_int, zero_of
 from polydeid.text.patterns import PATTERN_TIMEOUT_S, Match, Pattern
 
 __all__ = ["MatchGroups", "ParsedDate", "Reading", "Slot", "parse_date", "read_match"]
@@ -113,7 +113,7 @@ class Reading:
 
 
 def _year_value(digits: str) -> int:
-    value = int(digits)
+    value = digits_int(digits)
     if len(digits) == 2:
         return value + (2000 if value < TWO_DIGIT_PIVOT else 1900)
     return value
@@ -147,7 +147,7 @@ def _read_month(r: Reading, m: MatchGroups, b: str, v: Vocabulary) -> None:
         r.month_dot = b != "th" and form.abbreviation and m.group(f"{b}_mdot") is not None
         return
     r.month_group = f"{b}_nm" if m.group(f"{b}_nm") is not None else f"{b}_nm2"
-    r.month = int(m.group(r.month_group))
+    r.month = digits_int(m.group(r.month_group))
 
 
 def _read_numeric(r: Reading, m: MatchGroups, b: str, v: Vocabulary, order: DateOrder) -> bool:
@@ -164,16 +164,16 @@ def _read_numeric(r: Reading, m: MatchGroups, b: str, v: Vocabulary, order: Date
         _set_year(r, m, f"{b}_y")
     if b == "n3":
         _set_calendar(r, v, m.group("n3_yw"))
-    r.month, r.month_group = int(m.group(f"{b}_m")), f"{b}_m"
+    r.month, r.month_group = digits_int(m.group(f"{b}_m")), f"{b}_m"
     if b in ("n1", "n5"):
-        r.day, r.day_group = int(m.group(f"{b}_d")), f"{b}_d"
+        r.day, r.day_group = digits_int(m.group(f"{b}_d")), f"{b}_d"
     return True
 
 
 def _read_day_month_order(r: Reading, m: MatchGroups, order: DateOrder, b: str = "n2") -> bool:
     """Read D/M(/Y) or M/D(/Y) in the preferred order, else the other one; False if neither
     fits. A date without a year (branch ``n6``) is written ``dm`` or ``md``."""
-    a, c = int(m.group(f"{b}_a")), int(m.group(f"{b}_b"))
+    a, c = digits_int(m.group(f"{b}_a")), digits_int(m.group(f"{b}_b"))
     dm, md = ("dmy", "mdy") if b == "n2" else ("dm", "md")
     readings = ((dm, a, c, f"{b}_a", f"{b}_b"), (md, c, a, f"{b}_b", f"{b}_a"))
     year = r.year if r.year is not None else LEAP_REFERENCE["gregorian"]
@@ -205,7 +205,7 @@ def _read_textual(r: Reading, m: MatchGroups, b: str, v: Vocabulary) -> None:
     if b != "th":
         _set_calendar(r, v, m.group(f"{b}_yw"))
     if b != "t3" and m.group(f"{b}_d") is not None:
-        r.day, r.day_group = int(m.group(f"{b}_d")), f"{b}_d"
+        r.day, r.day_group = digits_int(m.group(f"{b}_d")), f"{b}_d"
     fields = {"th": "dmy", "t1": "dmy", "t2": "mdy", "t3": "my", "t4": "ymd"}[b]
     r.order = "".join(
         c
@@ -373,7 +373,7 @@ def _case_of(written: str, canonical: str) -> str:
 
 
 def _zero(digits: str) -> str:
-    return chr(ord(digits[0]) - unicodedata.digit(digits[0]))
+    return zero_of(digits[0])
 
 
 def _padded(*digits: str) -> int:
@@ -383,7 +383,7 @@ def _padded(*digits: str) -> int:
 
 def _leading_zero_width(digits: str) -> int:
     """A lone day or month number is padded only when written with a leading zero."""
-    return 2 if len(digits) == 2 and unicodedata.digit(digits[0]) == 0 else 1
+    return 2 if len(digits) == 2 and digit_value(digits[0]) == 0 else 1
 
 
 def _number_slot(

@@ -51,6 +51,8 @@ from dataclasses import dataclass
 
 import regex
 
+from polydeid.text.digits import digit_value
+
 #: Invisible characters removed: format and default-ignorable characters except the joiners.
 _INVISIBLE = regex.compile(
     r"(?V1)[[\p{Cf}\p{Default_Ignorable_Code_Point}]--[\u200c\u200d]]+"
@@ -250,7 +252,7 @@ def _fold_char(match: regex.Match[str]) -> str:
     char = match.group()
     if char in _DASHES:
         return "-"
-    digit = unicodedata.decimal(char, None)
+    digit = digit_value(char)
     if digit is not None:
         return str(digit)
     return " " if unicodedata.category(char) == "Zs" else char

@@ -20,6 +20,7 @@ from polydeid.dates import Granularity, parse_date, read_compact
 from polydeid.locales import canonical_language
 from polydeid.locales.ages import AGE_UNITS, age_languages, age_words
 from polydeid.locales.dates import DateOrder
+from polydeid.text.digits import ascii_digits
 from polydeid.text.patterns import Pattern, compile_pattern
 
 __all__ = ["UNITS_PER_YEAR", "age_in_years", "year_of", "year_text"]
@@ -99,7 +100,7 @@ def age_in_years(text: str, langs: Sequence[str]) -> float | None:
     numbers = _NUMBER.findall(text)
     if len(numbers) != 1:
         return None
-    written = numbers[0]
+    written = ascii_digits(numbers[0])  # digits of any script, read as the pattern read them
     if _GROUPED.fullmatch(written):
         value = float("".join(c for c in written if c.isdecimal()))
     else:

@@ -59,6 +59,7 @@ from polydeid.locales.names import (
     script_of,
 )
 from polydeid.locales.places import PlaceData, place_data
+from polydeid.text.digits import digit_value, digits_int, zero_of
 from polydeid.text.normalise import contains_original, normalise
 from polydeid.transform.dateshift import shift_date_text
 
@@ -362,18 +363,18 @@ def _number_like(original: str, rng: random.Random) -> str:
 
 
 def _random_like(ch: str, rng: random.Random) -> str:
-    if ch.isdigit():
-        zero = ord(ch) - unicodedata.digit(ch)
-        return chr(zero + rng.randrange(10))
+    value = digit_value(ch)
+    if value is not None:
+        return chr(ord(ch) - value + rng.randrange(10))
     if ch.isascii() and ch.isalpha():
         return rng.choice(_ASCII_UPPER if ch.isupper() else _ASCII_LOWER)
     return ch
 
 
 def _class_of(ch: str) -> str:
-    if ch.isdigit():
-        zero = ord(ch) - unicodedata.digit(ch)
-        return "".join(chr(zero + d) for d in range(10))
+    value = digit_value(ch)
+    if value is not None:
+        return "".join(chr(ord(ch) - value + d) for d in range(10))
     if ch.isascii() and ch.isalpha():
         return _ASCII_UPPER if ch.isupper() else _ASCII_LOWER
     return ch
@@ -476,7 +477,7 @@ def _render_number(value: int, like: str) -> str:
     digits = str(value)
     if like.isascii():
         return digits
-    zero = ord(like[0]) - unicodedata.digit(like[0])
+    zero = ord(zero_of(like[0]))
     return "".join(chr(zero + int(d)) for d in digits)
 
 
@@ -492,7 +493,7 @@ def _age_candidates(draw: Draw) -> Iterator[str]:
         return
     while True:
         yield _NUMBER.sub(
-            lambda m: _render_number(_moved_age(int(m[0]), draw.rng), m[0]), draw.original
+            lambda m: _render_number(_moved_age(digits_int(m[0]), draw.rng), m[0]), draw.original
         )
 
 
