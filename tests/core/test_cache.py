@@ -36,12 +36,21 @@ def test_a_new_table_replaces_the_kept_one(root: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "body", ["", "{", "[1, 2]", '{"format": 99, "name": "UG|Latin", "stamp": "s", "table": 1}']
+    "body",
+    [
+        b"",
+        b"{",
+        b"[1, 2]",
+        b'{"format": 99, "name": "UG|Latin", "stamp": "s", "table": 1}',
+        b"[" * 100_000,
+        b'{"format": 1, "name": "\xff"}',
+    ],
+    ids=["empty", "truncated", "a-list", "another-format", "deeply-nested", "not-utf8"],
 )
-def test_an_unreadable_or_foreign_file_is_not_a_table(root: Path, body: str) -> None:
+def test_an_unreadable_or_foreign_file_is_not_a_table(root: Path, body: bytes) -> None:
     cache.store_table("gazetteer", "UG|Latin", "s", [1])
     (path,) = root.rglob("*.json")
-    path.write_text(body, encoding="utf-8")
+    path.write_bytes(body)
     assert cache.load_table("gazetteer", "UG|Latin", "s") is None
 
 

@@ -75,7 +75,7 @@ def load_table(kind: str, name: str, stamp: str) -> Any | None:
             kept = json.load(handle)
     except FileNotFoundError:
         return None
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:
         log.debug("kept %s table unreadable (%s): building it again", kind, type(exc).__name__)
         return None
     if not isinstance(kept, dict) or kept.get("format") != _FORMAT:
