@@ -1433,13 +1433,16 @@ def _is_not_phone_pair(
 
 
 def _is_date(text: str, triple: Sequence[tuple[int, int]]) -> bool:
-    """Whether three groups read as d/m/y, m/d/y or y-m-d."""
-    a, b, c = (int(_digits(text[s:e])) for s, e in triple)
+    """Whether three groups read as d/m/y, m/d/y or y-m-d (their widths first)."""
     la, lb, lc = (e - s for s, e in triple)
     if la == 4:
-        return lb <= 2 and lc <= 2 and 1 <= b <= 12 and 1 <= c <= 31
-    if la > 2 or lb > 2 or lc not in {2, 4}:
+        if lb > 2 or lc > 2:
+            return False
+    elif la > 2 or lb > 2 or lc not in {2, 4}:
         return False
+    a, b, c = (int(_digits(text[s:e])) for s, e in triple)
+    if la == 4:
+        return 1 <= b <= 12 and 1 <= c <= 31
     return min(a, b) >= 1 and min(a, b) <= 12 and max(a, b) <= 31
 
 
