@@ -66,18 +66,39 @@ def _path(kind: str, name: str) -> Path:
     return cache_root() / kind / f"{key}.json"
 
 
+def read_json(path: Path) -> Any | None:
+    """The JSON data of ``path``; ``None`` where it is missing, unreadable or no JSON."""
+    try:
+        with path.open(encoding="utf-8") as handle:
+            return json.load(handle)
+    except (OSError, ValueError, RecursionError):
+        return None
+
+
+def write_json(path: Path, data: Any) -> bool:
+    """Write ``data`` to ``path`` at once (a reader sees the old file or the new one), mode
+    0600; ``False``, with nothing left behind, where it cannot be written."""
+    try:
+        handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+    except OSError:
+        return False
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            json.dump(data, out, ensure_ascii=False, separators=(",", ":"))
+        os.replace(tmp, path)
+    except OSError:
+        Path(tmp).unlink(missing_ok=True)
+        return False
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return True
+
+
 def load_table(kind: str, name: str, stamp: str) -> Any | None:
     """The table kept as ``name`` of ``kind`` if it was built from what ``stamp`` names, else
     ``None`` (never kept, built from something else, or unreadable)."""
-    path = _path(kind, name)
-    try:
-        with path.open(encoding="utf-8") as handle:
-            kept = json.load(handle)
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError, RecursionError) as exc:
-        log.debug("kept %s table unreadable (%s): building it again", kind, type(exc).__name__)
-        return None
+    kept = read_json(_path(kind, name))
     if not isinstance(kept, dict) or kept.get("format") != _FORMAT:
         return None
     if kept.get("name") != name or kept.get("stamp") != stamp:
@@ -86,20 +107,14 @@ def load_table(kind: str, name: str, stamp: str) -> Any | None:
 
 
 def store_table(kind: str, name: str, stamp: str, table: Any) -> None:
-    """Keep ``table`` (JSON data) as ``name`` of ``kind``, replacing the file at once (a
-    reader sees the old file or the new one); nothing is kept where the cache cannot be
-    written."""
+    """Keep ``table`` (JSON data) as ``name`` of ``kind`` (:func:`write_json`); nothing is
+    kept where the cache cannot be written."""
     path = _path(kind, name)
     body = {"format": _FORMAT, "name": name, "stamp": stamp, "table": table}
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as out:
-                json.dump(body, out, ensure_ascii=False, separators=(",", ":"))
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-    except OSError as exc:
-        log.debug("%s table not kept (%s)", kind, type(exc).__name__)
+    except OSError:
+        log.debug("%s table not kept: no cache directory", kind)
+        return
+    if not write_json(path, body):
+        log.debug("%s table not kept: the cache cannot be written", kind)

@@ -338,7 +338,7 @@ def test_a_cache_where_the_record_cannot_be_written_is_checked_all_the_same(
     def refuse(*args: object, **kwargs: object) -> object:
         raise PermissionError("read-only")
 
-    monkeypatch.setattr(enc.tempfile, "NamedTemporaryFile", refuse)
+    monkeypatch.setattr(enc.tempfile, "mkstemp", refuse)  # the record is written through it
     assert enc.cache_problem(out) is None
     assert not (out / enc.STAMPS).exists()
     assert [p.name for p in out.iterdir() if p.name.startswith(enc.STAMPS)] == []

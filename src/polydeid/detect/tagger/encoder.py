@@ -28,7 +28,6 @@ Errors never quote text; a bad model file is named with the offset and field tha
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import logging
@@ -46,7 +45,7 @@ from typing import Any
 
 import numpy as np
 
-from polydeid.core.cache import cache_root
+from polydeid.core.cache import cache_root, read_json, write_json
 from polydeid.core.errors import ConfigError, EncoderFileError
 
 log = logging.getLogger(__name__)
@@ -851,26 +850,12 @@ def cache_problem(directory: Path, source_sha256: str | None = None) -> str | No
 
 
 def _read_stamps(directory: Path) -> dict[str, Any]:
-    try:
-        stamps = json.loads((directory / STAMPS).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
+    stamps = read_json(directory / STAMPS)
     return stamps if isinstance(stamps, dict) else {}
 
 
 def _write_stamps(directory: Path, stamps: Mapping[str, Any]) -> None:
-    written: str | None = None
-    try:
-        with tempfile.NamedTemporaryFile(
-            "w", encoding="utf-8", dir=directory, prefix=f"{STAMPS}.", delete=False
-        ) as handle:
-            written = handle.name
-            json.dump(stamps, handle, sort_keys=True)
-        os.replace(written, directory / STAMPS)
-    except OSError:
-        if written is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(written)
+    write_json(directory / STAMPS, dict(stamps))  # best effort: a read-only cache is hashed
 
 
 def encoder_dir(source: str | os.PathLike[str] | None = None) -> Path:
