@@ -142,6 +142,7 @@ def test_every_name_and_mailbox_of_a_line_is_read(line: str) -> None:
 
 def test_token_caches_are_bounded() -> None:
     from polydeid.formats import code
+    from polydeid.text import frequency
 
-    for fn in (code._is_codec, code._zipf):
+    for fn in (code._is_codec, frequency.zipf):
         assert fn.cache_info().maxsize is not None

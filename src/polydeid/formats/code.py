@@ -637,7 +637,7 @@ class _Builder:
             who
             for who in with_colon
             if len(re.findall(rf"\b{who}\b", self.text)) == places[who]
-            and _zipf(who) < rules.signature_max_zipf
+            and frequency.zipf(who, "en") < rules.signature_max_zipf
         )
 
     def _comment(self, start: int, end: int, signers: frozenset[str] = frozenset()) -> None:
@@ -872,13 +872,6 @@ def _is_codec(token: str) -> bool:
     except (LookupError, ValueError):
         return False
     return True
-
-
-@lru_cache(maxsize=4096)
-def _zipf(word: str) -> float:
-    """How common ``word`` is in English (wordfreq's Zipf scale; 0 for an unknown word or one
-    rarer than :data:`~polydeid.text.frequency.ZIPF_FLOOR`: :func:`frequency.zipf`)."""
-    return frequency.zipf(word, "en")
 
 
 def _unscanned(text: str, start: int, end: int, rules: _Rules) -> list[tuple[int, int]]:
