@@ -575,18 +575,6 @@ class _RegionShape:
         ]
         return tuple(len(p) for p in pieces), "".join(pieces)
 
-    def national_groups(self, nsn: str) -> tuple[int, ...]:
-        """The digit groups of ``nsn`` written in the region's national format."""
-        for fmt in self.formats:
-            if fmt.leading is None or fmt.leading.match(nsn):
-                match = fmt.pattern.fullmatch(nsn)
-                if match is not None:
-                    return tuple(
-                        sum(len(match.group(i)) if isinstance(i, int) else len(i) for i in group)
-                        for group in fmt.written
-                    )
-        return (len(nsn),)
-
     def parse_forms(self, digits: str) -> list[str]:
         """What phonenumbers may take as the national significant number of ``digits`` where
         neither the country code nor the dialling prefix leads them and the region does not
@@ -1133,7 +1121,7 @@ def _format_may_write(
         return True  # phonenumbers may read other digits than the mirror's
     main = _region_shape(_main_region(region))
     for nsn in shape.parse_forms(digits):
-        written = main.national_groups(nsn)
+        written = main.national_form(nsn)[0]
         if (
             groups == written
             or (trunk_led and groups == (len(prefix), *written))
