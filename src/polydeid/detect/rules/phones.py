@@ -244,7 +244,7 @@ class _Scan:
         own, memo = self.regions, self.read
         for plan in plans:
             region = plan.region
-            if region in tried or region in own or not plan.may_be_national(digits):
+            if region in tried or region in own or not plan.may_be_valid(digits):
                 continue
             if _canonical_in(digits, region, memo, keep) and (accept is None or accept(region)):
                 favourites.insert(0, region)
@@ -966,7 +966,14 @@ class _Plan:
     strip: re.Pattern[str] | None
     lengths: frozenset[int]
 
+    n_digits: int  # the length of the digits the plan reads
+    #: The general description and the region's valid forms of ``n_digits`` as one pattern
+    #: (or none), compiled on first use.
+    whole: list[re.Pattern[str] | None] = field(default_factory=list, compare=False, repr=False)
+
     def may_be_national(self, digits: str) -> bool:
+        """Whether the general description admits ``digits``, or them without the lead the
+        region's prefix pattern strips."""
         if self.general.fullmatch(digits):
             return True
         lead = self.strip.match(digits) if self.strip is not None else None
@@ -975,6 +982,34 @@ class _Plan:
             and lead.end() > 0
             and bool(self.general.fullmatch(digits[lead.end() :]))
         )
+
+    def may_be_valid(self, digits: str) -> bool:
+        """:meth:`may_be_national` for a form a number type of the region's code admits as well
+        (:attr:`_RegionShape.valid`): phonenumbers finds a number valid only where both do.
+        ``digits``: ``n_digits`` of them."""
+        whole = self.whole[0] if self.whole else self._compile_whole()
+        if whole is not None and whole.fullmatch(digits):
+            return True
+        lead = self.strip.match(digits) if self.strip is not None else None
+        if lead is None or not lead.end():
+            return False
+        rest = digits[lead.end() :]
+        valid = _region_shape(self.region).valid
+        return (
+            self.general.fullmatch(rest) is not None
+            and len(rest) in valid
+            and valid[len(rest)].fullmatch(rest) is not None
+        )
+
+    def _compile_whole(self) -> re.Pattern[str] | None:
+        valid = _region_shape(self.region).valid
+        whole = (
+            re.compile(rf"(?=(?:{self.general.pattern})\Z){valid.source(self.n_digits)}")
+            if self.n_digits in valid
+            else None
+        )
+        self.whole.append(whole)
+        return whole
 
 
 @cache
@@ -998,6 +1033,7 @@ def _plans_of_length(n_digits: int) -> tuple[_Plan, ...]:
                 re.compile(general.national_number_pattern),
                 re.compile(rule) if rule else None,
                 frozenset(sizes),
+                n_digits,
             )
         )
     return tuple(plans)
@@ -1022,7 +1058,7 @@ def _reads_foreign(
     where it does not keep the region the answer is no."""
     return (
         plan.region not in own
-        and plan.may_be_national(digits)
+        and plan.may_be_valid(digits)
         and _canonical_in(digits, plan.region, memo, keep)
     )
 
