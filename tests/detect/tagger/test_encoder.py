@@ -9,6 +9,7 @@ session.
 from __future__ import annotations
 
 import os
+import random
 import re
 import struct
 import time
@@ -574,3 +575,54 @@ def test_truncated_real_file(source: Path, tmp_path: Path) -> None:
         _expect_error(path, "truncated")
         path.unlink()
     assert os.path.getsize(source) == len(data)
+
+
+def _random_texts(rng: random.Random, count: int) -> list[str]:
+    """Texts of code points from every plane that can be written (no surrogates), with runs
+    of spaces and line breaks."""
+
+    def char() -> str:
+        low, high = rng.choice(
+            [(0x20, 0x7F), (0xA0, 0x3000), (0x3000, 0xD800), (0xE000, 0x10000), (0x10000, 0x20000)]
+        )
+        return rng.choice([chr(rng.randrange(low, high)), " ", "  ", "\n", "\t"])
+
+    return ["".join(char() for _ in range(rng.randrange(60))) for _ in range(count)]
+
+
+def test_the_tokenizer_file_reads_as_the_transformers_tokenizer(encoder, converted) -> None:
+    """Inference reads tokens with ``tokenizers`` alone (:class:`TokenizerFile`): the same
+    ids and offsets in the original text as the ``transformers`` tokenizer, the same special
+    ids, without truncating a long text."""
+    _, tok = encoder
+    reader = enc.load_token_reader(converted)
+    long = "Mgonjwa alifika. " * 200
+    texts = [*ALL_SENTENCES, *AWKWARD, "", "x\x01\x01y ﬁﬂ ½", long]
+    texts += _random_texts(random.Random(5150), 1500)
+    options = {"add_special_tokens": False, "return_offsets_mapping": True, "verbose": False}
+    for k, text in enumerate(texts):
+        ours, theirs = reader(text, **options), tok(text, **options)
+        assert ours["input_ids"] == list(theirs["input_ids"]), k
+        assert [tuple(o) for o in ours["offset_mapping"]] == [
+            tuple(o) for o in theirs["offset_mapping"]
+        ], k
+    assert len(reader(long, add_special_tokens=False)["input_ids"]) > 512
+    assert reader("a b")["input_ids"] == tok("a b")["input_ids"]  # with <s> and </s>
+    for name in ("cls_token_id", "sep_token_id", "pad_token_id"):
+        assert getattr(reader, name) == getattr(tok, name)
+    assert len(reader) == len(tok)
+    with pytest.raises(TypeError):
+        reader(["a", "b"])
+
+
+def test_an_unreadable_tokenizer_file_is_a_coded_error(converted, tmp_path: Path) -> None:
+    import shutil
+
+    broken = tmp_path / "enc"
+    shutil.copytree(converted, broken)
+    (broken / "tokenizer.json").write_text("{not json", encoding="utf-8")
+    with pytest.raises(EncoderFileError, match="unreadable tokenizer"):
+        enc.load_token_reader(broken)
+    (broken / "tokenizer_config.json").write_text("{}", encoding="utf-8")
+    with pytest.raises(EncoderFileError, match="tokenizer settings"):
+        enc.load_token_reader(broken)

@@ -343,3 +343,75 @@ def test_a_tagger_without_its_head_fails_closed(tiny: Path, tmp_path: Path) -> N
     _ship(headless, {"bert.embeddings.LayerNorm.bias": torch.zeros(384)}, trained_layers=[])
     with pytest.raises(DetectorUnavailableError, match="do not fill"):
         TaggerModel.load(headless)
+
+
+@pytest.mark.parametrize("precision", ["float32", "bfloat16"])
+def test_weights_read_alone_give_the_reference_models_probabilities(
+    tiny: Path, precision: str
+) -> None:
+    """``TaggerModel.load`` reads the network from the weight files alone; the same files
+    built into a ``transformers`` model and run by the fast path give exactly the same
+    probabilities, with the same tokens."""
+    model = TaggerModel.load(tiny, precision=precision)
+    assert model._weights is not None and model._model is None  # nothing built yet
+    texts = [
+        "Mgonjwa Achieng' Otieno, miaka 45, alifika kliniki. " * 25,
+        "Frau Dr. Müller, geb. 03.04.1950",
+        "",
+    ]
+    ours = model.predict(texts)
+    reference = TaggerModel(
+        model.model, model.tokenizer, model.meta, precision=precision, owns_model=True
+    )
+    assert reference._weights is None
+    theirs = reference.predict(texts)
+    for (aligned, probs), (their_aligned, their_probs) in zip(ours, theirs, strict=True):
+        assert aligned.token_ids == their_aligned.token_ids
+        assert probs == their_probs
+
+
+def test_int8_is_built_with_transformers(tiny: Path) -> None:
+    quantised = TaggerModel.load(tiny, int8=True)
+    assert quantised._weights is None and quantised.precision == "float32"
+
+
+def test_a_shipped_tensor_of_another_shape_fails_closed_either_way(
+    tiny: Path, tmp_path: Path
+) -> None:
+    import torch
+
+    folder = tmp_path / "wide"
+    folder.mkdir()
+    head = {
+        "classifier.weight": torch.zeros(len(TAGS), 100).half(),
+        "classifier.bias": torch.zeros(len(TAGS)).half(),
+    }
+    _ship(folder, head, trained_layers=[])
+    for int8 in (False, True):
+        with pytest.raises(DetectorUnavailableError, match="do not fit"):
+            TaggerModel.load(folder, int8=int8)
+    # a tensor the network does not have at all
+    stray = tmp_path / "stray"
+    stray.mkdir()
+    _ship(stray, {**head, "bert.pooler.dense.bias": torch.zeros(384).half()}, trained_layers=[])
+    with pytest.raises(DetectorUnavailableError, match="do not fit"):
+        TaggerModel.load(stray)
+
+
+def test_inference_imports_no_transformers(tiny: Path) -> None:
+    """Loading the tagger and predicting leaves ``transformers`` unimported (its import is
+    most of a one-line call's start-up)."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from polydeid.detect.tagger.model import TaggerModel\n"
+        f"model = TaggerModel.load({str(tiny)!r})\n"
+        "model.predict(['Baraka Mwangi, miaka 45.'])\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'transformers'))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=300, check=True
+    )
+    assert done.stdout.strip() == "[]"

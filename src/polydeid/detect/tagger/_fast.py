@@ -23,7 +23,7 @@ missing."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -112,60 +112,132 @@ def packed_products() -> Products | None:
     return Products(linear, pack, packed=True) if agrees else None
 
 
+def supports_config(config: Mapping[str, Any]) -> bool:
+    """Whether a ``transformers`` configuration (``config.json``, read as it is) describes a
+    network :class:`FastTagger` computes exactly, built from its weights alone."""
+    if any(config.get(k) != v for k, v in _SUPPORTED.items()):
+        return False
+    return config.get("position_embedding_type", "absolute") == "absolute"
+
+
+def state_keys(layers: int) -> tuple[str, ...]:
+    """The names (``BertForTokenClassification``'s) of the tensors a network of ``layers``
+    layers is computed from."""
+    keys = [f"bert.embeddings.{name}" for name in _EMBEDDINGS]
+    for i in range(layers):
+        keys += [f"bert.encoder.layer.{i}.{name}.{part}" for name in _LAYER for part in _PARTS]
+    return (*keys, "classifier.weight", "classifier.bias")
+
+
+_EMBEDDINGS = (
+    "word_embeddings.weight",
+    "position_embeddings.weight",
+    "token_type_embeddings.weight",
+    "LayerNorm.weight",
+    "LayerNorm.bias",
+)
+#: A layer's modules, in the order :class:`FastTagger` reads them.
+_LAYER = (
+    "attention.self.query",
+    "attention.self.key",
+    "attention.self.value",
+    "attention.output.dense",
+    "attention.output.LayerNorm",
+    "intermediate.dense",
+    "output.dense",
+    "output.LayerNorm",
+)
+_PARTS = ("weight", "bias")
+
+
 class FastTagger:
     """Logits of a ``BertForTokenClassification`` for input ids and an attention mask."""
 
     def __init__(self, model: Any, precision: str) -> None:
-        import torch
-
         if not supports(model):
             raise ValueError("not a BERT token classifier this fast path computes exactly")
+        config = model.config
+        state = {k: v.detach() for k, v in model.state_dict().items()}
+        self._build(
+            state,
+            int(config.num_attention_heads),
+            len(model.bert.encoder.layer),
+            float(config.layer_norm_eps),
+            precision,
+        )
+
+    @classmethod
+    def from_state(
+        cls, state: Mapping[str, Any], config: Mapping[str, Any], layers: int, precision: str
+    ) -> FastTagger:
+        """The network of ``layers`` layers from its tensors (:func:`state_keys`; float32)
+        and its configuration (``config.json``), without building a ``transformers`` model:
+        the same computation on the same weights as ``FastTagger(model, precision)``."""
+        if not supports_config(config):
+            raise ValueError("not a BERT token classifier this fast path computes exactly")
+        fast = cls.__new__(cls)
+        fast._build(
+            state,
+            int(config["num_attention_heads"]),
+            layers,
+            float(config["layer_norm_eps"]),
+            precision,
+        )
+        return fast
+
+    def _build(
+        self, state: Mapping[str, Any], heads: int, layers: int, eps: float, precision: str
+    ) -> None:
+        import torch
+
         self.precision = precision
         self.dtype = torch.bfloat16 if precision == "bfloat16" else torch.float32
         packed = packed_products() if self.dtype == torch.bfloat16 else None
         self.products = packed or plain_products()
-        config = model.config
-        self.heads = int(config.num_attention_heads)
-        embeddings = model.bert.embeddings
-        self.word = embeddings.word_embeddings.weight.detach()
-        self.position = embeddings.position_embeddings.weight.detach()
-        self.token_type = embeddings.token_type_embeddings.weight.detach()[0]
-        self.embedding_norm = self._norm(embeddings.LayerNorm)
+        self.heads = heads
+        embeddings = "bert.embeddings."
+        self.word = state[embeddings + "word_embeddings.weight"]
+        self.position = state[embeddings + "position_embeddings.weight"]
+        self.token_type = state[embeddings + "token_type_embeddings.weight"][0]
+        self.embedding_norm = self._norm(state, embeddings + "LayerNorm", eps)
         self.layers = []
-        for layer in model.bert.encoder.layer:
-            query, key, value, attention_out, intermediate, output = _linears(layer)
+        for i in range(layers):
+            at = f"bert.encoder.layer.{i}."
+            query, key, value, attention_out, norm1, intermediate, output, norm2 = (
+                at + name for name in _LAYER
+            )
             self.layers.append(
                 (
-                    self._fused(query, key, value),
-                    self._linear(attention_out),
-                    self._norm(layer.attention.output.LayerNorm),
-                    self._linear(intermediate),
-                    self._linear(output),
-                    self._norm(layer.output.LayerNorm),
+                    self._fused(state, query, key, value),
+                    self._linear(state, attention_out),
+                    self._norm(state, norm1, eps),
+                    self._linear(state, intermediate),
+                    self._linear(state, output),
+                    self._norm(state, norm2, eps),
                 )
             )
-        self.classifier = self._linear(model.classifier)
+        self.classifier = self._linear(state, "classifier")
 
     def __repr__(self) -> str:
         packed = ", packed" if self.products.packed else ""
         return f"FastTagger(layers={len(self.layers)}, precision={self.precision}{packed})"
 
-    def _linear(self, module: Any) -> tuple[Any, Any]:
-        return self._weights(module.weight.detach(), module.bias.detach())
+    def _linear(self, state: Mapping[str, Any], name: str) -> tuple[Any, Any]:
+        return self._weights(state[name + ".weight"], state[name + ".bias"])
 
-    def _fused(self, *modules: Any) -> tuple[Any, Any]:
+    def _fused(self, state: Mapping[str, Any], *names: str) -> tuple[Any, Any]:
         import torch
 
-        weight = torch.cat([m.weight.detach() for m in modules])
-        return self._weights(weight, torch.cat([m.bias.detach() for m in modules]))
+        weight = torch.cat([state[n + ".weight"] for n in names])
+        return self._weights(weight, torch.cat([state[n + ".bias"] for n in names]))
 
     def _weights(self, weight: Any, bias: Any) -> tuple[Any, Any]:
         weight, bias = weight.to(self.dtype), bias.to(self.dtype)
         return self.products.pack(weight), bias
 
     @staticmethod
-    def _norm(module: Any) -> tuple[Any, Any, float]:
-        return module.weight.detach(), module.bias.detach(), float(module.eps)
+    def _norm(state: Mapping[str, Any], name: str, eps: float) -> tuple[Any, Any, float]:
+        return state[name + ".weight"], state[name + ".bias"], eps
 
     def __call__(self, input_ids: Any, attention_mask: Any) -> Any:
         """Logits (batch × tokens × tags) in the compute precision."""

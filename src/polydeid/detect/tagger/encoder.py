@@ -950,6 +950,71 @@ def load_tokenizer(directory: Path) -> EncoderTokenizer:
     return EncoderTokenizer(fast, Normaliser.load(directory))
 
 
+def load_token_reader(directory: Path) -> EncoderTokenizer:
+    """The tokenizer of a conversion that :func:`encoder_dir` has checked, for inference
+    without ``transformers`` (:class:`TokenizerFile`)."""
+    _import_tagger_deps("tokenizers")
+    settings = directory / "tokenizer_config.json"
+    try:
+        config = json.loads(settings.read_text(encoding="utf-8"))
+        special = {name: str(config[f"{name}_token"]) for name in ("cls", "sep", "pad")}
+    except (OSError, ValueError, TypeError, KeyError) as exc:
+        raise EncoderFileError(
+            f"unreadable tokenizer settings ({type(exc).__name__})", location=str(settings)
+        ) from None
+    return EncoderTokenizer(
+        TokenizerFile(directory / "tokenizer.json", special), Normaliser.load(directory)
+    )
+
+
+class TokenizerFile:
+    """``tokenizer.json`` read with ``tokenizers`` alone: what inference asks of the
+    ``transformers`` fast tokenizer (the ids and character offsets of one text, the special
+    ids), without importing ``transformers``: the same ids and offsets (tested). Like that
+    tokenizer, it neither truncates nor pads. ``special``: the token of each of ``cls``,
+    ``sep`` and ``pad``."""
+
+    def __init__(self, path: Path, special: Mapping[str, str]) -> None:
+        from tokenizers import Tokenizer
+
+        try:
+            tokenizer = Tokenizer.from_file(str(path))
+        except Exception as exc:  # the Rust parser raises its own exception types
+            raise EncoderFileError(
+                f"unreadable tokenizer ({type(exc).__name__})", location=str(path)
+            ) from None
+        tokenizer.no_truncation()
+        tokenizer.no_padding()
+        ids = {name: tokenizer.token_to_id(token) for name, token in special.items()}
+        if any(i is None for i in ids.values()):
+            raise EncoderFileError("a special token is not in the vocabulary", location=str(path))
+        self._tokenizer = tokenizer
+        self.cls_token_id: int = ids["cls"]
+        self.sep_token_id: int = ids["sep"]
+        self.pad_token_id: int = ids["pad"]
+
+    def __len__(self) -> int:
+        return int(self._tokenizer.get_vocab_size(with_added_tokens=True))
+
+    def __call__(
+        self,
+        text: str,
+        *,
+        add_special_tokens: bool = True,
+        return_offsets_mapping: bool = False,
+        verbose: bool = True,
+    ) -> dict[str, list[Any]]:
+        """``input_ids`` (and ``offset_mapping``) of one text; ``verbose`` is accepted for
+        the ``transformers`` signature (nothing is truncated, so nothing is reported)."""
+        if not isinstance(text, str):
+            raise TypeError("one text at a time")
+        encoding = self._tokenizer.encode(text, add_special_tokens=add_special_tokens)
+        batch: dict[str, list[Any]] = {"input_ids": list(encoding.ids)}
+        if return_offsets_mapping:
+            batch["offset_mapping"] = list(encoding.offsets)
+        return batch
+
+
 def embed(
     model: Any,
     tokenizer: EncoderTokenizer,

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -95,6 +95,19 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
+@dataclass(frozen=True)
+class _Weights:
+    """A tagger loaded for inference alone: its network's tensors and configuration
+    (:meth:`FastTagger.from_state`), the reader of its tokens, and how to build the
+    ``transformers`` model and tokenizer if they are asked for."""
+
+    state: dict[str, Any]
+    config: dict[str, Any]
+    layers: int
+    reader: Any
+    full: Callable[[], tuple[Any, Any]]
+
+
 class TaggerModel:
     """Per-word tag probabilities for texts, from the encoder and the fine-tuned weights."""
 
@@ -107,9 +120,13 @@ class TaggerModel:
         batch_size: int = 16,
         precision: str = "float32",
         owns_model: bool = False,
+        weights: _Weights | None = None,
     ):
-        self.model = model
-        self.tokenizer = tokenizer
+        self._model = model
+        self._tokenizer = tokenizer
+        #: the network's tensors where :meth:`load` read them without ``transformers``
+        #: (then ``model`` and ``tokenizer`` are built only when asked for)
+        self._weights = weights
         self.meta = meta
         self.batch_size = batch_size
         self.precision = precision
@@ -130,6 +147,35 @@ class TaggerModel:
             f"precision={self.precision})"
         )
 
+    @property
+    def model(self) -> Any:
+        """The ``transformers`` ``BertForTokenClassification`` (built on first use where
+        :meth:`load` read the weights alone)."""
+        if self._model is None and self._weights is not None:
+            self._model, self._tokenizer = self._weights.full()
+        return self._model
+
+    @model.setter
+    def model(self, model: Any) -> None:
+        self._model = model
+
+    @property
+    def tokenizer(self) -> Any:
+        """The ``transformers`` tokenizer (:class:`EncoderTokenizer`; built on first use where
+        :meth:`load` read the weights alone)."""
+        if self._tokenizer is None and self._weights is not None:
+            self._model, self._tokenizer = self._weights.full()
+        return self._tokenizer
+
+    @tokenizer.setter
+    def tokenizer(self, tokenizer: Any) -> None:
+        self._tokenizer = tokenizer
+
+    @property
+    def reader(self) -> Any:
+        """What inference tokenises with: the same ids and offsets as :attr:`tokenizer`."""
+        return self._weights.reader if self._weights is not None else self.tokenizer
+
     @classmethod
     def load(
         cls,
@@ -146,6 +192,10 @@ class TaggerModel:
         ``precision`` (``auto``, ``float32``, ``bfloat16``): the matrix products' precision,
         :func:`polydeid.detect.tagger.precision.resolve` (``auto``: bfloat16 where the CPU
         has it natively).
+
+        Without int8, the network is read from the weight files alone, without importing
+        ``transformers`` (:meth:`FastTagger.from_state`: the same tensors, the same
+        computation); :attr:`model` and :attr:`tokenizer` are built when first asked for.
         """
         precision = resolve(precision)
         folder = Path(folder) if folder is not None else MODEL_DIR
@@ -159,10 +209,9 @@ class TaggerModel:
             raise DetectorUnavailableError("tagger tags differ from this polydeid's categories")
         try:
             import torch
-            from safetensors.torch import load_file
-            from transformers import BertConfig, BertForTokenClassification
 
-            from polydeid.detect.tagger.encoder import encoder_dir, load_pretrained, load_tokenizer
+            from polydeid.detect.tagger._fast import supports_config
+            from polydeid.detect.tagger.encoder import encoder_dir, load_token_reader
         except ImportError as exc:  # pragma: no cover - exercised where torch is absent
             raise DetectorUnavailableError(
                 f"the tagger needs torch and transformers ({exc.name}): "
@@ -176,48 +225,26 @@ class TaggerModel:
             raise DetectorUnavailableError(
                 "the installed encoder is not the one the tagger was trained on"
             )
-        tokenizer = load_tokenizer(base)
-        config = BertConfig.from_pretrained(base, num_labels=len(TAGS), local_files_only=True)
-        layers = int(meta.raw.get("num_layers", config.num_hidden_layers))
-        if layers != config.num_hidden_layers:
-            # a smaller model built from some encoder layers ships every one of its layers
-            ships_all = set(meta.trained_layers) == set(range(layers))
-            if not (0 < layers < config.num_hidden_layers and ships_all):
-                raise DetectorUnavailableError(
-                    f"tagger of {layers} layers does not ship all of them"
-                )
-            config.num_hidden_layers = layers
-        # The encoder's weights straight into the tagger's model (no random start to
-        # overwrite); the head, and the layers the tagger trained, come from its own file.
-        model, info = load_pretrained(BertForTokenClassification, base, config=config)
-        shipped = {k: v.float() for k, v in load_file(str(weights)).items()}
-        unloaded = [k for k in info["missing_keys"] if k not in shipped]
-        if unloaded or info["mismatched_keys"]:
-            raise DetectorUnavailableError(
-                f"the encoder and the tagger's weights do not fill its model ({len(unloaded)} "
-                "tensors missing)"
-            )
-        own = model.state_dict()
-        bad = [k for k, v in shipped.items() if k not in own or own[k].shape != v.shape]
-        if bad:
-            raise DetectorUnavailableError(
-                f"tagger weights do not fit the encoder ({len(bad)} tensors)"
-            )
-        model.load_state_dict(shipped, strict=False)
-        model.eval()
+        config = json.loads((base / "config.json").read_text(encoding="utf-8"))
+        layers = _layers(meta, int(config["num_hidden_layers"]))
         if int8 is None:
             int8 = bool(meta.raw.get("inference", {}).get("int8", False))
-        if int8:
-            import warnings
 
-            from torch.ao.quantization import quantize_dynamic
+        def full() -> tuple[Any, Any]:
+            return _reference_model(base, weights, layers, int8=int8)
 
-            with warnings.catch_warnings():  # torch announces the API's move, not a problem
-                warnings.simplefilter("ignore")
-                model = quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
-        return cls(
-            model, tokenizer, meta, precision="float32" if int8 else precision, owns_model=True
-        )
+        if int8 or not supports_config(config):
+            model, tokenizer = full()
+            return cls(
+                model,
+                tokenizer,
+                meta,
+                precision="float32" if int8 else precision,
+                owns_model=True,
+            )
+        state = _network_state(base, weights, config, layers)
+        read = _Weights(state, config, layers, load_token_reader(base), full)
+        return cls(None, None, meta, precision=precision, owns_model=True, weights=read)
 
     def _forward(self) -> Any:
         """``(input_ids, attention_mask) -> logits`` in this model's precision.
@@ -229,8 +256,14 @@ class TaggerModel:
         from polydeid.detect.tagger._fast import FastTagger, supports
 
         fast = self._fast.get(self.precision)
-        if fast is None and self.owns_model and supports(self.model):
-            fast = self._fast[self.precision] = FastTagger(self.model, self.precision)
+        if fast is None and self.owns_model:
+            read = self._weights
+            if read is not None:
+                fast = FastTagger.from_state(read.state, read.config, read.layers, self.precision)
+            elif supports(self.model):
+                fast = FastTagger(self.model, self.precision)
+            if fast is not None:
+                self._fast[self.precision] = fast
         if fast is not None:
             return fast
         precision = self.precision
@@ -253,7 +286,8 @@ class TaggerModel:
         import torch
 
         forward = self._forward()
-        docs = [encode_document(self.tokenizer, t) for t in texts]
+        reader = self.reader
+        docs = [encode_document(reader, t) for t in texts]
         items: list[tuple[int, int, int]] = []  # (doc, window start, window end)
         plans = []
         for d, aligned in enumerate(docs):
@@ -262,11 +296,7 @@ class TaggerModel:
             items.extend((d, s, e) for s, e in spans)
         results: dict[tuple[int, int], Any] = {}
         order = sorted(range(len(items)), key=lambda i: items[i][2] - items[i][1])
-        cls_id, sep_id, pad_id = (
-            self.tokenizer.cls_token_id,
-            self.tokenizer.sep_token_id,
-            self.tokenizer.pad_token_id,
-        )
+        cls_id, sep_id, pad_id = reader.cls_token_id, reader.sep_token_id, reader.pad_token_id
         with torch.inference_mode():
             for b in range(0, len(order), self.batch_size):
                 checkpoint()  # the work budget, between batches of windows
@@ -283,3 +313,101 @@ class TaggerModel:
                 for row, (d, s, _) in enumerate(batch):
                     results[(d, s)] = probs[row, 1:]
         return word_rows(docs, plans, results)
+
+
+def _layers(meta: TaggerMeta, encoder_layers: int) -> int:
+    """The tagger's number of layers: the encoder's, or fewer where it ships all of them (a
+    smaller model built from some encoder layers)."""
+    layers = int(meta.raw.get("num_layers", encoder_layers))
+    if layers != encoder_layers:
+        ships_all = set(meta.trained_layers) == set(range(layers))
+        if not (0 < layers < encoder_layers and ships_all):
+            raise DetectorUnavailableError(f"tagger of {layers} layers does not ship all of them")
+    return layers
+
+
+def _shipped(weights: Path) -> dict[str, Any]:
+    from safetensors.torch import load_file
+
+    return {k: v.float() for k, v in load_file(str(weights)).items()}
+
+
+def _network_state(
+    base: Path, weights: Path, config: dict[str, Any], layers: int
+) -> dict[str, Any]:
+    """The tensors the network is computed from (:func:`~polydeid.detect.tagger._fast.state_keys`):
+    the encoder's, with the shipped ones in place of theirs. Fails closed as
+    :func:`_reference_model` does: a shipped tensor of another shape or name than the model's,
+    or a tensor neither file has."""
+    from safetensors.torch import load_file
+
+    from polydeid.detect.tagger._fast import state_keys
+
+    state = {f"bert.{k}": v for k, v in load_file(str(base / "model.safetensors")).items()}
+    needed = state_keys(layers)
+    hidden = int(config["hidden_size"])
+    shapes = {k: tuple(state[k].shape) for k in needed if k in state}
+    shapes |= {"classifier.weight": (len(TAGS), hidden), "classifier.bias": (len(TAGS),)}
+    shipped = _shipped(weights)
+    allowed = set(needed) | {k for k in state if not k.startswith("bert.encoder.layer.")}
+    bad = [
+        k
+        for k, v in shipped.items()
+        if k not in allowed or (k in shapes and tuple(v.shape) != shapes[k])
+    ]
+    if bad:
+        raise DetectorUnavailableError(
+            f"tagger weights do not fit the encoder ({len(bad)} tensors)"
+        )
+    state.update(shipped)
+    missing = [k for k in needed if k not in state]
+    if missing:
+        raise DetectorUnavailableError(
+            f"the encoder and the tagger's weights do not fill its model ({len(missing)} "
+            "tensors missing)"
+        )
+    return {k: state[k] for k in needed}
+
+
+def _reference_model(base: Path, weights: Path, layers: int, *, int8: bool) -> tuple[Any, Any]:
+    """``(BertForTokenClassification, EncoderTokenizer)`` of the tagger, built with
+    ``transformers`` (eval mode; linear layers quantised dynamically to int8 if ``int8``)."""
+    try:
+        import torch
+        from transformers import BertConfig, BertForTokenClassification
+
+        from polydeid.detect.tagger.encoder import load_pretrained, load_tokenizer
+    except ImportError as exc:  # pragma: no cover - exercised where transformers is absent
+        raise DetectorUnavailableError(
+            f"the tagger needs torch and transformers ({exc.name}): pip install polydeid[tagger]"
+        ) from None
+    tokenizer = load_tokenizer(base)
+    config = BertConfig.from_pretrained(base, num_labels=len(TAGS), local_files_only=True)
+    config.num_hidden_layers = layers
+    # The encoder's weights straight into the tagger's model (no random start to
+    # overwrite); the head, and the layers the tagger trained, come from its own file.
+    model, info = load_pretrained(BertForTokenClassification, base, config=config)
+    shipped = _shipped(weights)
+    unloaded = [k for k in info["missing_keys"] if k not in shipped]
+    if unloaded or info["mismatched_keys"]:
+        raise DetectorUnavailableError(
+            f"the encoder and the tagger's weights do not fill its model ({len(unloaded)} "
+            "tensors missing)"
+        )
+    own = model.state_dict()
+    bad = [k for k, v in shipped.items() if k not in own or own[k].shape != v.shape]
+    if bad:
+        raise DetectorUnavailableError(
+            f"tagger weights do not fit the encoder ({len(bad)} tensors)"
+        )
+    model.load_state_dict(shipped, strict=False)
+    model.eval()
+    if int8:
+        import warnings
+
+        from torch.ao.quantization import quantize_dynamic
+
+        with warnings.catch_warnings():  # torch announces the API's move, not a problem
+            warnings.simplefilter("ignore")
+            model = quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
+    return model, tokenizer
