@@ -966,11 +966,6 @@ class _Plan:
     strip: re.Pattern[str] | None
     lengths: frozenset[int]
 
-    n_digits: int  # the length of the digits the plan reads
-    #: The general description and the region's valid forms of ``n_digits`` as one pattern
-    #: (or none), compiled on first use.
-    whole: list[re.Pattern[str] | None] = field(default_factory=list, compare=False, repr=False)
-
     def may_be_national(self, digits: str) -> bool:
         """Whether the general description admits ``digits``, or them without the lead the
         region's prefix pattern strips."""
@@ -985,31 +980,21 @@ class _Plan:
 
     def may_be_valid(self, digits: str) -> bool:
         """:meth:`may_be_national` for a form a number type of the region's code admits as well
-        (:attr:`_RegionShape.valid`): phonenumbers finds a number valid only where both do.
-        ``digits``: ``n_digits`` of them."""
-        whole = self.whole[0] if self.whole else self._compile_whole()
-        if whole is not None and whole.fullmatch(digits):
-            return True
+        (:attr:`_RegionShape.valid`): phonenumbers finds a number valid only where both do."""
+        general = self.general
+        valid = None
+        if general.fullmatch(digits):
+            valid = _region_shape(self.region).valid
+            if len(digits) in valid and valid[len(digits)].fullmatch(digits):
+                return True
         lead = self.strip.match(digits) if self.strip is not None else None
         if lead is None or not lead.end():
             return False
         rest = digits[lead.end() :]
-        valid = _region_shape(self.region).valid
-        return (
-            self.general.fullmatch(rest) is not None
-            and len(rest) in valid
-            and valid[len(rest)].fullmatch(rest) is not None
-        )
-
-    def _compile_whole(self) -> re.Pattern[str] | None:
-        valid = _region_shape(self.region).valid
-        whole = (
-            re.compile(rf"(?=(?:{self.general.pattern})\Z){valid.source(self.n_digits)}")
-            if self.n_digits in valid
-            else None
-        )
-        self.whole.append(whole)
-        return whole
+        if not general.fullmatch(rest):
+            return False
+        valid = valid or _region_shape(self.region).valid
+        return len(rest) in valid and valid[len(rest)].fullmatch(rest) is not None
 
 
 @cache
@@ -1033,7 +1018,6 @@ def _plans_of_length(n_digits: int) -> tuple[_Plan, ...]:
                 re.compile(general.national_number_pattern),
                 re.compile(rule) if rule else None,
                 frozenset(sizes),
-                n_digits,
             )
         )
     return tuple(plans)
@@ -1114,7 +1098,7 @@ def _foreign_verdict(
     bare_with_trunk = digits.startswith("0") and low <= len(digits) <= high
     if not (shape.grouped or bare_with_trunk or has_context()):
         return None
-    if not (has_context() or digits.startswith("0") or len(digits) >= _FOREIGN_UNPREFIXED_DIGITS):
+    if not (digits.startswith("0") or len(digits) >= _FOREIGN_UNPREFIXED_DIGITS or has_context()):
         return None  # without context only these can be written as a region writes them
     if has_context():
         return _Verdict(SOURCE_FOREIGN, 0.85) if scan.foreign(digits) else None
