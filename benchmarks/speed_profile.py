@@ -42,8 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from passes import cpu_model
-from quality import DEV_CORPORA, read_dev_corpus
-from tagger_speed import texts
+from tagger_speed import asq_queries, texts
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results" / "speed_profile.md"
@@ -255,13 +254,6 @@ def instrumented(deid: Any) -> Iterator[Stages]:
         stages.undo()
 
 
-def _asq_queries(count: int) -> list[tuple[str, str]]:
-    spec = next(c for c in DEV_CORPORA if c.name.startswith("ASQ-PHI"))
-    if not spec.location.exists():
-        return []
-    return [(d.lang, d.text) for d in read_dev_corpus(spec).documents][:count]
-
-
 def steady(profile: str, docs: int, queries: int) -> list[tuple[str, float, dict[str, float]]]:
     """Per set: wall seconds over its documents and the seconds of each stage."""
     from polydeid.api import Deidentifier
@@ -270,7 +262,7 @@ def steady(profile: str, docs: int, queries: int) -> list[tuple[str, float, dict
     deid = Deidentifier(profile=profile)
     sets = {name: pairs for name, (pairs, _) in texts(docs, 0).items()}
     warm = {name: warmup for name, (_, warmup) in texts(docs, 10).items()}
-    asq = _asq_queries(queries + 20)
+    asq = asq_queries(queries + 20)
     if asq:
         sets["ASQ-PHI dev queries, one call each (en)"] = asq[20:]
         warm["ASQ-PHI dev queries, one call each (en)"] = asq[:20]

@@ -17,10 +17,15 @@ warm-up's time is reported in its own column.
 
 A system ``NAME@PRECISION`` runs profile NAME with the tagger's matrix products in PRECISION
 (``float32`` or ``bfloat16``; plain NAME: what ``auto`` chooses on this machine), so both
-precisions are compared in one run.
+precisions are compared in one run. A system ``NAME+many`` reads each set's documents
+together, :data:`polydeid.cli.BATCH_RECORDS` at a time (``Pipeline.detect_many``, as
+``polydeid redact`` reads a JSONL file's records); the others read them one call each.
+
+``--queries N`` adds N ASQ-PHI dev queries (short English records, one per document) as a set
+(default 150; 0: none).
 
     .venv/bin/python benchmarks/tagger_speed.py [--docs 60] [--warmup 20] [--rounds 3] [--threads 2]
-        [--systems rules,default@float32,default,presidio]
+        [--queries 150] [--systems rules,default@float32,default,default+many,presidio]
 """
 
 from __future__ import annotations
@@ -35,6 +40,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from passes import cpu_model
+
+from polydeid.cli import BATCH_RECORDS
 from polydeid.core.segments import Segment
 from polydeid.corpora import read_corpus
 from polydeid.detect.tagger.model import TaggerModel
@@ -70,6 +78,16 @@ def texts(docs: int, warmup: int = 0) -> dict[str, tuple[Docs, Docs]]:
     return sets
 
 
+def asq_queries(count: int) -> Docs:
+    """The first ``count`` ASQ-PHI dev queries (short English records), where present."""
+    from quality import DEV_CORPORA, read_dev_corpus
+
+    spec = next(c for c in DEV_CORPORA if c.name.startswith("ASQ-PHI"))
+    if not spec.location.exists():
+        return []
+    return [(d.lang, d.text) for d in read_dev_corpus(spec).documents][:count]
+
+
 def rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
@@ -85,6 +103,7 @@ class System:
     warm: dict[str, float] = field(default_factory=dict)
     rss: float = 0.0
     taggers: list[TaggerModel] = field(default_factory=list)
+    many: bool = False  # documents read together (detect_many), BATCH_RECORDS at a time
 
     def use(self) -> None:
         """Set the tagger precision this system runs (systems may share one tagger)."""
@@ -94,17 +113,26 @@ class System:
     def run(self, docs: Docs) -> float:
         self.use()
         start = time.perf_counter()
-        for lang, text in docs:
-            self.pipeline.detect(Segment(text, lang=lang))
+        if self.many:
+            for k in range(0, len(docs), BATCH_RECORDS):
+                group = docs[k : k + BATCH_RECORDS]
+                self.pipeline.detect_many([Segment(text, lang=lang) for lang, text in group])
+        else:
+            for lang, text in docs:
+                self.pipeline.detect(Segment(text, lang=lang))
         return time.perf_counter() - start
 
 
 def load(spec: str, sets: dict[str, tuple[Docs, Docs]]) -> System:
-    name, _, precision = spec.partition("@")
+    base, plus, mode = spec.partition("+")
+    if plus and mode != "many":
+        raise SystemExit(f"unknown reading mode {mode!r} in {spec!r} (known: many)")
+    name, _, precision = base.partition("@")
     before = rss_mb()
     start = time.perf_counter()
     _, pipeline = build_system(name)
     system = System(spec, pipeline, precision or None, time.perf_counter() - start)
+    system.many = bool(plus)
     system.taggers = [
         d.model for d in pipeline.detectors if isinstance(getattr(d, "model", None), TaggerModel)
     ]
@@ -126,12 +154,17 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=20, help="unmeasured documents per set")
     parser.add_argument("--rounds", type=int, default=3, help="measurements of each system")
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--systems", default="rules,default@float32,default,presidio")
+    parser.add_argument("--queries", type=int, default=150, help="ASQ-PHI dev queries (a set)")
+    parser.add_argument("--systems", default="rules,default@float32,default,default+many,presidio")
     args = parser.parse_args()
     import torch
 
     torch.set_num_threads(args.threads)
     sets = texts(args.docs, args.warmup)
+    if args.queries:
+        queries = asq_queries(args.queries + args.warmup)
+        if queries:
+            sets["ASQ-PHI dev queries (en)"] = (queries[args.warmup :], queries[: args.warmup])
     systems = [load(spec, sets) for spec in args.systems.split(",")]
     seconds: dict[tuple[str, str], list[float]] = {}
     for r in range(args.rounds):  # round-robin: drift on a shared machine hits every system
@@ -176,7 +209,10 @@ def main() -> None:
                 f"| {system.name} | {set_name} | {statistics.median(per_round):.2f} | "
                 f"{per_round[0]:.2f}–{per_round[-1]:.2f} |"
             )
-    machine = f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+    machine = (
+        f"{cpu_model()} ({platform.machine()}, {os.cpu_count()} cores, "
+        f"Python {platform.python_version()})"
+    )
     settings = {
         s.name: f"{resolve(s.precision)}{packed(m, s.precision)}, windows of at most "
         f"{m.meta.max_tokens} tokens sharing at least {m.min_overlap}, inputs padded to a "
@@ -199,16 +235,25 @@ def main() -> None:
     lines = [
         "# Pipeline speed: rules + tagger vs rules vs Presidio (same text, one run)",
         "",
-        f"Command: `.venv/bin/python benchmarks/tagger_speed.py --docs {args.docs} "
-        f"--warmup {args.warmup} --rounds {args.rounds} --threads {args.threads} "
-        f"--systems {args.systems}`. Machine: {machine} (the project's shared development "
-        f"machine), torch threads {args.threads}. Presidio runs its English spaCy pipeline "
-        "(en_core_web_sm) on every language (its only offline model). Native bfloat16 on this "
-        f"CPU: {'yes' if native_bf16() else 'no'}. Systems sharing a tagger load it once: its "
-        "load time and memory show under the first. Each system is first run, unmeasured, "
-        f"over {args.warmup} other documents of each set and one measured document per "
-        f"language (warm-up s); then every system reads every set once per round, round-robin, "
-        f"for {args.rounds} rounds: the median and range over rounds.",
+        " ".join(
+            [
+                f"Command: `.venv/bin/python benchmarks/tagger_speed.py --docs {args.docs}",
+                f"--warmup {args.warmup} --rounds {args.rounds} --threads {args.threads}",
+                f"--queries {args.queries} --systems {args.systems}`.",
+                f"Machine: {machine} (the project's shared development machine),",
+                f"torch threads {args.threads}. Presidio runs its English spaCy pipeline",
+                "(en_core_web_sm) on every language (its only offline model).",
+                f"Native bfloat16 on this CPU: {'yes' if native_bf16() else 'no'}.",
+                "Systems sharing a tagger load it once: its load time and memory show under",
+                "the first. Each system is first run, unmeasured, over",
+                f"{args.warmup} other documents of each set and one measured document per",
+                "language (warm-up s); then every system reads every set once per round,",
+                f"round-robin, for {args.rounds} rounds: the median and range over rounds.",
+                "A system `…+many` reads a set's documents together,",
+                f"{BATCH_RECORDS} at a time (`Pipeline.detect_many`, as `polydeid redact`",
+                "reads a JSONL file); the others, and Presidio, one call each.",
+            ]
+        ),
         "",
         *(f"- `{name}`: tagger in {text}" for name, text in settings.items()),
         "",

@@ -15,6 +15,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -29,9 +30,10 @@ from polydeid.core.errors import (
     VaultKeyError,
 )
 from polydeid.core.segments import Origin, Segment
+from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category
 from polydeid.formats import limits
-from polydeid.formats.jsonl import JsonlFailure, looks_like_jsonl, read_jsonl
+from polydeid.formats.jsonl import JsonlFailure, JsonlRecord, looks_like_jsonl, read_jsonl
 from polydeid.formats.registry import FORMATS, RECORD_FORMATS, SUFFIXES, detect_format
 from polydeid.formats.text import decode_utf8
 from polydeid.locales import canonical_country, canonical_language, language_info, languages
@@ -315,7 +317,12 @@ def _iter_inputs(path: str) -> Iterator[tuple[str, Path | None]]:
 
 # --- processing ---------------------------------------------------------------------------
 
-Handler = Callable[[Segment, dict[str, Any]], dict[str, Any]]
+#: (segment, record, its spans if already detected) -> the record's output
+Handler = Callable[[Segment, dict[str, Any], Sequence[Span] | None], dict[str, Any]]
+#: Spans of several segments, detected together (:meth:`Deidentifier.detect_many`)
+DetectMany = Callable[[list[Segment]], list[tuple[Span, ...]]]
+#: Records of a JSONL file detected together: short records share the tagger's batches.
+BATCH_RECORDS = 64
 #: (document, language, source) -> output bytes, for structured formats
 DocumentHandler = Callable[[Any, str, str], bytes]
 
@@ -348,6 +355,20 @@ def _process_document(
     return out
 
 
+def _detected_together(
+    segments: list[Segment], detect_many: DetectMany | None
+) -> Iterator[tuple[Span, ...]] | None:
+    """The spans of ``segments`` detected together, in order; None (each is detected
+    alone, so that the one that fails gets its own coded error) where there is no
+    ``detect_many`` or the segments fail together."""
+    if detect_many is None or len(segments) < 2:
+        return None
+    try:
+        return iter(detect_many(segments))
+    except PolydeidError:
+        return None
+
+
 def _process_file(
     source: str,
     fmt_requested: str,
@@ -358,9 +379,11 @@ def _process_file(
     countries: tuple[str, ...],
     handle_document: DocumentHandler,
     options: dict[str, Any],
+    detect_many: DetectMany | None = None,
 ) -> tuple[bytes, str] | None:
     """Process one input into (output bytes, format); errors are reported, records keep
-    their order."""
+    their order. The records of a JSONL file are detected :data:`BATCH_RECORDS` at a time
+    with ``detect_many``, if given."""
     try:
         data = _read_bytes(source)
     except PolydeidError as exc:
@@ -377,36 +400,56 @@ def _process_file(
                 text, None, default_lang, source, Origin(file=source), countries
             )
             lang = segment.lang
-            result = _with_language(handle(segment, {}), lang, None, default_lang)
+            result = _with_language(handle(segment, {}, None), lang, None, default_lang)
         except PolydeidError as exc:
             report.fail(exc.at(source) if exc.location is None else exc)
             return None
         report.records += 1
         return render_text(result), fmt
     lines: list[bytes] = []
-    for item in read_jsonl(data, source=source):
-        if isinstance(item, JsonlFailure):
-            report.fail(item.error)
-            lines.append(_error_line(item.line, item.error))
-            continue
-        try:
-            segment = _record_segment(
-                item.text,
-                item.lang,
-                default_lang,
-                f"{source}:{item.line}",
-                Origin(file=source, line=item.line),
-                countries,
-            )
-            lang = segment.lang
-            out = _with_language(handle(segment, item.data), lang, item.lang, default_lang)
-        except PolydeidError as exc:
-            err = exc if exc.location else exc.at(f"{source}:{item.line}")
-            report.fail(err)
-            lines.append(_error_line(item.line, err, record_id=item.id))
-            continue
-        report.records += 1
-        lines.append(json.dumps(out, ensure_ascii=False).encode("utf-8"))
+    items = iter(read_jsonl(data, source=source))
+    while group := list(islice(items, BATCH_RECORDS)):
+        ready: list[tuple[JsonlRecord, Segment | PolydeidError]] = []
+        for item in group:
+            if isinstance(item, JsonlFailure):
+                continue
+            try:
+                segment = _record_segment(
+                    item.text,
+                    item.lang,
+                    default_lang,
+                    f"{source}:{item.line}",
+                    Origin(file=source, line=item.line),
+                    countries,
+                )
+                ready.append((item, segment))
+            except PolydeidError as exc:
+                ready.append((item, exc))
+        found = _detected_together(
+            [got for _, got in ready if isinstance(got, Segment)], detect_many
+        )
+        readied = iter(ready)
+        for each in group:
+            if isinstance(each, JsonlFailure):
+                report.fail(each.error)
+                lines.append(_error_line(each.line, each.error))
+                continue
+            item, got = next(readied)
+            try:
+                if not isinstance(got, Segment):
+                    raise got
+                segment = got
+                spans = next(found) if found is not None else None
+                out = _with_language(
+                    handle(segment, item.data, spans), segment.lang, item.lang, default_lang
+                )
+            except PolydeidError as exc:
+                err = exc if exc.location else exc.at(f"{source}:{item.line}")
+                report.fail(err)
+                lines.append(_error_line(item.line, err, record_id=item.id))
+                continue
+            report.records += 1
+            lines.append(json.dumps(out, ensure_ascii=False).encode("utf-8"))
     return b"".join(line + b"\n" for line in lines), fmt
 
 
@@ -507,6 +550,7 @@ def _run(
     report: RunReport,
     handle_document: DocumentHandler,
     document_suffix: str,
+    detect_many: DetectMany | None = None,
 ) -> int:
     default_lang = _default_language(args.lang)
     countries = _countries(args)
@@ -527,6 +571,7 @@ def _run(
             countries,
             handle_document,
             options,
+            detect_many,
         )
         if result is None:
             continue
@@ -560,8 +605,10 @@ def cmd_detect(args: argparse.Namespace) -> int:
     deid = Deidentifier(profile=args.profile)
     report = RunReport()
 
-    def handle(segment: Segment, record: dict[str, Any]) -> dict[str, Any]:
-        spans = deid.detect_segment(segment)
+    def handle(
+        segment: Segment, record: dict[str, Any], found: Sequence[Span] | None
+    ) -> dict[str, Any]:
+        spans = deid.detect_segment(segment) if found is None else found
         report.count([s.label.value for s in spans])
         return {**record, "spans": [span_json(s, segment) for s in spans]}
 
@@ -576,7 +623,16 @@ def cmd_detect(args: argparse.Namespace) -> int:
         spans = [field_span_json(fs, lang, countries) for fs in found]
         return render({"format": doc.format, "spans": spans})
 
-    return _run(args, handle, render, ".spans.json", report, handle_document, ".spans.json")
+    return _run(
+        args,
+        handle,
+        render,
+        ".spans.json",
+        report,
+        handle_document,
+        ".spans.json",
+        deid.detect_many,
+    )
 
 
 def _key_file(args: argparse.Namespace) -> str | None:
@@ -595,12 +651,15 @@ def cmd_redact(args: argparse.Namespace) -> int:
     )
     report = RunReport()
 
-    def handle(segment: Segment, record: dict[str, Any]) -> dict[str, Any]:
+    def handle(
+        segment: Segment, record: dict[str, Any], found: Sequence[Span] | None
+    ) -> dict[str, Any]:
         patient = record.get("patient_id", args.patient_id)
         result = deid.redact_segment(
             segment,
             document_id=None if record.get("id") is None else str(record["id"]),
             patient_id=None if patient is None else str(patient),
+            spans=found,
         )
         report.count([r.label.value for r in result.replacements])
         out: dict[str, Any] = {}
@@ -627,7 +686,7 @@ def cmd_redact(args: argparse.Namespace) -> int:
         report.count(list(result.labels))
         return encode_document(result.text, doc)
 
-    return _run(args, handle, render, "", report, handle_document, "")
+    return _run(args, handle, render, "", report, handle_document, "", deid.detect_many)
 
 
 def cmd_eval(args: argparse.Namespace) -> int:

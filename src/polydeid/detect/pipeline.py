@@ -93,28 +93,41 @@ class Pipeline:
         return list(_to_original(reading, self._candidates(_read(segment, reading))))
 
     def _candidates(self, segment: Segment) -> list[Span]:
-        parts = [(offset, *self._routed(part)) for offset, part in language_parts(segment)]
-        if len(parts) == 1:
-            _, part, applicable = parts[0]
+        return self._candidates_many([segment])[0]
+
+    def _candidates_many(self, segments: Sequence[Segment]) -> list[list[Span]]:
+        """:meth:`_candidates` of each of ``segments`` (as read), each detector called once
+        for all their parts where it reads several at once (``detect_many``)."""
+        parts = [
+            [(offset, *self._routed(part)) for offset, part in language_parts(segment)]
+            for segment in segments
+        ]
+        if len(parts) == 1 and len(parts[0]) == 1:
+            _, part, applicable = parts[0][0]
             found_one: list[Span] = []
             for detector in applicable:
                 checkpoint()  # the work budget (polydeid.core.budget), between detectors
                 found_one.extend(detector.detect(part))
-            return found_one
-        spans: list[Span] = []
+            return [found_one]
+        spans: list[list[Span]] = [[] for _ in segments]
         for detector in self.detectors:
-            mine = [(offset, part) for offset, part, applicable in parts if detector in applicable]
+            mine = [
+                (k, offset, part)
+                for k, own in enumerate(parts)
+                for offset, part, applicable in own
+                if detector in applicable
+            ]
             if not mine:
                 continue
             checkpoint()
             many = getattr(detector, "detect_many", None)
             found = (
-                many([part for _, part in mine])
+                many([part for _, _, part in mine])
                 if many is not None
-                else [detector.detect(part) for _, part in mine]
+                else [detector.detect(part) for _, _, part in mine]
             )
-            for (offset, _), part_spans in zip(mine, found, strict=True):
-                spans.extend(span.shifted(offset) for span in part_spans)
+            for (k, offset, _), part_spans in zip(mine, found, strict=True):
+                spans[k].extend(span.shifted(offset) for span in part_spans)
         return spans
 
     def _routed(self, segment: Segment) -> tuple[Segment, tuple[Detector, ...]]:
@@ -148,6 +161,26 @@ class Pipeline:
                 return resolve(found, segment.text, self.resolve_policy)
             return merge_adjacent(found, segment.text, self.resolve_policy)
 
+    def detect_many(self, segments: Sequence[Segment]) -> list[tuple[Span, ...]]:
+        """:meth:`detect` of each of ``segments``, in order. The detectors that read several
+        segments at once (``detect_many``: the tagger, whose windows of every segment then
+        share its batches) get the parts of all the segments of at most
+        :data:`SEGMENT_CHARS` in one call; a longer segment is read as :meth:`detect` reads
+        it. A segment that :meth:`detect` would refuse makes the call raise that error."""
+        out: list[tuple[Span, ...]] = [()] * len(segments)
+        short = [k for k, segment in enumerate(segments) if len(segment.text) <= SEGMENT_CHARS]
+        for k, segment in enumerate(segments):
+            if len(segment.text) > SEGMENT_CHARS:
+                out[k] = self.detect(segment)
+        readings = [reading_of(segments[k].text) for k in short]
+        read = [
+            segments[k] if reading.identity else _read(segments[k], reading)
+            for k, reading in zip(short, readings, strict=True)
+        ]
+        for k, reading, spans in zip(short, readings, self._detect_many(read), strict=True):
+            out[k] = spans if reading.identity else _disjoint(_to_original(reading, spans))
+        return out
+
     def _detect_read(self, segment: Segment) -> tuple[Span, ...]:
         """:meth:`_detect` over the text as the detectors read it, spans moved back."""
         reading = reading_of(segment.text)
@@ -156,21 +189,26 @@ class Pipeline:
         return _disjoint(_to_original(reading, self._detect(_read(segment, reading))))
 
     def _detect(self, segment: Segment) -> tuple[Span, ...]:
-        candidates = self._candidates(segment)
-        checkpoint()
-        spans = resolve(candidates, segment.text, self.resolve_policy)
-        if not self.passes:
-            return spans
-        ctx = SegmentContext(
-            segment.text,
-            canonical_language(segment.lang),
-            tuple(s for s in candidates if s.is_fact),
-            self.resolve_policy,
-        )
-        for p in self.passes:
+        return self._detect_many([segment])[0]
+
+    def _detect_many(self, segments: Sequence[Segment]) -> list[tuple[Span, ...]]:
+        """Resolved spans, after the segment passes, of each of ``segments`` (as read)."""
+        out = []
+        for segment, candidates in zip(segments, self._candidates_many(segments), strict=True):
             checkpoint()
-            spans = p.run(ctx, spans)
-        return spans
+            spans = resolve(candidates, segment.text, self.resolve_policy)
+            if self.passes:
+                ctx = SegmentContext(
+                    segment.text,
+                    canonical_language(segment.lang),
+                    tuple(s for s in candidates if s.is_fact),
+                    self.resolve_policy,
+                )
+                for p in self.passes:
+                    checkpoint()
+                    spans = p.run(ctx, spans)
+            out.append(spans)
+        return out
 
     def facts(self, segment: Segment) -> tuple[Span, ...]:
         """The protected clinical-fact spans found in ``segment``."""

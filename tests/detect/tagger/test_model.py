@@ -415,3 +415,36 @@ def test_inference_imports_no_transformers(tiny: Path) -> None:
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=300, check=True
     )
     assert done.stdout.strip() == "[]"
+
+
+def test_segments_detected_together_get_the_tagger_spans_each_gets_alone(tiny: Path) -> None:
+    """In float32 the tagger's windows of several segments share batches without changing a
+    span or a score (its rows are padded and masked)."""
+    from polydeid.detect.pipeline import Pipeline
+    from polydeid.detect.profiles import profile_detectors
+
+    detectors = [TaggerDetector(tiny, precision="float32"), *profile_detectors("rules")]
+    pipeline = Pipeline(detectors)
+    texts = [
+        ("sw", "Mgonjwa Achieng' Otieno, miaka 45, alifika kliniki tarehe 5 Machi 2024."),
+        ("en", "Baraka Mwangi."),
+        ("sw", "Mgonjwa alifika kliniki leo asubuhi. " * 40),
+        ("en", ""),
+    ]
+    segments = [Segment(text, lang=lang) for lang, text in texts]
+    assert pipeline.detect_many(segments) == [pipeline.detect(s) for s in segments]
+
+
+def test_bfloat16_batches_of_several_segments_keep_the_probabilities(tiny: Path) -> None:
+    """In bfloat16 a text's probabilities depend a little on the batch its windows share
+    (the products round by shape): within 0.05 of the text read alone."""
+    model = TaggerModel.load(tiny, precision="bfloat16")
+    texts = ["Baraka Mwangi.", "Mgonjwa alifika kliniki leo asubuhi. " * 12, "Achieng' Otieno."]
+    together = model.predict(texts)
+    for text, (aligned, probs) in zip(texts, together, strict=True):
+        ((alone_aligned, alone),) = model.predict([text])
+        assert aligned.token_ids == alone_aligned.token_ids
+        rows = [(r, o) for r, o in zip(probs, alone, strict=True) if r is not None]
+        assert rows and all(o is not None for _, o in rows)
+        gap = max(abs(a - b) for r, o in rows for a, b in zip(r, o or [], strict=True))
+        assert gap <= 0.05
