@@ -75,8 +75,11 @@ def run_batch(
     env = {
         **os.environ,
         "PEAKS": str(peaks),
-        # each spawned worker records its own peak when it exits (see sitecustomize below)
-        "PYTHONPATH": str(work / "site"),
+        # each spawned worker records its own peak when it exits (see sitecustomize below);
+        # a PYTHONPATH of the caller's (another checkout's src) still comes after it
+        "PYTHONPATH": os.pathsep.join(
+            p for p in (str(work / "site"), os.environ.get("PYTHONPATH", "")) if p
+        ),
     }
     started = time.perf_counter()
     done = subprocess.run(

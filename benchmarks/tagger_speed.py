@@ -18,7 +18,7 @@ warm-up's time is reported in its own column.
 A system ``NAME@PRECISION`` runs profile NAME with the tagger's matrix products in PRECISION
 (``float32`` or ``bfloat16``; plain NAME: what ``auto`` chooses on this machine), so both
 precisions are compared in one run. A system ``NAME+many`` reads each set's documents
-together, :data:`polydeid.cli.BATCH_RECORDS` at a time (``Pipeline.detect_many``, as
+together, :data:`polydeid.api.BATCH_RECORDS` at a time (``Pipeline.detect_many``, as
 ``polydeid redact`` reads a JSONL file's records); the others read them one call each.
 
 ``--queries N`` adds N ASQ-PHI dev queries (short English records, one per document) as a set
@@ -42,7 +42,7 @@ from typing import Any
 
 from passes import cpu_model
 
-from polydeid.cli import BATCH_RECORDS
+from polydeid.api import BATCH_RECORDS
 from polydeid.core.segments import Segment
 from polydeid.corpora import read_corpus
 from polydeid.detect.tagger.model import TaggerModel

@@ -69,6 +69,11 @@ _VALIDATION_CONTEXT: dict[Category, str] = {
 }
 
 
+#: Records the CLI (a JSONL file's), the batch runner and Spark detect together
+#: (:meth:`Deidentifier.detect_many`): short records share the tagger's batches.
+BATCH_RECORDS = 64
+
+
 class Deidentifier:
     """Detect and replace identifiers in clinical text.
 

@@ -19,7 +19,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from polydeid.api import Deidentifier, field_span_json, span_json
+from polydeid.api import BATCH_RECORDS, Deidentifier, field_span_json, span_json
 from polydeid.core.errors import (
     ConfigError,
     CoverageError,
@@ -321,8 +321,6 @@ def _iter_inputs(path: str) -> Iterator[tuple[str, Path | None]]:
 Handler = Callable[[Segment, dict[str, Any], Sequence[Span] | None], dict[str, Any]]
 #: Spans of several segments, detected together (:meth:`Deidentifier.detect_many`)
 DetectMany = Callable[[list[Segment]], list[tuple[Span, ...]]]
-#: Records of a JSONL file detected together: short records share the tagger's batches.
-BATCH_RECORDS = 64
 #: (document, language, source) -> output bytes, for structured formats
 DocumentHandler = Callable[[Any, str, str], bytes]
 

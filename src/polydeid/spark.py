@@ -50,7 +50,13 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from polydeid.batch.record import JobConfig, build_deidentifier, record_language, redact_record
+from polydeid.api import BATCH_RECORDS
+from polydeid.batch.record import (
+    JobConfig,
+    build_deidentifier,
+    record_language,
+    redact_records,
+)
 from polydeid.core.errors import ConfigError, PolydeidError, UnknownLanguageError
 from polydeid.core.segments import Origin, Segment
 
@@ -415,15 +421,18 @@ def _redact_batches(job: _Job, batches: Iterator[pa.RecordBatch]) -> Iterator[pa
     for batch in batches:
         texts: list[str | None] = []
         errors: list[str | None] = []
-        for record, location in job.rows(batch, seen):
-            try:
-                out = redact_record(deid, record, job.record, location=location)
-            except Exception as exc:
-                texts.append(None)
-                errors.append(_message(exc, location))
-            else:
-                texts.append(out[job.record.text_field])
-                errors.append(None)
+        rows = list(job.rows(batch, seen))
+        for k in range(0, len(rows), BATCH_RECORDS):  # detected together (redact_records)
+            group = rows[k : k + BATCH_RECORDS]
+            for (_, location), got in zip(
+                group, redact_records(deid, group, job.record), strict=True
+            ):
+                if isinstance(got, Exception):
+                    texts.append(None)
+                    errors.append(_message(got, location))
+                else:
+                    texts.append(got[0][job.record.text_field])
+                    errors.append(None)
         seen += batch.num_rows
         values = pa.array(texts, type=batch.schema.field(job.text_col).type)
         yield _output(batch, job, values, errors)

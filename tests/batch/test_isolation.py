@@ -47,14 +47,14 @@ def written(out: Path) -> list[str]:
 def failing(monkeypatch, bad):
     from polydeid.batch import runner
 
-    real = runner.redact_record_labelled
+    real = runner.finish_record
 
-    def redact(deid, record, config, *, location):
-        if bad(record["id"]):
+    def finish(deid, prepared, spans=None):
+        if bad(prepared.head["id"]):
             raise TransformError("the vault failed (OperationalError)")
-        return real(deid, record, config, location=location)
+        return real(deid, prepared, spans)
 
-    monkeypatch.setattr(runner, "redact_record_labelled", redact)
+    monkeypatch.setattr(runner, "finish_record", finish)
 
 
 def test_one_run_quarantines_a_record_failing_twice_the_same_way(tmp_path, monkeypatch, capsys):
@@ -92,14 +92,14 @@ def test_one_run_quarantines_a_poison_record(tmp_path, monkeypatch, capsys):
     lines = [json.dumps({"id": f"r{i}", "text": f"Call 0772 {i:06d}."}) for i in range(60)]
     lines[40] = json.dumps({"id": "poison", "text": "Seen by Zebedee Quartermain."})
     (src / "a.jsonl").write_text("\n".join(lines) + "\n")
-    real = runner.redact_record_labelled
+    real = runner.finish_record
 
-    def redact(deid, record, config, *, location):
-        if record["id"] == "poison":
+    def finish(deid, prepared, spans=None):
+        if prepared.head["id"] == "poison":
             raise DetectionError("a detector failed")
-        return real(deid, record, config, location=location)
+        return real(deid, prepared, spans)
 
-    monkeypatch.setattr(runner, "redact_record_labelled", redact)
+    monkeypatch.setattr(runner, "finish_record", finish)
     assert main(args(src, out)) == 1
     err = capsys.readouterr().err
     assert "Traceback" not in err and "Quartermain" not in err
@@ -152,17 +152,17 @@ def test_a_failure_that_does_not_repeat_quarantines_nothing(tmp_path, monkeypatc
 
     src, out, clean = tmp_path / "in", tmp_path / "out", tmp_path / "clean"
     ids = inputs(src)
-    real = runner.redact_record_labelled
+    real = runner.finish_record
     calls = []
 
-    def once(deid, record, config, *, location):
-        if record["id"] == "a30":
-            calls.append(record["id"])
+    def once(deid, prepared, spans=None):
+        if prepared.head["id"] == "a30":
+            calls.append(prepared.head["id"])
             if len(calls) == 1:
                 raise DetectionError("a detector failed")
-        return real(deid, record, config, location=location)
+        return real(deid, prepared, spans)
 
-    monkeypatch.setattr(runner, "redact_record_labelled", once)
+    monkeypatch.setattr(runner, "finish_record", once)
     assert main(args(src, out)) == 0
     err = capsys.readouterr().err
     assert "a.jsonl (unit 2): a record failed its unit: trying the unit once more" in err
@@ -172,7 +172,7 @@ def test_a_failure_that_does_not_repeat_quarantines_nothing(tmp_path, monkeypatc
     assert summary["units_processed"] == 6 and summary["units_failed"] == 0
     assert sorted(written(out)) == sorted(ids)
     assert (out / "quarantine.jsonl").read_text() == ""
-    monkeypatch.setattr(runner, "redact_record_labelled", real)
+    monkeypatch.setattr(runner, "finish_record", real)
     assert main(args(src, clean)) == 0
     assert (out / "a.jsonl").read_bytes() == (clean / "a.jsonl").read_bytes()
 
@@ -196,18 +196,18 @@ def test_the_record_is_quarantined_only_when_it_fails_the_same_way(tmp_path, mon
 
     src, out = tmp_path / "in", tmp_path / "out"
     inputs(src)
-    real = runner.redact_record_labelled
+    real = runner.finish_record
     calls = []
 
-    def changing(deid, record, config, *, location):
-        if record["id"] == "a3":
-            calls.append(record["id"])
+    def changing(deid, prepared, spans=None):
+        if prepared.head["id"] == "a3":
+            calls.append(prepared.head["id"])
             if len(calls) == 1:
                 raise TransformError("the vault failed (OperationalError)")
             raise DetectionError("a detector failed")  # another kind of fault: counted afresh
-        return real(deid, record, config, location=location)
+        return real(deid, prepared, spans)
 
-    monkeypatch.setattr(runner, "redact_record_labelled", changing)
+    monkeypatch.setattr(runner, "finish_record", changing)
     assert main(args(src, out)) == 1
     summary = json.loads((out / "summary.json").read_text())
     assert summary["quarantined"] == 0 and summary["complete"] is False
@@ -253,9 +253,10 @@ def _first_time():
 if os.environ.get("POLYDEID_TEST_ID") or os.environ.get("POLYDEID_TEST_KILL_ID"):
     from polydeid.batch import runner
 
-    real = runner.redact_record_labelled
+    real = runner.finish_record
 
-    def hook(deid, record, config, *, location):
+    def hook(deid, prepared, spans=None):
+        record = prepared.head
         if os.environ.get("POLYDEID_TEST_PIDS"):
             with open(os.environ["POLYDEID_TEST_PIDS"], "a") as handle:
                 handle.write(f"{os.getpid()}\\n")
@@ -265,9 +266,25 @@ if os.environ.get("POLYDEID_TEST_ID") or os.environ.get("POLYDEID_TEST_KILL_ID")
             if os.environ.get("POLYDEID_TEST_FAULT") == "crash":
                 os.kill(os.getpid(), signal.SIGKILL)
             raise sqlite3.OperationalError("disk I/O error")
-        return real(deid, record, config, location=location)
+        return real(deid, prepared, spans)
 
-    runner.redact_record_labelled = hook
+    runner.finish_record = hook
+
+if os.environ.get("POLYDEID_TEST_GROUP_KILL_TEXT"):
+    from polydeid.api import Deidentifier
+
+    together = Deidentifier.detect_many
+
+    def kill_in_group(self, segments):
+        if os.environ.get("POLYDEID_TEST_GROUP_CALLS"):
+            with open(os.environ["POLYDEID_TEST_GROUP_CALLS"], "a") as handle:
+                handle.write(f"{len(segments)}\\n")
+        marker = os.environ["POLYDEID_TEST_GROUP_KILL_TEXT"]
+        if any(marker in s.text for s in segments):
+            os.kill(os.getpid(), signal.SIGKILL)
+        return together(self, segments)
+
+    Deidentifier.detect_many = kill_in_group
 """
 
 
@@ -397,3 +414,64 @@ def test_a_failure_counted_before_a_kill_is_recognised_by_the_next_run(tmp_path)
     assert run_hooked(tmp_path, src, clean, 1, id="b30", fault="raise").returncode == 1
     for name in ("a.jsonl", "b.jsonl", "quarantine.jsonl"):
         assert (out / name).read_bytes() == (clean / name).read_bytes(), name
+
+
+@pytest.mark.slow
+def test_a_worker_that_dies_detecting_a_group_charges_no_record(tmp_path):
+    """Records are detected together on a unit's first try; a worker that dies then has no
+    single record in hand: none is charged, and the unit's retry detects each record by
+    itself (here without dying: the death was the group's), so everything is written."""
+    src, out = tmp_path / "in", tmp_path / "out"
+    ids = inputs(src)
+    calls = tmp_path / "calls"
+    proc = run_hooked(tmp_path, src, out, 2, group_kill_text="0772 000040.", group_calls=str(calls))
+    err = proc.stderr.decode()
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err and "PD000" not in err  # no record's failure
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["complete"] is True and summary["quarantined"] == 0
+    assert "a.jsonl (unit 2): its worker process died detecting records together" in err
+    assert sorted(written(out)) == sorted(ids)
+    sizes = [int(n) for n in calls.read_text().split()]
+    assert CHUNK in sizes  # a unit's records were detected together
+    failures = sqlite3_failures(out)
+    assert failures == []  # the manifest charges no record
+
+
+def sqlite3_failures(out: Path) -> list[tuple]:
+    import sqlite3
+
+    from polydeid.batch.sources import MANIFEST_NAME
+
+    with sqlite3.connect(out / MANIFEST_NAME) as db:
+        return db.execute("SELECT * FROM failures").fetchall()
+
+
+def test_a_record_that_fails_its_group_is_found_and_quarantined_alone(tmp_path, monkeypatch):
+    """Detection fails on a poison record wherever it is read (together with others or by
+    itself): its group's other records are detected one by one and written, and the poison
+    record is quarantined with its own error, as when every record was detected alone."""
+    from polydeid.core.errors import DetectionError
+    from polydeid.detect.pipeline import Pipeline
+
+    src, out = tmp_path / "in", tmp_path / "out"
+    src.mkdir()
+    lines = [json.dumps({"id": f"r{i}", "text": f"Call 0772 {i:06d}."}) for i in range(60)]
+    lines[40] = json.dumps({"id": "poison", "text": "Seen by Zebedee Quartermain."})
+    (src / "a.jsonl").write_text("\n".join(lines) + "\n")
+    real = Pipeline._candidates_many
+    groups: list[int] = []
+
+    def candidates(self, segments):
+        groups.append(len(segments))
+        if any("Quartermain" in s.text for s in segments):
+            raise DetectionError("a detector failed")
+        return real(self, segments)
+
+    monkeypatch.setattr(Pipeline, "_candidates_many", candidates)
+    assert main(args(src, out)) == 1
+    assert CHUNK in groups  # read together first
+    ids = [json.loads(x)["id"] for x in (out / "a.jsonl").read_text().splitlines()]
+    assert ids == [f"r{i}" for i in range(60) if i != 40]
+    (entry,) = [json.loads(x) for x in (out / "quarantine.jsonl").read_text().splitlines()]
+    assert entry["line"] == 41 and entry["reason"]["code"] == "PD300"

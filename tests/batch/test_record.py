@@ -79,3 +79,28 @@ def test_lang_auto_reads_a_mixed_record_part_by_part() -> None:
     assert "tarehe [DATE] kwa" in out["text"]
     named = JobConfig(profile="rules", lang="en")
     assert "5 Machi" in redact_record(deid, {"id": 1, "text": text}, named, location="x")["text"]
+
+
+def test_records_redacted_together_come_out_as_one_by_one(job):
+    """``redact_records`` detects the records together: the outputs and the errors of one by
+    one, in order."""
+    from polydeid.batch.record import redact_records
+    from polydeid.core.errors import PolydeidError
+
+    config, deid = job
+    records = [
+        ({"id": 1, "lang": "sw", "text": "Simu 0772 123456", "ward": "B"}, "in:1"),
+        ({"id": 2, "text": 5}, "in:2"),  # no text: a record error in its place
+        ({"id": 3, "lang": "en", "text": "Patient name: Zebedee Quartermain, MRN 4482913"}, "in:3"),
+        ({"id": 4, "lang": "xx", "text": "x"}, "in:4"),
+        ({"id": 5, "lang": "de", "text": "Tel. 030 1234567, geb. 03.04.1950"}, "in:5"),
+    ]
+    together = redact_records(deid, records, config)
+    for (record, location), got in zip(records, together, strict=True):
+        try:
+            expected = redact_record_labelled(deid, record, config, location=location)
+        except PolydeidError as exc:
+            assert isinstance(got, type(exc)) and str(got) == str(exc)
+        else:
+            assert got == expected
+    assert sum(isinstance(g, Exception) for g in together) == 2

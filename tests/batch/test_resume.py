@@ -246,14 +246,14 @@ def test_a_unit_that_fails_is_left_for_the_re_run(tmp_path, monkeypatch, capsys)
 
     src, out, clean = tmp_path / "in", tmp_path / "out", tmp_path / "clean"
     _small_inputs(src)
-    real = runner.redact_record_labelled
+    real = runner.finish_record
 
-    def flaky(deid, record, config, *, location):
-        if str(record.get("id")).startswith("b"):
+    def flaky(deid, prepared, spans=None):
+        if str(prepared.head.get("id")).startswith("b"):
             raise TransformError("the SQLite vault failed (OperationalError)")
-        return real(deid, record, config, location=location)
+        return real(deid, prepared, spans)
 
-    monkeypatch.setattr(runner, "redact_record_labelled", flaky)
+    monkeypatch.setattr(runner, "finish_record", flaky)
     assert main(args(src, out, 1)) == 1
     err = capsys.readouterr().err
     assert "b.jsonl (unit 2): the SQLite vault failed" in err
@@ -264,7 +264,7 @@ def test_a_unit_that_fails_is_left_for_the_re_run(tmp_path, monkeypatch, capsys)
     assert summary["quarantined"] == 0
     assert (out / "a.jsonl").exists() and not (out / "b.jsonl").exists()
 
-    monkeypatch.setattr(runner, "redact_record_labelled", real)
+    monkeypatch.setattr(runner, "finish_record", real)
     assert main(args(src, out, 1)) == 0
     summary = json.loads((out / "summary.json").read_text())
     assert summary["units_processed"] == 3 and summary["complete"] is True

@@ -340,14 +340,14 @@ def test_an_unexpected_fault_on_a_record_is_quarantined_by_type_only(tmp_path, m
     src.mkdir()
     lines = [json.dumps({"id": i, "text": TEXT}) for i in range(3)]
     (src / "a.jsonl").write_text("\n".join(lines) + "\n")
-    real = runner.redact_record_labelled
+    real = runner.finish_record
 
-    def faulty(deid, record, config, *, location):
-        if record["id"] == 1:
-            raise ValueError(f"cannot handle {record['text']}")
-        return real(deid, record, config, location=location)
+    def faulty(deid, prepared, spans=None):
+        if prepared.head["id"] == 1:
+            raise ValueError(f"cannot handle {prepared.segment.text}")
+        return real(deid, prepared, spans)
 
-    monkeypatch.setattr(runner, "redact_record_labelled", faulty)
+    monkeypatch.setattr(runner, "finish_record", faulty)
     assert batch(src, out, "--workers", "1") == 1
     (entry,) = [json.loads(x) for x in (out / "quarantine.jsonl").read_text().splitlines()]
     assert entry == {

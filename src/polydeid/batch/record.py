@@ -12,13 +12,14 @@ builds its own :class:`~polydeid.api.Deidentifier` once with :func:`build_deiden
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from polydeid.api import Deidentifier
 from polydeid.core.errors import RecordError, UnknownLanguageError
 from polydeid.core.segments import Origin, Segment, Stretch
+from polydeid.core.spans import Span
 from polydeid.locales import canonical_language
 
 
@@ -86,6 +87,26 @@ def redact_record_labelled(
 ) -> tuple[dict[str, Any], list[str]]:
     """:func:`redact_record` and the categories replaced, in order (for summaries: labels
     only, never text)."""
+    return finish_record(deid, prepare_record(record, config, location=location))
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedRecord:
+    """A record read and checked, ready to be de-identified (:func:`prepare_record`): its
+    segment, ids and the fields its output keeps."""
+
+    segment: Segment
+    document_id: str | None
+    patient_id: str | None
+    head: dict[str, Any]  # the output record's fields before its text
+    text_field: str
+
+
+def prepare_record(
+    record: Mapping[str, Any], config: JobConfig, *, location: str
+) -> PreparedRecord:
+    """Read ``record`` as :func:`redact_record` does, before any detection; the same
+    :class:`RecordError` where it has no usable text, id or language."""
     text = record.get(config.text_field)
     if not isinstance(text, str):
         raise RecordError(f"a record needs a string field {config.text_field!r}", location=location)
@@ -110,20 +131,78 @@ def redact_record_labelled(
         countries=config.countries,
         stretches=stretches,
     )
-    document_id = None if record_id is None else str(record_id)
-    result = deid.redact_segment(
-        segment,
-        document_id=document_id,
-        patient_id=None if patient is None else str(patient),
-    )
-    if document_id is not None:
-        deid.redactor.end_document(document_id)
-    out: dict[str, Any] = {}
+    head: dict[str, Any] = {}
     if record_id is not None:
-        out[config.id_field] = record_id
-    out[config.lang_field] = lang
+        head[config.id_field] = record_id
+    head[config.lang_field] = lang
     for name in config.keep:
         if name in record and name not in (config.text_field, config.id_field):
-            out[name] = record[name]
-    out[config.text_field] = result.text
+            head[name] = record[name]
+    return PreparedRecord(
+        segment,
+        None if record_id is None else str(record_id),
+        None if patient is None else str(patient),
+        head,
+        config.text_field,
+    )
+
+
+def finish_record(
+    deid: Deidentifier, prepared: PreparedRecord, spans: Sequence[Span] | None = None
+) -> tuple[dict[str, Any], list[str]]:
+    """The output record of ``prepared`` and the categories replaced; ``spans``: its
+    detection, if done already (:meth:`Deidentifier.detect_many`)."""
+    result = deid.redact_segment(
+        prepared.segment,
+        document_id=prepared.document_id,
+        patient_id=prepared.patient_id,
+        spans=spans,
+    )
+    if prepared.document_id is not None:
+        deid.redactor.end_document(prepared.document_id)
+    out = dict(prepared.head)
+    out[prepared.text_field] = result.text
     return out, [r.label.value for r in result.replacements]
+
+
+def detected_together(
+    deid: Deidentifier, prepared: Sequence[PreparedRecord]
+) -> list[tuple[Span, ...]] | None:
+    """The spans of ``prepared`` detected together (:meth:`Deidentifier.detect_many`: the
+    tagger's windows of all of them share its batches), in order; None for fewer than two or
+    where detecting them together fails: then each is detected by itself
+    (:func:`finish_record`), so that an error is its own record's."""
+    if len(prepared) < 2:
+        return None
+    try:
+        return deid.detect_many([p.segment for p in prepared])
+    except Exception:
+        return None
+
+
+def redact_records(
+    deid: Deidentifier, records: Sequence[tuple[Mapping[str, Any], str]], config: JobConfig
+) -> list[tuple[dict[str, Any], list[str]] | Exception]:
+    """:func:`redact_record_labelled` of each ``(record, location)``, or the exception it
+    raised, the records detected together (:func:`detected_together`): the same outputs and
+    errors as one by one."""
+    ready: list[PreparedRecord | Exception] = []
+    for record, location in records:
+        try:
+            ready.append(prepare_record(record, config, location=location))
+        except Exception as exc:
+            ready.append(exc)
+    prepared = [p for p in ready if isinstance(p, PreparedRecord)]
+    together = detected_together(deid, prepared)
+    found = iter(together) if together is not None else None
+    out: list[tuple[dict[str, Any], list[str]] | Exception] = []
+    for item in ready:
+        if not isinstance(item, PreparedRecord):
+            out.append(item)
+            continue
+        spans = next(found) if found is not None else None
+        try:
+            out.append(finish_record(deid, item, spans))
+        except Exception as exc:
+            out.append(exc)
+    return out

@@ -3,10 +3,14 @@
 :func:`run_batch` finds the input files (:mod:`polydeid.batch.sources`), cuts them into units,
 skips the units the manifest (:mod:`polydeid.batch.manifest`) records as done, and hands the
 rest to worker processes (``spawn``; each builds its de-identifier once, in an initializer).
-A worker reads its unit, de-identifies record by record with
-:func:`polydeid.batch.record.redact_record_labelled` (structured documents whole, with the
-document engine) and writes the unit's part file atomically; the main process then records the
-unit as done. When every unit of a file is done its parts are joined, in order, into the
+A worker reads its unit, de-identifies its records in order
+(:func:`polydeid.batch.record.prepare_record`, then
+:func:`~polydeid.batch.record.finish_record`; structured documents whole, with the document
+engine) and writes the unit's part file atomically; the main process then records the unit as
+done. The records of a unit's first try are detected together,
+:data:`~polydeid.api.BATCH_RECORDS` at a time (the tagger's windows share its
+batches); a retry's each by itself, so that a failure is charged to its own record. When every
+unit of a file is done its parts are joined, in order, into the
 output. A re-run with the same arguments after a kill does exactly the units not yet done.
 
 Records that cannot be read or de-identified go to ``OUT/quarantine.jsonl`` (where and why,
@@ -37,11 +41,20 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, fields
+from itertools import islice
 from pathlib import Path
 from typing import Any, TextIO
 
+from polydeid.api import BATCH_RECORDS
 from polydeid.batch.manifest import Manifest, UnitCounts
-from polydeid.batch.record import JobConfig, build_deidentifier, redact_record_labelled
+from polydeid.batch.record import (
+    JobConfig,
+    PreparedRecord,
+    build_deidentifier,
+    detected_together,
+    finish_record,
+    prepare_record,
+)
 from polydeid.batch.sources import (
     MANIFEST_NAME,
     PARTS_DIR,
@@ -74,6 +87,7 @@ from polydeid.core.errors import (
     RuleTimeoutError,
     UnknownLanguageError,
 )
+from polydeid.core.spans import Span
 
 #: Records per unit of work unless asked otherwise (the granularity of resuming).
 DEFAULT_CHUNK_SIZE = 1000
@@ -265,9 +279,10 @@ def _is_fatal(exc: PolydeidError) -> bool:
 _ENVIRONMENT_FAULTS = (DetectorUnavailableError, ChatEndpointError)
 
 
-def run_unit(unit: Unit, skips: Skips | None = None) -> UnitOutcome:
+def run_unit(unit: Unit, skips: Skips | None = None, alone: bool = False) -> UnitOutcome:
     """Process one unit in this worker (entry point of the process pool); the records at
-    ``skips`` are quarantined with their reason instead of being de-identified."""
+    ``skips`` are quarantined with their reason instead of being de-identified. ``alone``:
+    each record detected by itself (a unit's retry), not in groups."""
     if "error" in _STATE:
         return UnitOutcome(unit.source, unit.index, fatal=_STATE["error"])
     at: list[int] = []  # the position of the record in hand
@@ -276,7 +291,7 @@ def run_unit(unit: Unit, skips: Skips | None = None) -> UnitOutcome:
         if unit.kind == "document":
             counts = _run_document(unit, skips, at)
         else:
-            counts = _run_records(unit, skips, at)
+            counts = _run_records(unit, skips, at, alone)
     except _Fatal as exc:
         return UnitOutcome(unit.source, unit.index, fatal=(exc.code, exc.message))
     except OSError as exc:
@@ -306,6 +321,8 @@ def run_unit(unit: Unit, skips: Skips | None = None) -> UnitOutcome:
 _TWICE = "failed twice the same way"
 #: How a record that its worker died under failed its unit.
 _WORKER_DIED = "PD000:WorkerDied"
+#: The position an in-hand file names while a group of records is detected together.
+_GROUP = -1
 
 
 def _hold(unit: Unit, position: int) -> None:
@@ -360,35 +377,77 @@ def _record_failure(
 _RECORD_FAULTS = (InputError, RuleTimeoutError)
 
 
-def _run_records(unit: Unit, skips: Skips, at: list[int]) -> UnitCounts:
+def _run_records(unit: Unit, skips: Skips, at: list[int], alone: bool) -> UnitCounts:
+    """The unit's records, in order: read, de-identified, written. Unless ``alone``, the
+    records are detected together, :data:`~polydeid.api.BATCH_RECORDS` at a time
+    (:meth:`Deidentifier.detect_many`); where a group fails, each of its records is detected
+    by itself, so that an error is the record's own."""
     config: JobConfig = _STATE["config"]
     deid = _STATE["deid"]
     counts = UnitCounts()
     writer = UnitWriter(unit, config)
-    for item in iter_unit(unit, config):
-        counts.records += 1
-        at[:] = [item.position]
-        _hold(unit, item.position)
-        location = record_location(unit, item.position)
-        if item.position in skips:
-            code, message = skips[item.position]
-            _quarantine(counts, unit, item.position, code, f"{message} ({_TWICE})")
-            continue
-        if item.error is not None or item.record is None:
-            error = item.error or InputError("unreadable record")
-            _record_failure(counts, unit, item.position, error, location)
-            continue
-        try:
-            out, labels = redact_record_labelled(deid, item.record, config, location=location)
-        except Exception as exc:
-            _record_failure(counts, unit, item.position, exc, location)
-            continue
-        counts.written += 1
-        counts.spans.update(labels)
-        writer.add(out)
+    items = iter(iter_unit(unit, config))
+    while group := list(islice(items, 1 if alone else BATCH_RECORDS)):
+        ready: list[PreparedRecord | Exception | None] = []
+        for item in group:
+            location = record_location(unit, item.position)
+            if item.position in skips or item.error is not None or item.record is None:
+                ready.append(None)
+                continue
+            _hold(unit, item.position)
+            try:
+                ready.append(prepare_record(item.record, config, location=location))
+            except Exception as exc:
+                ready.append(exc)
+        found = _detected_together(deid, unit, group, ready)
+        for item, prepared in zip(group, ready, strict=True):
+            counts.records += 1
+            at[:] = [item.position]
+            _hold(unit, item.position)
+            location = record_location(unit, item.position)
+            if item.position in skips:
+                code, message = skips[item.position]
+                _quarantine(counts, unit, item.position, code, f"{message} ({_TWICE})")
+                continue
+            if item.error is not None or item.record is None:
+                error = item.error or InputError("unreadable record")
+                _record_failure(counts, unit, item.position, error, location)
+                continue
+            try:
+                if not isinstance(prepared, PreparedRecord):
+                    raise prepared or InputError("unreadable record")
+                spans = found.get(item.position)
+                out, labels = finish_record(deid, prepared, spans)
+            except Exception as exc:
+                _record_failure(counts, unit, item.position, exc, location)
+                continue
+            counts.written += 1
+            counts.spans.update(labels)
+            writer.add(out)
     at.clear()
     writer.commit()
     return counts
+
+
+def _detected_together(
+    deid: Any, unit: Unit, group: list[Any], ready: list[PreparedRecord | Exception | None]
+) -> dict[int, tuple[Span, ...]]:
+    """The spans of the group's prepared records detected together
+    (:func:`~polydeid.batch.record.detected_together`), by position; none where they are
+    detected one by one. While they are detected the worker's in-hand file names no record
+    (:data:`_GROUP`): a death then is no single record's."""
+    records = [
+        (item.position, prepared)
+        for item, prepared in zip(group, ready, strict=True)
+        if isinstance(prepared, PreparedRecord)
+    ]
+    if len(records) < 2:
+        return {}
+    _hold(unit, _GROUP)
+    found = detected_together(deid, [prepared for _, prepared in records])
+    if found is None:
+        return {}
+    return {position: spans for (position, _), spans in zip(records, found, strict=True)}
 
 
 def _run_document(unit: Unit, skips: Skips, at: list[int]) -> UnitCounts:
@@ -535,8 +594,15 @@ def _replace_broken(
         return None
     for unit in lost:
         position = crashed.get(_key(unit))
-        if position is None:
-            job.again.append(unit)  # its worker was ended by the pool: not its fault
+        if position is None or position == _GROUP:
+            # its worker was ended by the pool, or died detecting a group of records: no
+            # record is charged; the unit comes back with each record by itself
+            if position == _GROUP:
+                job.say(
+                    f"{unit.location}: its worker process died detecting records together: "
+                    "trying the unit once more, record by record"
+                )
+            job.again.append(unit)
             continue
         failed = ("PD000", "its worker process died")
         outcome = UnitOutcome(
@@ -760,6 +826,8 @@ class _Job:
     later: list[_Again] = field(default_factory=list)
     #: records (source, unit, position) that had their one retry of this run
     retried: set[tuple[str, int, int]] = field(default_factory=set)
+    #: units submitted in this run: submitted again, each of their records is detected alone
+    submitted: set[tuple[str, int]] = field(default_factory=set)
     #: per way of failing (code and exception type), the units it failed in this run
     failing: defaultdict[str, set[tuple[str, int]]] = field(
         default_factory=lambda: defaultdict(set)
@@ -884,7 +952,9 @@ def _execute(job: _Job, progress: PlainProgress | RichProgress) -> bool:
                         break
                     unit = following
                 skips = _skips(job, unit)
-                inflight[executor.submit(run_unit, unit, skips)] = unit
+                alone = _key(unit) in job.submitted  # a retry: each record by itself
+                job.submitted.add(_key(unit))
+                inflight[executor.submit(run_unit, unit, skips, alone)] = unit
             if not inflight and job.later:
                 if _next_round(job):
                     _stop_executor(executor)
