@@ -32,6 +32,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from passes import cpu_model
+
 from polydeid.synth.generate import generate
 
 #: Runs the CLI, then prints the peak resident memory of this process and of every worker
@@ -202,14 +204,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"Command: `.venv/bin/python benchmarks/batch.py --records {args.records} "
             f"--tagger-records {args.tagger_records} --seed {args.seed}`",
             "",
-            f"Machine: {platform.machine()}, 2 cores (shared), Python "
-            f"{platform.python_version()}. Synthetic prose notes in 17 languages; every run in "
-            "a fresh process, wall time including start-up (the tagger profile converts nothing: "
-            "the encoder cache is warm). Peak memory: the runner's plus each worker's own peak "
-            "resident set (VmHWM), summed over every process of the run. Units: the input cut "
-            "as a user's run cuts it (default: units of at most 1,000 records that end once "
-            "they hold 64 KiB; by records alone: `--chunk-bytes` out of the way, as before the "
-            "byte bound, one unit for a file of up to 1,000 records).",
+            " ".join(
+                [
+                    f"Machine: {cpu_model()} ({platform.machine()}, {os.cpu_count()} cores,",
+                    f"shared), Python {platform.python_version()}. Synthetic prose notes in 17",
+                    "languages; every run in a fresh process, wall time including start-up (the",
+                    "tagger profile converts nothing: the encoder cache is warm). Peak memory:",
+                    "the runner's plus each worker's own peak resident set (VmHWM), summed over",
+                    "every process of the run. Units: the input cut as a user's run cuts it",
+                    "(default: units of at most 1,000 records that end once they hold 64 KiB;",
+                    "by records alone: `--chunk-bytes` out of the way, as before the byte bound,",
+                    "one unit for a file of up to 1,000 records).",
+                ]
+            ),
             "",
             "| profile | workers | units cut | units | records | MB | s | records/s | kB/s "
             "| peak MB (all processes) |",
