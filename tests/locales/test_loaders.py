@@ -4,6 +4,7 @@ file says (checked against the raw table for the word lists)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -319,3 +320,28 @@ def test_every_file_names_its_sources(kind: str, folder: str) -> None:
         raw = read(code, kind)
         if raw:
             assert raw["meta"]["sources"] and raw["meta"]["licence"], (code, kind)
+
+
+def test_every_pools_names_are_kept_in_the_cache_and_read_back_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The names of every pack's pools are built once, kept in polydeid's cache and read back
+    equal to a new build; a damaged file is built again."""
+    from polydeid.locales import names
+
+    monkeypatch.setenv("POLYDEID_CACHE", str(tmp_path))
+    built = names._build_every_pool_name()
+    assert len(built) > 10_000
+    names._every_pool_name.cache_clear()
+    assert names._every_pool_name() == built  # built, and kept
+    (kept,) = (tmp_path / "names").glob("*.json")
+    names._every_pool_name.cache_clear()
+    calls: list[int] = []
+    monkeypatch.setattr(names, "_build_every_pool_name", lambda: calls.append(1) or built)
+    assert names._every_pool_name() == built  # read back
+    assert calls == []
+    kept.write_text('{"format": 1, "table": [1, 2', encoding="utf-8")
+    names._every_pool_name.cache_clear()
+    assert names._every_pool_name() == built
+    assert calls == [1]  # built again
+    names._every_pool_name.cache_clear()

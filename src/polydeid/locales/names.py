@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from polydeid.core.cache import fingerprint, load_table, store_table
 from polydeid.locales import canonical_language, language_data, language_info, languages
 from polydeid.text.normalise import normalise
 
@@ -295,6 +296,19 @@ def pool_names(lang: str) -> frozenset[str]:
 
 @cache
 def _every_pool_name() -> frozenset[str]:
+    """The names of every shipped pack's pools: kept in polydeid's cache
+    (:mod:`polydeid.core.cache`) once built, read from there while the package is unchanged
+    (reading every pack takes a few tenths of a second)."""
+    stamp = fingerprint("polydeid")
+    kept = load_table("names", "pools", stamp)
+    if isinstance(kept, list) and all(isinstance(name, str) for name in kept):
+        return frozenset(kept)
+    names = _build_every_pool_name()
+    store_table("names", "pools", stamp, sorted(names))
+    return names
+
+
+def _build_every_pool_name() -> frozenset[str]:
     return frozenset().union(*(pool_names(lang) for lang in languages()))
 
 
