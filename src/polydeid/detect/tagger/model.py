@@ -151,8 +151,7 @@ class TaggerModel:
     def model(self) -> Any:
         """The ``transformers`` ``BertForTokenClassification`` (built on first use where
         :meth:`load` read the weights alone)."""
-        if self._model is None and self._weights is not None:
-            self._model, self._tokenizer = self._weights.full()
+        self._build_reference()
         return self._model
 
     @model.setter
@@ -163,9 +162,16 @@ class TaggerModel:
     def tokenizer(self) -> Any:
         """The ``transformers`` tokenizer (:class:`EncoderTokenizer`; built on first use where
         :meth:`load` read the weights alone)."""
-        if self._tokenizer is None and self._weights is not None:
-            self._model, self._tokenizer = self._weights.full()
+        self._build_reference()
         return self._tokenizer
+
+    def _build_reference(self) -> None:
+        """Where :meth:`load` read the weights alone, build what is still missing of the
+        ``transformers`` model and tokenizer."""
+        if self._weights is not None and (self._model is None or self._tokenizer is None):
+            model, tokenizer = self._weights.full()
+            self._model = model if self._model is None else self._model
+            self._tokenizer = tokenizer if self._tokenizer is None else self._tokenizer
 
     @tokenizer.setter
     def tokenizer(self, tokenizer: Any) -> None:
