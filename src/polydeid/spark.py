@@ -458,35 +458,69 @@ def _detect_batches(job: _Job, batches: Iterator[pa.RecordBatch]) -> Iterator[pa
     for batch in batches:
         spans: list[list[dict[str, Any]] | None] = []
         errors: list[str | None] = []
-        for record, location in job.rows(batch, seen):
-            try:
-                spans.append(_detect_record(deid, record, config, location))
-            except Exception as exc:
-                spans.append(None)
-                errors.append(_message(exc, location))
-            else:
-                errors.append(None)
+        rows = list(job.rows(batch, seen))
+        for k in range(0, len(rows), BATCH_RECORDS):  # detected together
+            group = rows[k : k + BATCH_RECORDS]
+            for (_, location), got in zip(group, _detect_records(deid, group, config), strict=True):
+                if isinstance(got, Exception):
+                    spans.append(None)
+                    errors.append(_message(got, location))
+                else:
+                    spans.append(got)
+                    errors.append(None)
         seen += batch.num_rows
         yield _output(batch, job, pa.array(spans, type=span_type), errors)
 
 
-def _detect_record(
-    deid: Deidentifier, record: dict[str, Any], config: JobConfig, location: str
-) -> list[dict[str, Any]]:
+def _detect_records(
+    deid: Deidentifier, rows: list[tuple[dict[str, Any], str]], config: JobConfig
+) -> list[list[dict[str, Any]] | Exception]:
+    """Each row's spans (as the output column holds them) or the exception its record
+    raised; the rows detected together (:meth:`Deidentifier.detect_many`), each by itself
+    where that fails, so that an error is its own row's."""
+    segments: list[Segment | Exception] = []
+    for record, location in rows:
+        try:
+            segments.append(_detect_segment(record, config, location))
+        except Exception as exc:
+            segments.append(exc)
+    ready = [s for s in segments if isinstance(s, Segment)]
+    together = None
+    if len(ready) > 1:
+        try:
+            together = iter(deid.detect_many(ready))
+        except Exception:
+            together = None
+    out: list[list[dict[str, Any]] | Exception] = []
+    for segment in segments:
+        if not isinstance(segment, Segment):
+            out.append(segment)
+            continue
+        try:
+            found = next(together) if together is not None else deid.detect_segment(segment)
+        except Exception as exc:
+            out.append(exc)
+            continue
+        out.append(
+            [
+                {
+                    "start": s.start,
+                    "end": s.end,
+                    "label": s.label.value,
+                    "score": s.score,
+                    "source": s.source,
+                }
+                for s in found
+            ]
+        )
+    return out
+
+
+def _detect_segment(record: dict[str, Any], config: JobConfig, location: str) -> Segment:
     text = record.get(config.text_field)
     if not isinstance(text, str):
         from polydeid.core.errors import RecordError
 
         raise RecordError(f"a record needs a string field {config.text_field!r}", location=location)
     lang = record_language(record, config, location)
-    segment = Segment(text, lang=lang, origin=Origin(path=location), countries=config.countries)
-    return [
-        {
-            "start": s.start,
-            "end": s.end,
-            "label": s.label.value,
-            "score": s.score,
-            "source": s.source,
-        }
-        for s in deid.detect_segment(segment)
-    ]
+    return Segment(text, lang=lang, origin=Origin(path=location), countries=config.countries)

@@ -104,3 +104,55 @@ def test_records_redacted_together_come_out_as_one_by_one(job):
         else:
             assert got == expected
     assert sum(isinstance(g, Exception) for g in together) == 2
+
+
+def test_spark_rows_detected_together_get_the_spans_each_gets_alone(job, monkeypatch):
+    """Spark's detection reads rows together (``_detect_records``): each row's spans as
+    detected alone, a bad row's error in its place, and one by one where the group fails."""
+    from polydeid.api import Deidentifier
+    from polydeid.core.errors import PolydeidError
+    from polydeid.core.segments import Segment
+    from polydeid.spark import _detect_records
+
+    config, deid = job
+    rows = [
+        ({"text": "Simu 0772 123456", "lang": "sw"}, "r1"),
+        ({"text": None}, "r2"),
+        ({"text": "Patient name: Zebedee Quartermain, MRN 4482913", "lang": "en"}, "r3"),
+        ({"text": "x", "lang": "xx"}, "r4"),
+        ({"text": "Tel. 030 1234567, geb. 03.04.1950", "lang": "de"}, "r5"),
+    ]
+
+    def alone(record: dict, location: str) -> list[dict] | type:
+        try:
+            segment = Segment(record["text"], lang=record["lang"], countries=config.countries)
+            spans = deid.detect_segment(segment)
+        except (PolydeidError, KeyError, TypeError):
+            return Exception
+        return [
+            {"start": s.start, "end": s.end, "label": s.label.value, "score": s.score}
+            for s in spans
+        ]
+
+    def comparable(got: object) -> object:
+        if isinstance(got, Exception):
+            return Exception
+        return [{k: v for k, v in span.items() if k != "source"} for span in got]
+
+    expected = [alone(record, location) for record, location in rows]
+    calls: list[int] = []
+    together = Deidentifier.detect_many
+
+    def counted(self: Deidentifier, segments: list) -> list:
+        calls.append(len(segments))
+        return together(self, segments)
+
+    monkeypatch.setattr(Deidentifier, "detect_many", counted)
+    assert [comparable(g) for g in _detect_records(deid, rows, config)] == expected
+    assert calls == [3]  # the three readable rows, together
+
+    def refuse(self: Deidentifier, segments: list) -> list:
+        raise PolydeidError("the group fails")
+
+    monkeypatch.setattr(Deidentifier, "detect_many", refuse)
+    assert [comparable(g) for g in _detect_records(deid, rows, config)] == expected
