@@ -172,21 +172,25 @@ class Pipeline:
         for k, segment in enumerate(segments):
             if len(segment.text) > SEGMENT_CHARS:
                 out[k] = self.detect(segment)
-        readings = [reading_of(segments[k].text) for k in short]
-        read = [
-            segments[k] if reading.identity else _read(segments[k], reading)
-            for k, reading in zip(short, readings, strict=True)
-        ]
-        for k, reading, spans in zip(short, readings, self._detect_many(read), strict=True):
-            out[k] = spans if reading.identity else _disjoint(_to_original(reading, spans))
+        found = self._detect_read_many([segments[k] for k in short])
+        for k, spans in zip(short, found, strict=True):
+            out[k] = spans
         return out
 
     def _detect_read(self, segment: Segment) -> tuple[Span, ...]:
-        """:meth:`_detect` over the text as the detectors read it, spans moved back."""
-        reading = reading_of(segment.text)
-        if reading.identity:
-            return self._detect(segment)
-        return _disjoint(_to_original(reading, self._detect(_read(segment, reading))))
+        return self._detect_read_many([segment])[0]
+
+    def _detect_read_many(self, segments: Sequence[Segment]) -> list[tuple[Span, ...]]:
+        """:meth:`_detect_many` over the texts as the detectors read them, spans moved back."""
+        readings = [reading_of(segment.text) for segment in segments]
+        read = [
+            segment if reading.identity else _read(segment, reading)
+            for segment, reading in zip(segments, readings, strict=True)
+        ]
+        return [
+            spans if reading.identity else _disjoint(_to_original(reading, spans))
+            for reading, spans in zip(readings, self._detect_many(read), strict=True)
+        ]
 
     def _detect(self, segment: Segment) -> tuple[Span, ...]:
         return self._detect_many([segment])[0]
