@@ -557,6 +557,17 @@ def _scan(own: tuple[str, ...]) -> phones._Scan:
     )
 
 
+def _may_be_national(plan: phones._Plan, digits: str) -> bool:
+    """Whether the region's general description admits ``digits``, or them without the lead
+    its prefix pattern strips (the filter ``_Plan.may_be_valid`` narrows)."""
+    if plan.general.fullmatch(digits):
+        return True
+    lead = plan.strip.match(digits) if plan.strip is not None else None
+    return (
+        lead is not None and lead.end() > 0 and bool(plan.general.fullmatch(digits[lead.end() :]))
+    )
+
+
 def test_foreign_reading_answers_as_a_region_by_region_reading_in_any_order() -> None:
     """``_Scan.foreign`` (the regions that read earlier numbers of the segment first) answers
     whether some region outside the segment's admits the digits by its general description
@@ -576,7 +587,7 @@ def test_foreign_reading_answers_as_a_region_by_region_reading_in_any_order() ->
                     for plan in phones._plans_of_length(len(digits))
                     if low <= len(digits) <= high
                     and plan.region not in own
-                    and plan.may_be_national(digits)
+                    and _may_be_national(plan, digits)
                     and phones._canonical_in(digits, plan.region, phones._Memo())
                 ]
                 assert scan.foreign(digits) == bool(readers), region

@@ -966,21 +966,11 @@ class _Plan:
     strip: re.Pattern[str] | None
     lengths: frozenset[int]
 
-    def may_be_national(self, digits: str) -> bool:
-        """Whether the general description admits ``digits``, or them without the lead the
-        region's prefix pattern strips."""
-        if self.general.fullmatch(digits):
-            return True
-        lead = self.strip.match(digits) if self.strip is not None else None
-        return (
-            lead is not None
-            and lead.end() > 0
-            and bool(self.general.fullmatch(digits[lead.end() :]))
-        )
-
     def may_be_valid(self, digits: str) -> bool:
-        """:meth:`may_be_national` for a form a number type of the region's code admits as well
-        (:attr:`_RegionShape.valid`): phonenumbers finds a number valid only where both do."""
+        """Whether the general description admits ``digits``, or them without the lead the
+        region's prefix pattern strips, and a number type of the region's code admits that
+        form as well (:attr:`_RegionShape.valid`): phonenumbers finds a number valid only
+        where both do."""
         general = self.general
         valid = None
         if general.fullmatch(digits):
@@ -1037,7 +1027,7 @@ def _reads_foreign(
     keep: Callable[[str], bool] | None = None,
 ) -> bool:
     """Whether ``plan``'s region, if not one of ``own``, reads ``digits`` as a valid number in
-    national form: its general description admits them (:meth:`_Plan.may_be_national`) and
+    national form: its descriptions admit them (:meth:`_Plan.may_be_valid`) and
     :func:`_canonical_in` holds. ``keep`` is asked only where a parse must decide, before it:
     where it does not keep the region the answer is no."""
     return (
