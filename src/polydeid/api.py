@@ -141,6 +141,18 @@ class Deidentifier:
         would refuse makes the call raise that error."""
         return self.pipeline.detect_many(segments)
 
+    def detect_together(self, segments: Sequence[Segment]) -> list[tuple[Span, ...]] | None:
+        """:meth:`detect_many` of ``segments``, or None for fewer than two or where reading
+        them together fails: the caller then detects each by itself, so that an error is its
+        own segment's (how the CLI, the batch runner and Spark read records in groups of
+        :data:`BATCH_RECORDS`)."""
+        if len(segments) < 2:
+            return None
+        try:
+            return self.detect_many(segments)
+        except Exception:
+            return None
+
     def redact(
         self,
         text: str,

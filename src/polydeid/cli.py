@@ -319,8 +319,9 @@ def _iter_inputs(path: str) -> Iterator[tuple[str, Path | None]]:
 
 #: (segment, record, its spans if already detected) -> the record's output
 Handler = Callable[[Segment, dict[str, Any], Sequence[Span] | None], dict[str, Any]]
-#: Spans of several segments, detected together (:meth:`Deidentifier.detect_many`)
-DetectMany = Callable[[list[Segment]], list[tuple[Span, ...]]]
+#: Spans of several segments detected together, or None: detect each by itself
+#: (:meth:`Deidentifier.detect_together`)
+DetectTogether = Callable[[list[Segment]], list[tuple[Span, ...]] | None]
 #: (document, language, source) -> output bytes, for structured formats
 DocumentHandler = Callable[[Any, str, str], bytes]
 
@@ -353,20 +354,6 @@ def _process_document(
     return out
 
 
-def _detected_together(
-    segments: list[Segment], detect_many: DetectMany | None
-) -> Iterator[tuple[Span, ...]] | None:
-    """The spans of ``segments`` detected together, in order; None (each is detected
-    alone, so that the one that fails gets its own coded error) where there is no
-    ``detect_many`` or the segments fail together."""
-    if detect_many is None or len(segments) < 2:
-        return None
-    try:
-        return iter(detect_many(segments))
-    except PolydeidError:
-        return None
-
-
 def _process_file(
     source: str,
     fmt_requested: str,
@@ -377,11 +364,11 @@ def _process_file(
     countries: tuple[str, ...],
     handle_document: DocumentHandler,
     options: dict[str, Any],
-    detect_many: DetectMany | None = None,
+    detect_together: DetectTogether | None = None,
 ) -> tuple[bytes, str] | None:
     """Process one input into (output bytes, format); errors are reported, records keep
     their order. The records of a JSONL file are detected :data:`BATCH_RECORDS` at a time
-    with ``detect_many``, if given."""
+    with ``detect_together``, if given."""
     try:
         data = _read_bytes(source)
     except PolydeidError as exc:
@@ -423,9 +410,9 @@ def _process_file(
                 ready.append((item, segment))
             except PolydeidError as exc:
                 ready.append((item, exc))
-        found = _detected_together(
-            [got for _, got in ready if isinstance(got, Segment)], detect_many
-        )
+        ready_segments = [got for _, got in ready if isinstance(got, Segment)]
+        together = detect_together(ready_segments) if detect_together is not None else None
+        found = iter(together) if together is not None else None
         readied = iter(ready)
         for each in group:
             if isinstance(each, JsonlFailure):
@@ -548,7 +535,7 @@ def _run(
     report: RunReport,
     handle_document: DocumentHandler,
     document_suffix: str,
-    detect_many: DetectMany | None = None,
+    detect_together: DetectTogether | None = None,
 ) -> int:
     default_lang = _default_language(args.lang)
     countries = _countries(args)
@@ -569,7 +556,7 @@ def _run(
             countries,
             handle_document,
             options,
-            detect_many,
+            detect_together,
         )
         if result is None:
             continue
@@ -629,7 +616,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
         report,
         handle_document,
         ".spans.json",
-        deid.detect_many,
+        deid.detect_together,
     )
 
 
@@ -684,7 +671,7 @@ def cmd_redact(args: argparse.Namespace) -> int:
         report.count(list(result.labels))
         return encode_document(result.text, doc)
 
-    return _run(args, handle, render, "", report, handle_document, "", deid.detect_many)
+    return _run(args, handle, render, "", report, handle_document, "", deid.detect_together)
 
 
 def cmd_eval(args: argparse.Namespace) -> int:

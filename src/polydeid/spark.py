@@ -476,21 +476,15 @@ def _detect_records(
     deid: Deidentifier, rows: list[tuple[dict[str, Any], str]], config: JobConfig
 ) -> list[list[dict[str, Any]] | Exception]:
     """Each row's spans (as the output column holds them) or the exception its record
-    raised; the rows detected together (:meth:`Deidentifier.detect_many`), each by itself
-    where that fails, so that an error is its own row's."""
+    raised; the rows detected together (:meth:`Deidentifier.detect_together`)."""
     segments: list[Segment | Exception] = []
     for record, location in rows:
         try:
             segments.append(_detect_segment(record, config, location))
         except Exception as exc:
             segments.append(exc)
-    ready = [s for s in segments if isinstance(s, Segment)]
-    together = None
-    if len(ready) > 1:
-        try:
-            together = iter(deid.detect_many(ready))
-        except Exception:
-            together = None
+    found = deid.detect_together([s for s in segments if isinstance(s, Segment)])
+    together = iter(found) if found is not None else None
     out: list[list[dict[str, Any]] | Exception] = []
     for segment in segments:
         if not isinstance(segment, Segment):

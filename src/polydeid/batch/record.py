@@ -165,27 +165,12 @@ def finish_record(
     return out, [r.label.value for r in result.replacements]
 
 
-def detected_together(
-    deid: Deidentifier, prepared: Sequence[PreparedRecord]
-) -> list[tuple[Span, ...]] | None:
-    """The spans of ``prepared`` detected together (:meth:`Deidentifier.detect_many`: the
-    tagger's windows of all of them share its batches), in order; None for fewer than two or
-    where detecting them together fails: then each is detected by itself
-    (:func:`finish_record`), so that an error is its own record's."""
-    if len(prepared) < 2:
-        return None
-    try:
-        return deid.detect_many([p.segment for p in prepared])
-    except Exception:
-        return None
-
-
 def redact_records(
     deid: Deidentifier, records: Sequence[tuple[Mapping[str, Any], str]], config: JobConfig
 ) -> list[tuple[dict[str, Any], list[str]] | Exception]:
     """:func:`redact_record_labelled` of each ``(record, location)``, or the exception it
-    raised, the records detected together (:func:`detected_together`): the same outputs and
-    errors as one by one."""
+    raised, the records detected together (:meth:`Deidentifier.detect_together`): the same
+    outputs and errors as one by one."""
     ready: list[PreparedRecord | Exception] = []
     for record, location in records:
         try:
@@ -193,7 +178,7 @@ def redact_records(
         except Exception as exc:
             ready.append(exc)
     prepared = [p for p in ready if isinstance(p, PreparedRecord)]
-    together = detected_together(deid, prepared)
+    together = deid.detect_together([p.segment for p in prepared])
     found = iter(together) if together is not None else None
     out: list[tuple[dict[str, Any], list[str]] | Exception] = []
     for item in ready:

@@ -51,7 +51,6 @@ from polydeid.batch.record import (
     JobConfig,
     PreparedRecord,
     build_deidentifier,
-    detected_together,
     finish_record,
     prepare_record,
 )
@@ -433,8 +432,8 @@ def _detected_together(
     deid: Any, unit: Unit, group: list[Any], ready: list[PreparedRecord | Exception | None]
 ) -> dict[int, tuple[Span, ...]]:
     """The spans of the group's prepared records detected together
-    (:func:`~polydeid.batch.record.detected_together`), by position; none where they are
-    detected one by one. While they are detected the worker's in-hand file names no record
+    (:meth:`Deidentifier.detect_together`), by position; none where they are detected one
+    by one. While they are detected the worker's in-hand file names no record
     (:data:`_GROUP`): a death then is no single record's."""
     records = [
         (item.position, prepared)
@@ -444,7 +443,7 @@ def _detected_together(
     if len(records) < 2:
         return {}
     _hold(unit, _GROUP)
-    found = detected_together(deid, [prepared for _, prepared in records])
+    found = deid.detect_together([prepared.segment for _, prepared in records])
     if found is None:
         return {}
     return {position: spans for (position, _), spans in zip(records, found, strict=True)}
