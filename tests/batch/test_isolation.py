@@ -35,6 +35,14 @@ def inputs(src: Path) -> list[str]:
     return ids
 
 
+def poison_input(src: Path) -> None:
+    """``a.jsonl``: 60 records, the 41st a poison record (id ``poison``)."""
+    src.mkdir()
+    lines = [json.dumps({"id": f"r{i}", "text": f"Call 0772 {i:06d}."}) for i in range(60)]
+    lines[40] = json.dumps({"id": "poison", "text": "Seen by Zebedee Quartermain."})
+    (src / "a.jsonl").write_text("\n".join(lines) + "\n")
+
+
 def written(out: Path) -> list[str]:
     return [
         json.loads(line)["id"]
@@ -88,10 +96,7 @@ def test_one_run_quarantines_a_poison_record(tmp_path, monkeypatch, capsys):
     from polydeid.core.errors import DetectionError
 
     src, out = tmp_path / "in", tmp_path / "out"
-    src.mkdir()
-    lines = [json.dumps({"id": f"r{i}", "text": f"Call 0772 {i:06d}."}) for i in range(60)]
-    lines[40] = json.dumps({"id": "poison", "text": "Seen by Zebedee Quartermain."})
-    (src / "a.jsonl").write_text("\n".join(lines) + "\n")
+    poison_input(src)
     real = runner.finish_record
 
     def finish(deid, prepared, spans=None):
@@ -455,10 +460,7 @@ def test_a_record_that_fails_its_group_is_found_and_quarantined_alone(tmp_path, 
     from polydeid.detect.pipeline import Pipeline
 
     src, out = tmp_path / "in", tmp_path / "out"
-    src.mkdir()
-    lines = [json.dumps({"id": f"r{i}", "text": f"Call 0772 {i:06d}."}) for i in range(60)]
-    lines[40] = json.dumps({"id": "poison", "text": "Seen by Zebedee Quartermain."})
-    (src / "a.jsonl").write_text("\n".join(lines) + "\n")
+    poison_input(src)
     real = Pipeline._candidates_many
     groups: list[int] = []
 
