@@ -568,6 +568,56 @@ def _may_be_national(plan: phones._Plan, digits: str) -> bool:
     )
 
 
+def test_the_sieve_keeps_every_region_whose_plan_may_read_the_digits() -> None:
+    """``_Sieve.regions`` (every region of a length at once) holds each region whose
+    ``_Plan.may_be_valid`` holds, for digits near every region's numbers and random ones of
+    every length, and it narrows: most regions are left out."""
+    rng = random.Random(4242)
+    low, high = phones._NATIONAL_DIGITS
+    admitted_in_all = kept = offered = 0
+    for region in sorted(phonenumbers.SUPPORTED_REGIONS):
+        for digits in _region_samples(region, rng, 10):
+            if not low <= len(digits) <= high:
+                continue
+            plans = phones._plans_of_length(len(digits))
+            passed = phones._sieve(len(digits)).regions(digits)
+            admitted = {plan.region for plan in plans if plan.may_be_valid(digits)}
+            assert admitted <= passed, region
+            admitted_in_all += len(admitted)
+            kept += len(passed)
+            offered += len(plans)
+    assert admitted_in_all > 5000  # the sample reaches valid forms of many regions
+    assert kept < offered / 4
+
+
+def test_the_national_plan_answers_as_reading_every_region(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``_find_national`` (the segment's regions read together first: digits no region's
+    pattern accepts are settled at once, and the reading starts at the first region whose
+    pattern does) finds what reading every region in order finds, for digits near the
+    numbers of each region read among others."""
+    rng = random.Random(5151)
+    regions = sorted(phonenumbers.SUPPORTED_REGIONS)
+    cases = []
+    for region in regions:
+        own = tuple(rng.sample(regions, rng.randrange(1, 6)))
+        own = tuple(dict.fromkeys((*own[:2], region, *own[2:])))
+        cases += [(digits, own) for digits in _region_samples(region, rng, 6)]
+    found = [phones._find_national(digits, own) for digits, own in cases]
+    monkeypatch.setattr(phones._NationalPlan, "finding", lambda self, digits: (False, None, 0))
+    assert found == [phones._find_national(digits, own) for digits, own in cases]
+    assert sum(f is not None and f.valid for f in found) > 500
+
+
+def test_regions_of_one_country_code_share_their_valid_patterns() -> None:
+    """The regions of one code (the North American plan's) share one ``_ValidByLength``, so its
+    patterns are compiled once; regions of other codes do not."""
+    shared = {id(phones._region_shape(r).valid) for r in ("US", "CA", "JM", "AG", "PR")}
+    assert len(shared) == 1
+    assert id(phones._region_shape("GB").valid) not in shared
+
+
 def test_foreign_reading_answers_as_a_region_by_region_reading_in_any_order() -> None:
     """``_Scan.foreign`` (the regions that read earlier numbers of the segment first) answers
     whether some region outside the segment's admits the digits by its general description

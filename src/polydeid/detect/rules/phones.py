@@ -74,6 +74,7 @@ from polydeid.locales import (
     segment_languages,
 )
 from polydeid.locales.contacts import contact_table
+from polydeid.text.pattern_sets import FullMatchSet
 from polydeid.text.patterns import (
     PATTERN_TIMEOUT_S,
     ContextLexicon,
@@ -110,9 +111,11 @@ _RUN_UNICODE = compile_pattern(
 #: Scripts whose texts may write phone numbers with native (non-ASCII) digits.
 _NATIVE_DIGIT_SCRIPTS = frozenset({"Arabic", "Devanagari", "Han"})
 _TYPOGRAPHIC = tuple(_TYPOGRAPHIC_SEPARATORS)
-_GROUP = compile_pattern(rf"{_DIGIT}++")
-#: A run that is exactly one date (fast path: most seven-digit runs in clinical text).
-_DATE_RUN = compile_pattern(
+#: A digit group, and a run that is exactly one date (fast path: most seven-digit runs in
+#: clinical text). Asked of short strings many times per number, so compiled with ``re``
+#: (the same classes, a third of the call's cost).
+_GROUP = re.compile(rf"{_DIGIT}++")
+_DATE_RUN = re.compile(
     rf"{_DIGIT}{{1,2}}([./\-]){_DIGIT}{{1,2}}\1(?:{_DIGIT}{{4}}|{_DIGIT}{{2}})"
     rf"|{_DIGIT}{{4}}([./\-]){_DIGIT}{{1,2}}\2{_DIGIT}{{1,2}}"
 )
@@ -242,9 +245,12 @@ class _Scan:
                 favourites.insert(0, region)
                 return True
         own, memo = self.regions, self.read
+        passed = _sieve(len(digits)).regions(digits)
         for plan in plans:
             region = plan.region
-            if region in tried or region in own or not plan.may_be_valid(digits):
+            if region not in passed or region in tried or region in own:
+                continue
+            if not plan.may_be_valid(digits):
                 continue
             if _canonical_in(digits, region, memo, keep) and (accept is None or accept(region)):
                 favourites.insert(0, region)
@@ -376,16 +382,18 @@ class _ValidByLength(Mapping[int, re.Pattern[str]]):
     fully match it (compiled with ``re``, as phonenumbers compiles its metadata, on first use:
     a foreign candidate reads a few lengths of many regions)."""
 
-    __slots__ = ("_compiled", "_sources")
+    __slots__ = ("_compiled", "_sources", "_types")
 
     def __init__(self, generals: Sequence[_Desc], types: Sequence[_Desc]) -> None:
         self._sources: dict[int, str] = {}
+        self._types: dict[int, str] = {}
         self._compiled: dict[int, re.Pattern[str]] = {}
         for length in range(1, _MAX_NSN_DIGITS + 1):
             general = "|".join(f"(?:{d.pattern})" for d in generals if d.allows(length))
             kind = "|".join(f"(?:{d.pattern})" for d in types if d.allows(length))
             if general and kind:
                 self._sources[length] = rf"(?=(?:{general})\Z)(?:{kind})"
+                self._types[length] = kind
 
     def __getitem__(self, length: int) -> re.Pattern[str]:
         pattern = self._compiled.get(length)
@@ -404,6 +412,10 @@ class _ValidByLength(Mapping[int, re.Pattern[str]]):
 
     def source(self, length: int) -> str:
         return self._sources[length]
+
+    def types(self, length: int) -> str:
+        """The number types of :meth:`source` alone, without its general descriptions."""
+        return self._types[length]
 
 
 @dataclass(frozen=True, slots=True)
@@ -655,6 +667,7 @@ def _region_shape(region: str) -> _RegionShape:
         if d
     )
     generals = tuple(d for m in siblings if m is not None for d in [_desc(m.general_desc)] if d)
+    valid = _valid_by_length(generals, types)
     formats = tuple(
         _Format(
             re.compile(f.leading_digits_pattern[-1]) if f.leading_digits_pattern else None,
@@ -674,13 +687,20 @@ def _region_shape(region: str) -> _RegionShape:
         country_code=str(metadata.country_code),
         strip=strip,
         strip_digits=rule if rule and rule.isdigit() else None,
-        valid=_ValidByLength(generals, types),
+        valid=valid,
         formats=formats,
         possible_lengths=frozenset((*general.possible_length, *general.possible_length_local_only)),
         transform=metadata.national_prefix_transform_rule,
         carrier_codes=strip is not None and strip.groups > 0,
         dialling=re.compile(dialling) if dialling else None,
     )
+
+
+@cache
+def _valid_by_length(generals: tuple[_Desc, ...], types: tuple[_Desc, ...]) -> _ValidByLength:
+    """One :class:`_ValidByLength` for the regions that share a country code (they share its
+    descriptions): its patterns are compiled once."""
+    return _ValidByLength(generals, types)
 
 
 #: A group reference of a format rule (``\1``), as phonenumbers finds the first one.
@@ -852,27 +872,44 @@ class _NationalPlan:
     no region's descriptions accept are at most a possible number, decided without reading
     each region."""
 
-    valid_any: Mapping[int, re.Pattern[str]]  # by length: any region's valid pattern
+    #: By length: any region's valid pattern, each region's closed by an empty group named
+    #: ``r`` and the region's position.
+    valid_any: Mapping[int, re.Pattern[str]]
     leads: tuple[str, ...]  # trunk prefixes, literal prefixes for parsing, country codes
     strips: tuple[re.Pattern[str], ...]  # the prefixes for parsing that are patterns
     quick: bool  # no region rewrites digits (those are left to phonenumbers)
-    #: Regions without a trunk prefix, in order, with the lengths a possible number has there.
-    unprefixed: tuple[tuple[str, frozenset[int]], ...]
+    #: Regions without a trunk prefix, with their position and the lengths a possible number
+    #: has there.
+    unprefixed: tuple[tuple[int, str, frozenset[int]], ...]
+    regions: tuple[str, ...]  # every region, in order (what the positions count)
 
-    def finding(self, digits: str) -> tuple[bool, _Finding | None]:
-        """``(True, finding)`` where the plan decides what ``digits`` are, else ``(False,
-        None)``: then each region is read."""
+    def finding(self, digits: str) -> tuple[bool, _Finding | None, int]:
+        """``(True, finding, 0)`` where the plan decides what ``digits`` are, else ``(False,
+        None, k)``: then each region from position ``k`` on is read, the ones before it
+        reading the digits as a possible number at most (:meth:`possible_before`)."""
         if not self.quick or digits.startswith(self.leads):
-            return False, None
+            return False, None, 0
         if any(strip.match(digits) for strip in self.strips):
-            return False, None
+            return False, None, 0
         pattern = self.valid_any.get(len(digits))
-        if pattern is not None and pattern.fullmatch(digits) is not None:
-            return False, None
-        for region, lengths in self.unprefixed:
+        match = pattern.fullmatch(digits) if pattern is not None else None
+        if match is not None:
+            # No lead: each region reads the digits as written, so the regions before the
+            # first whose pattern matches read them as no number, or a possible one.
+            return False, None, int((match.lastgroup or "r0")[1:])
+        possible = self.possible_before(digits, len(self.regions))
+        return True, None if possible is None else _Finding(valid=False, possible=possible), 0
+
+    def possible_before(self, digits: str, position: int) -> str | None:
+        """The first region before ``position`` where ``digits``, led by nothing any region
+        strips, are a possible number (a region without a trunk prefix whose possible
+        lengths hold theirs)."""
+        for k, region, lengths in self.unprefixed:
+            if k >= position:
+                break
             if len(digits) in lengths:
-                return True, _Finding(valid=False, possible=region)
-        return True, None
+                return region
+        return None
 
 
 @cache
@@ -889,7 +926,9 @@ def _national_plan(regions: tuple[str, ...]) -> _NationalPlan:
         valid_any={
             length: re.compile(
                 "|".join(
-                    f"(?:{shape.valid.source(length)})" for shape in shapes if length in shape.valid
+                    f"(?:{shape.valid.source(length)})(?P<r{k}>)"
+                    for k, shape in enumerate(shapes)
+                    if length in shape.valid
                 )
             )
             for length in sorted(lengths)
@@ -902,10 +941,11 @@ def _national_plan(regions: tuple[str, ...]) -> _NationalPlan:
         ),
         quick=not any(shape.rewrites for shape in shapes),
         unprefixed=tuple(
-            (region, shape.possible_lengths)
-            for region, shape in zip(regions, shapes, strict=True)
+            (k, region, shape.possible_lengths)
+            for k, (region, shape) in enumerate(zip(regions, shapes, strict=True))
             if not shape.prefix
         ),
+        regions=tuple(regions),
     )
 
 
@@ -914,12 +954,13 @@ def _find_national(digits: str, regions: Sequence[str]) -> _Finding | None:
     low, high = _NATIONAL_DIGITS
     if not low <= len(digits) <= high:
         return None
-    decided, finding = _national_plan(tuple(regions)).finding(digits)
+    plan = _national_plan(tuple(regions))
+    decided, finding, first = plan.finding(digits)
     if decided:
         return finding
     other: str | None = None
-    possible: str | None = None
-    for region in regions:
+    possible = plan.possible_before(digits, first) if first else None
+    for region in regions[first:]:
         region_shape = _region_shape(region)
         reading = region_shape.reading(digits)
         if reading is _Reading.CANONICAL and region_shape.settles(digits):
@@ -1017,6 +1058,55 @@ def _plans_of_length(n_digits: int) -> tuple[_Plan, ...]:
 def _plan_by_region(n_digits: int) -> dict[str, _Plan]:
     """:func:`_plans_of_length`, by region."""
     return {plan.region: plan for plan in _plans_of_length(n_digits)}
+
+
+@dataclass(frozen=True, slots=True)
+class _Sieve:
+    """The regions of :func:`_plans_of_length` that may read digits of that length as valid,
+    found for all regions at once (:class:`~polydeid.text.pattern_sets.FullMatchSet`): those
+    whose general description and whose code's number types both match the digits, or whose
+    prefix pattern and general description match them in turn. Every region where
+    :meth:`_Plan.may_be_valid` holds is among them (tested); a few more may be."""
+
+    plans: tuple[_Plan, ...]
+    generals: FullMatchSet  # each plan's general description, in plan order
+    types: FullMatchSet  # the number types of each country code of the length
+    type_of: tuple[int, ...]  # each plan's entry in ``types`` (-1: none of this length)
+    stripped: FullMatchSet  # prefix pattern, then general description, of ``stripping``
+    stripping: tuple[int, ...]  # the plans with a prefix pattern
+
+    def regions(self, digits: str) -> frozenset[str]:
+        plans, type_of = self.plans, self.type_of
+        typed = set(self.types.matching(digits))
+        found = {plans[k].region for k in self.generals.matching(digits) if type_of[k] in typed}
+        found.update(plans[self.stripping[k]].region for k in self.stripped.matching(digits))
+        return frozenset(found)
+
+
+@cache
+def _sieve(n_digits: int) -> _Sieve:
+    """The sieve of :func:`_plans_of_length` (``n_digits``), built on first use (milliseconds)."""
+    plans = _plans_of_length(n_digits)
+    types: dict[int, tuple[int, str]] = {}  # by the shared _ValidByLength's identity
+    type_of = []
+    for plan in plans:
+        valid = _region_shape(plan.region).valid
+        if n_digits not in valid:
+            type_of.append(-1)
+            continue
+        entry = types.setdefault(id(valid), (len(types), valid.types(n_digits)))
+        type_of.append(entry[0])
+    stripping = tuple(k for k, plan in enumerate(plans) if plan.strip is not None)
+    return _Sieve(
+        plans,
+        FullMatchSet([plan.general.pattern for plan in plans]),
+        FullMatchSet([source for _, source in types.values()]),
+        tuple(type_of),
+        FullMatchSet(
+            [f"(?:{plans[k].strip.pattern})(?:{plans[k].general.pattern})" for k in stripping]
+        ),
+        stripping,
+    )
 
 
 def _reads_foreign(
