@@ -858,17 +858,42 @@ class _FormatGroup:
 
     def __init__(self, scan: str, formats: Sequence[IdFormat]) -> None:
         self.formats = tuple(formats)
-        probes = "".join(f"(?:(?=(?P<f{i}>{f.pattern}){_END}))?" for i, f in enumerate(formats))
         any_matched = (
             "".join(f"(?(f{i})|" for i in range(len(formats))) + "(?!)" + ")" * len(formats)
         )
-        self.scan = compile_pattern(f"{scan}(?<=(?:{probes})..){any_matched}")
+        self.scan = compile_pattern(f"{scan}(?<=(?:{_probes(formats)})..){any_matched}")
 
     def matches(self, hit: Match) -> Iterator[tuple[IdFormat, int]]:
         """``(format, end)`` of each format matching where the scan ``hit`` starts."""
-        for fmt, (start, end) in zip(self.formats, hit.regs[1:], strict=True):
-            if start >= 0:
-                yield fmt, end
+        return _probed(self.formats, hit)
+
+
+def _probes(formats: Sequence[IdFormat]) -> str:
+    """Each of ``formats`` in its own optional capturing look-ahead, group ``f{i}``: one match
+    tries them all at one position (:func:`_probed` reads which matched there)."""
+    return "".join(f"(?:(?=(?P<f{i}>{f.pattern}){_END}))?" for i, f in enumerate(formats))
+
+
+def _probed(formats: Sequence[IdFormat], hit: Match) -> Iterator[tuple[IdFormat, int]]:
+    """``(format, end)`` of each of ``formats`` whose probe (:func:`_probes`) matched in ``hit``."""
+    for fmt, (start, end) in zip(formats, hit.regs[1:], strict=True):
+        if start >= 0:
+            yield fmt, end
+
+
+class _Probe:
+    """Formats tried at one given position in one match (a value after a label)."""
+
+    def __init__(self, formats: Sequence[IdFormat]) -> None:
+        self.formats = tuple(formats)
+        self.pattern = compile_pattern(_probes(formats))
+
+    def at(self, text: str, pos: int) -> Iterator[tuple[IdFormat, int]]:
+        """``(format, end)`` of each format matching ``text`` at ``pos`` (within
+        :data:`_MAX_ID` characters)."""
+        endpos = min(len(text), pos + _MAX_ID)
+        hit = self.pattern.match(text, pos, endpos, timeout=PATTERN_TIMEOUT_S)
+        return _probed(self.formats, hit) if hit is not None else iter(())
 
 
 #: Start of a digit-initial identifier: not glued to a letter, digit or "+", not inside a number
@@ -904,9 +929,9 @@ def _format_groups() -> tuple[_FormatGroup, _FormatGroup]:
 
 
 @cache
-def _gated_formats() -> tuple[IdFormat, ...]:
+def _gated_formats() -> _Probe:
     """Formats that count only right after a national-ID label."""
-    return tuple(f for f in id_formats() if f.needs_context)
+    return _Probe([f for f in id_formats() if f.needs_context])
 
 
 class IdentifierRule(RuleDetector):
@@ -964,13 +989,7 @@ class IdentifierRule(RuleDetector):
         return best
 
     def _gated_at(self, text: str, pos: int) -> Span | None:
-        endpos = min(len(text), pos + _MAX_ID)
-        matches = (
-            (fmt, m.end())
-            for fmt in self._gated
-            if (m := fmt.anchored.match(text, pos, endpos, timeout=PATTERN_TIMEOUT_S))
-        )
-        return self._best(matches, text, pos)
+        return self._best(self._gated.at(text, pos), text, pos)
 
     def _labelled(
         self, view: Segment, languages: tuple[str, ...], taken: Sequence[Span]
