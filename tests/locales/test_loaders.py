@@ -345,3 +345,72 @@ def test_every_pools_names_are_kept_in_the_cache_and_read_back_the_same(
     assert names._every_pool_name() == built
     assert calls == [1]  # built again
     names._every_pool_name.cache_clear()
+
+
+def _shipped_files() -> list[tuple[Path, Any, str]]:
+    """Every shipped data file of the packs: its path, schema and name (not ``language.toml``,
+    read by its own loader with its own schema)."""
+    from polydeid.locales import _ROOT, _schema
+
+    root = Path(str(_ROOT))
+    found = []
+    for kinds, pattern in (
+        (_schema.LANGUAGE_KINDS, "languages/*/*.toml"),
+        (_schema.COUNTRY_KINDS, "countries/*/*.toml"),
+        (_schema.SHARED_KINDS, "*.toml"),
+    ):
+        for path in sorted(root.glob(pattern)):
+            if path.name == "language.toml":
+                continue
+            file = path.relative_to(root).as_posix()
+            found.append((path, _schema.schema_of(kinds, path.stem, file), file))
+    return found
+
+
+def test_every_data_file_is_kept_parsed_and_read_back_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each shipped file's table, parsed once, is kept in polydeid's cache and read back equal
+    to ``tomllib``'s parse, without parsing again."""
+    import tomllib
+
+    import polydeid.locales as packs
+
+    monkeypatch.setenv("POLYDEID_CACHE", str(tmp_path))
+    files = _shipped_files()
+    assert len(files) > 100
+    first = [packs._read_toml(path, schema, file) for path, schema, file in files]
+    assert first == [tomllib.loads(path.read_text("utf-8")) for path, _, _ in files]
+    assert len(list((tmp_path / packs._PARSED).glob("*.json"))) == len(files)
+
+    def no_parse(text: str) -> dict[str, Any]:
+        raise AssertionError("parsed again")
+
+    monkeypatch.setattr(packs.tomllib, "loads", no_parse)
+    assert [packs._read_toml(path, schema, file) for path, schema, file in files] == first
+
+
+def test_a_kept_table_is_not_read_once_its_file_changes_or_is_damaged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An edited file is parsed again (its kept table names the text it came from); a damaged
+    kept table is parsed again and replaced; a table TOML holds as a date is not kept."""
+    import polydeid.locales as packs
+
+    monkeypatch.setenv("POLYDEID_CACHE", str(tmp_path / "cache"))
+    path, schema, file = next(f for f in _shipped_files() if f[2] == "languages/en/ages.toml")
+    copy = tmp_path / "ages.toml"
+    text = path.read_text("utf-8")
+    copy.write_text(text, encoding="utf-8")
+    original = packs._read_toml(copy, schema, file)
+    edited = text.replace('licence = "', 'licence = "edited: ', 1)
+    assert edited != text
+    copy.write_text(edited, encoding="utf-8")
+    assert packs._read_toml(copy, schema, file)["meta"]["licence"].startswith("edited: ")
+    (kept,) = (tmp_path / "cache" / packs._PARSED).glob("*.json")
+    kept.write_text('{"format": 1, "table": {', encoding="utf-8")
+    copy.write_text(text, encoding="utf-8")
+    assert packs._read_toml(copy, schema, file) == original
+    assert packs._json_plain(original)
+    assert not packs._json_plain({"meta": {"updated": __import__("datetime").date(2026, 1, 2)}})
+    assert not packs._json_plain({"x": float("nan")})

@@ -17,6 +17,8 @@ ISO 639-3 otherwise (``luo``); ISO 639-3 and common names are accepted as aliase
 
 from __future__ import annotations
 
+import hashlib
+import math
 import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -25,6 +27,7 @@ from importlib import resources
 from importlib.abc import Traversable
 from typing import Any
 
+from polydeid.core.cache import load_table, store_table
 from polydeid.core.errors import (
     ConfigError,
     DataFileError,
@@ -50,13 +53,38 @@ class LanguageInfo:
 
 def _read_toml(path: Traversable, schema: Any, file: str) -> dict[str, Any]:
     """The table of the data file at ``path`` (``file``: its name under the locales folder),
-    validated against ``schema``."""
-    try:
-        raw = tomllib.loads(path.read_text("utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"malformed locale data file: {exc}", location=str(path)) from None
+    validated against ``schema``. A file's parsed table is kept in polydeid's cache by the
+    digest of its text (:mod:`polydeid.core.cache`) and read from there while it is unchanged:
+    ``tomllib`` is pure Python, and a process that reads many languages parses a few hundred
+    files."""
+    text = path.read_text("utf-8")
+    stamp = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    raw = load_table(_PARSED, file, stamp)
+    if not isinstance(raw, dict):
+        try:
+            raw = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"malformed locale data file: {exc}", location=str(path)) from None
+        if _json_plain(raw):
+            store_table(_PARSED, file, stamp, raw)
     _schema.validate(raw, schema, file)
     return raw
+
+
+#: The cache's kind for parsed data files.
+_PARSED = "locale-toml"
+
+
+def _json_plain(value: Any) -> bool:
+    """Whether ``value`` reads back from JSON as it is: tables with string keys, lists,
+    strings, booleans, integers and finite floats (a TOML date is not kept)."""
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _json_plain(v) for k, v in value.items())
+    if isinstance(value, list):
+        return all(_json_plain(v) for v in value)
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return isinstance(value, str | bool | int)
 
 
 def check_data(raw: dict[str, Any], file: str, *, location: str | None = None) -> dict[str, Any]:
