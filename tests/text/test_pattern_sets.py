@@ -47,3 +47,15 @@ def test_non_ascii_text_is_refused() -> None:
     otherwise than ``re`` judges it."""
     with pytest.raises(ValueError, match="ASCII"):
         FullMatchSet([r"\d+"]).matching("٠٧٧٢")
+
+
+def test_a_pattern_re2_cannot_read_is_kept_aside_without_a_log_line(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """RE2 would log such a pattern on the process's standard error; the set keeps it aside
+    (reported for every string) and writes nothing."""
+    patterns = FullMatchSet([r"(?=\d)\d", r"\d"])
+    assert patterns.matching("7") == [1, 0]
+    assert patterns.matching("x") == [0]
+    captured = capfd.readouterr()
+    assert captured.err == "" and captured.out == ""

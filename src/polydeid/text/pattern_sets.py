@@ -28,6 +28,8 @@ class FullMatchSet:
     def __init__(self, patterns: Sequence[str]) -> None:
         options = re2.Options()
         options.max_mem = _MAX_MEM
+        options.log_errors = False  # a pattern RE2 cannot read is kept aside, not logged
+        options.never_capture = True  # only which patterns match is asked
         self._set = re2.Set.FullMatchSet(options)
         self._index: list[int] = []  # RE2's numbering -> position in ``patterns``
         always = []
