@@ -221,9 +221,12 @@ def test_packed_bfloat16_weights_give_the_plain_products_logits(
     from polydeid.detect.tagger import _fast as fast_module
     from polydeid.detect.tagger._fast import FastTagger, packed_products
 
-    if not torch.backends.mkldnn.is_available():
-        pytest.skip("this torch has no oneDNN: the plain product is the only one")
-    assert packed_products() is not None
+    if packed_products() is None:  # where it cannot pack, it says so and does not raise
+        pytest.skip(
+            "no packed bfloat16 product here: this torch has no oneDNN, or this CPU lacks the "
+            "bfloat16 conversions oneDNN packs for (AVX-512 BW/VL/DQ or AVX-NE-CONVERT); the "
+            "plain products serve, as test_fast_path_gives_the_reference_models_logits checks"
+        )
     model = TaggerModel.load(tiny, precision="bfloat16")
     packed = FastTagger(model.model, "bfloat16")
     assert "packed" in repr(packed)
