@@ -13,10 +13,10 @@ from collections.abc import Sequence
 
 import re2
 
-#: Memory RE2 may use for one set's program and its automaton's cache. The strings asked
-#: about are short, so one search needs a few states; the bound only has to stay far above
-#: that (a search that ran out would report no match).
-_MAX_MEM = 64 << 20
+#: Memory RE2 may use for one set's program and its automaton's cache (RE2's default). The
+#: strings asked about are short, so one search needs a few states, far below it (a search
+#: that ran out would report no match); a full cache is emptied and built again.
+_MAX_MEM = 8 << 20
 
 
 class FullMatchSet:
