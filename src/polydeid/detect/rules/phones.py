@@ -382,40 +382,39 @@ class _ValidByLength(Mapping[int, re.Pattern[str]]):
     fully match it (compiled with ``re``, as phonenumbers compiles its metadata, on first use:
     a foreign candidate reads a few lengths of many regions)."""
 
-    __slots__ = ("_compiled", "_sources", "_types")
+    __slots__ = ("_compiled", "_parts")
 
     def __init__(self, generals: Sequence[_Desc], types: Sequence[_Desc]) -> None:
-        self._sources: dict[int, str] = {}
-        self._types: dict[int, str] = {}
+        self._parts: dict[int, tuple[str, str]] = {}  # general descriptions, number types
         self._compiled: dict[int, re.Pattern[str]] = {}
         for length in range(1, _MAX_NSN_DIGITS + 1):
             general = "|".join(f"(?:{d.pattern})" for d in generals if d.allows(length))
             kind = "|".join(f"(?:{d.pattern})" for d in types if d.allows(length))
             if general and kind:
-                self._sources[length] = rf"(?=(?:{general})\Z)(?:{kind})"
-                self._types[length] = kind
+                self._parts[length] = general, kind
 
     def __getitem__(self, length: int) -> re.Pattern[str]:
         pattern = self._compiled.get(length)
         if pattern is None:
-            pattern = self._compiled[length] = re.compile(self._sources[length])
+            pattern = self._compiled[length] = re.compile(self.source(length))
         return pattern
 
     def __contains__(self, length: object) -> bool:
-        return length in self._sources
+        return length in self._parts
 
     def __iter__(self) -> Iterator[int]:
-        return iter(self._sources)
+        return iter(self._parts)
 
     def __len__(self) -> int:
-        return len(self._sources)
+        return len(self._parts)
 
     def source(self, length: int) -> str:
-        return self._sources[length]
+        general, kind = self._parts[length]
+        return rf"(?=(?:{general})\Z)(?:{kind})"
 
     def types(self, length: int) -> str:
         """The number types of :meth:`source` alone, without its general descriptions."""
-        return self._types[length]
+        return self._parts[length][1]
 
 
 @dataclass(frozen=True, slots=True)
@@ -881,7 +880,6 @@ class _NationalPlan:
     #: Regions without a trunk prefix, with their position and the lengths a possible number
     #: has there.
     unprefixed: tuple[tuple[int, str, frozenset[int]], ...]
-    regions: tuple[str, ...]  # every region, in order (what the positions count)
 
     def finding(self, digits: str) -> tuple[bool, _Finding | None, int]:
         """``(True, finding, 0)`` where the plan decides what ``digits`` are, else ``(False,
@@ -897,15 +895,15 @@ class _NationalPlan:
             # No lead: each region reads the digits as written, so the regions before the
             # first whose pattern matches read them as no number, or a possible one.
             return False, None, int((match.lastgroup or "r0")[1:])
-        possible = self.possible_before(digits, len(self.regions))
+        possible = self.possible_before(digits)
         return True, None if possible is None else _Finding(valid=False, possible=possible), 0
 
-    def possible_before(self, digits: str, position: int) -> str | None:
-        """The first region before ``position`` where ``digits``, led by nothing any region
-        strips, are a possible number (a region without a trunk prefix whose possible
-        lengths hold theirs)."""
+    def possible_before(self, digits: str, position: int | None = None) -> str | None:
+        """The first region (before ``position``, if given) where ``digits``, led by nothing
+        any region strips, are a possible number (a region without a trunk prefix whose
+        possible lengths hold theirs)."""
         for k, region, lengths in self.unprefixed:
-            if k >= position:
+            if position is not None and k >= position:
                 break
             if len(digits) in lengths:
                 return region
@@ -945,7 +943,6 @@ def _national_plan(regions: tuple[str, ...]) -> _NationalPlan:
             for k, (region, shape) in enumerate(zip(regions, shapes, strict=True))
             if not shape.prefix
         ),
-        regions=tuple(regions),
     )
 
 
