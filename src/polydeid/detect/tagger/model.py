@@ -165,6 +165,10 @@ class TaggerModel:
         self._build_reference()
         return self._tokenizer
 
+    @tokenizer.setter
+    def tokenizer(self, tokenizer: Any) -> None:
+        self._tokenizer = tokenizer
+
     def _build_reference(self) -> None:
         """Where :meth:`load` read the weights alone, build what is still missing of the
         ``transformers`` model and tokenizer."""
@@ -172,10 +176,6 @@ class TaggerModel:
             model, tokenizer = self._weights.full()
             self._model = model if self._model is None else self._model
             self._tokenizer = tokenizer if self._tokenizer is None else self._tokenizer
-
-    @tokenizer.setter
-    def tokenizer(self, tokenizer: Any) -> None:
-        self._tokenizer = tokenizer
 
     @property
     def reader(self) -> Any:
