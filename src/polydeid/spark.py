@@ -491,7 +491,7 @@ def _detect_records(
             out.append(segment)
             continue
         try:
-            found = next(together) if together is not None else deid.detect_segment(segment)
+            spans = next(together) if together is not None else deid.detect_segment(segment)
         except Exception as exc:
             out.append(exc)
             continue
@@ -504,7 +504,7 @@ def _detect_records(
                     "score": s.score,
                     "source": s.source,
                 }
-                for s in found
+                for s in spans
             ]
         )
     return out
