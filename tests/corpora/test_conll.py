@@ -70,6 +70,27 @@ def test_bioes_tags_are_decoded(tmp_path):
     assert [doc.text[s.start : s.end] for s in doc.spans] == ["Juma", "Dar es Salaam", "Juma"]
 
 
+def test_a_file_without_sentence_breaks_is_cut_at_outside_tokens_never_inside_a_span(tmp_path):
+    path = tmp_path / "run.bio"
+    rows = ["Heute O", "kam O", "Herr O", "Anton B-PER", "Huber I-PER", "Maier I-PER", "aus O"]
+    rows += ["Graz B-LOC", "nach O", "Linz B-LOC", "zurück O"]
+    path.write_text("\n".join(rows) + "\n", "utf-8")
+    whole = read_conll(path, lang="de").documents[0]
+    assert whole.meta["sentences"] == 1
+    cut = read_conll(path, lang="de", tokens_per_sentence=4, sentences_per_document=1).documents
+    # the fourth token is in a name: the sentence ends at the next outside token
+    texts = ["Heute kam Herr Anton Huber Maier aus", "Graz nach Linz zurück"]
+    assert [d.text for d in cut] == texts
+    assert [labelled(d) for d in cut] == [
+        [("PERSON", "Anton Huber Maier", "gold:PER")],
+        [("LOCATION_VILLAGE", "Graz", "gold:LOC"), ("LOCATION_VILLAGE", "Linz", "gold:LOC")],
+    ]
+    two = read_conll(path, lang="de", tokens_per_sentence=2, sentences_per_document=2).documents
+    assert [d.meta["sentences"] for d in two] == [2, 2]
+    with pytest.raises(ConfigError):
+        read_conll(path, lang="de", tokens_per_sentence=0)
+
+
 def test_tab_separated_columns_are_chosen_by_option(tmp_path):
     path = tmp_path / "cols.tsv"
     path.write_text("x\tKigali\tNNP\tB-LOC\ny\tni\tVB\tO\n", "utf-8")

@@ -64,7 +64,7 @@ def test_a_tiny_training_run_writes_a_loadable_tagger(tmp_path: Path) -> None:
             "--out", str(out), "--seed", "3", "--epochs", "1", "--train-layers", "1",
             "--max-tokens", "64", "--stride", "48", "--batch", "8",
             "--synth-per-language", "1", "--synth-dev-per-language", "1", "--case-noise", "0.5",
-            "--data", str(tmp_path / "no-corpora"), "--log-every", "5",
+            "--data", str(tmp_path / "no-corpora"), "--log-every", "5", "--dev-corpora", "none",
         ]
     )  # fmt: skip
     assert training.train(args) == 0
@@ -92,18 +92,25 @@ def test_a_tiny_training_run_writes_a_loadable_tagger(tmp_path: Path) -> None:
 def test_seed_table_gives_mean_and_sample_sd_and_keeps_references_apart() -> None:
     from polydeid.train import seeds
 
-    sets = {"meddocan-dev": [_doc()] * 3}
+    sets = [training.DevSet("meddocan-dev", "es", [_doc()] * 3)]
     runs = {
-        f"c{i}": {"meddocan-dev": {"f1": f1, "person": person}}
-        for i, (f1, person) in enumerate([(0.80, 0.9), (0.82, None), (0.84, 0.7)])
+        f"c{i}": {
+            "meddocan-dev": {"f1": f1, "person": person, "name_value": value},
+            seeds.SELECTION: {"name_value": value},
+        }
+        for i, (f1, person, value) in enumerate(
+            [(0.80, 0.9, 0.7), (0.82, None, 0.8), (0.84, 0.7, 0.9)]
+        )
     }
-    refs = {"s1 (reference)": {"meddocan-dev": {"f1": 0.5, "person": 0.6}}}
+    refs = {"s1 (reference)": {"meddocan-dev": {"f1": 0.5, "person": 0.6, "name_value": 0.4}}}
     lines = seeds.table(runs, refs, sets)
     assert lines[0].endswith("| s1 (reference) | mean ± SD (seeds) |")
     f1_row = next(line for line in lines if "strict micro F1" in line)
     assert "| 0.800 | 0.820 | 0.840 | 0.500 | 0.820 ± 0.020 |" in f1_row
     person_row = next(line for line in lines if "name recall" in line)
     assert "| 0.900 | – | 0.700 | 0.600 | 0.800 ± 0.141 |" in person_row
+    selection = f"| {seeds.SELECTION} |  | name value | 0.700 | 0.800 | 0.900 | – |"
+    assert lines[-1].startswith(selection)
 
 
 def test_run_scores_are_cached_in_run_folders_but_never_in_the_shipped_model(
@@ -121,14 +128,17 @@ def test_run_scores_are_cached_in_run_folders_but_never_in_the_shipped_model(
         "evaluate",
         lambda tagger, docs, scope: (
             calls.append(str(tagger))
-            or {"strict_micro": {"f1": 0.5}, "name_group_recall_strict": 0.25}
+            or {"strict_micro": {"f1": 0.5}, "name_group_recall_strict": 0.25, "name_value": 0.2}
         ),
     )
-    sets = {"meddocan-dev": [_doc()]}
+    sets = [training.DevSet("meddocan-dev", "es", [_doc()])]
     run = tmp_path / "run"
     run.mkdir()
     shutil.copy(MODEL_DIR / META_FILE, run / META_FILE)
-    expected = {"meddocan-dev": {"f1": 0.5, "person": 0.25}}
+    expected = {
+        "meddocan-dev": {"f1": 0.5, "person": 0.25, "name_value": 0.2},
+        seeds.SELECTION: {"name_value": 0.2},
+    }
     assert seeds.score_run(run, sets, "float32") == expected
     assert (run / seeds.SCORES_FILE).is_file()
     assert seeds.score_run(run, sets, "float32") == expected
@@ -159,6 +169,7 @@ def test_a_smaller_model_is_built_from_the_layers_kept_and_ships_them_all(tmp_pa
         "--keep-layers", "5,11", "--train-layers", "2", "--epochs", "1", "--max-tokens", "64",
         "--stride", "48", "--batch", "8", "--synth-per-language", "1",
         "--synth-dev-per-language", "1", "--data", str(tmp_path / "no-corpora"),
+        "--dev-corpora", "none",
     )  # fmt: skip
     assert training.train(args) == 0
     out = tmp_path / "small"
@@ -200,7 +211,7 @@ def test_a_small_model_distils_from_a_teacher_and_records_it(tmp_path: Path) -> 
     common = ["--keep-layers", "0,11", "--train-layers", "2", "--epochs", "1",
               "--max-tokens", "64", "--stride", "48", "--batch", "8",
               "--synth-per-language", "1", "--synth-dev-per-language", "1",
-              "--data", str(tmp_path / "no-corpora")]  # fmt: skip
+              "--data", str(tmp_path / "no-corpora"), "--dev-corpora", "none"]  # fmt: skip
     with pytest.raises(ConfigError):
         training.parse_args(["--out", str(tmp_path / "x"), "--distill-weight", "1.5"])
     out = tmp_path / "student"

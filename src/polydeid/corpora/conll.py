@@ -75,12 +75,19 @@ def read_conll(
     sentences_per_document: int | None = None,
     name: str | None = None,
     token_joiner: str = " ",
+    tokens_per_sentence: int | None = None,
 ) -> Corpus:
-    """Read one CoNLL file, or every regular file of a directory (sorted by name)."""
+    """Read one CoNLL file, or every regular file of a directory (sorted by name).
+
+    ``tokens_per_sentence``: cut a run of lines without a blank line into sentences of about
+    that many tokens, each ended at a token tagged ``O`` (never inside a span), for files with
+    no sentence breaks (Europeana newspapers)."""
     if lang is None:
         raise ConfigError("the conll reader needs lang= (the files do not say their language)")
     if sentences_per_document is not None and sentences_per_document < 1:
         raise ConfigError("sentences_per_document must be at least 1")
+    if tokens_per_sentence is not None and tokens_per_sentence < 1:
+        raise ConfigError("tokens_per_sentence must be at least 1")
     if token_joiner not in ("", " "):
         raise ConfigError("token_joiner must be one space or empty")
     mapping, language = taxonomy.scheme(scheme or "conll"), canonical_language(lang)
@@ -91,7 +98,7 @@ def read_conll(
     failures: list[ReadFailure] = []
     for file in files:
         try:
-            blocks = _documents(file, columns, sentences_per_document)
+            blocks = _documents(file, columns, sentences_per_document, tokens_per_sentence)
         except PolydeidError as exc:
             failures.append(ReadFailure(str(file), exc))
             continue
@@ -142,8 +149,11 @@ def _split(line: str, separator: str | None) -> tuple[str, ...]:
     return tuple(line.split(separator))
 
 
-def _documents(file: Path, columns: Columns, per_document: int | None) -> list[list[Sentence]]:
-    """The file's sentences grouped into documents (rows not validated yet)."""
+def _documents(
+    file: Path, columns: Columns, per_document: int | None, per_sentence: int | None = None
+) -> list[list[Sentence]]:
+    """The file's sentences grouped into documents (rows not validated yet); a sentence of
+    ``per_sentence`` tokens or more ends at its next token tagged ``O``."""
     text = decode_utf8(file.read_bytes(), source=str(file))
     documents: list[list[Sentence]] = [[]]
     sentence: Sentence = []
@@ -166,12 +176,21 @@ def _documents(file: Path, columns: Columns, per_document: int | None) -> list[l
                 documents.append([])
             continue
         sentence.append(_Row(number, fields))
+        if per_sentence is not None and len(sentence) >= per_sentence and _outside(fields, columns):
+            documents[-1].append(sentence)
+            sentence = []
     if sentence:
         documents[-1].append(sentence)
     documents = [d for d in documents if d]
     if per_document is None:
         return documents
     return [d[i : i + per_document] for d in documents for i in range(0, len(d), per_document)]
+
+
+def _outside(fields: tuple[str, ...], columns: Columns) -> bool:
+    """Whether the row's primary tag is ``O`` (a row without that column is not)."""
+    index = columns.tags[0]
+    return -len(fields) <= index < len(fields) and fields[index].strip() == "O"
 
 
 def _positions(columns: Columns, width: int) -> tuple[int, tuple[int, ...]] | str:

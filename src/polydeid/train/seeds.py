@@ -4,12 +4,15 @@
         [--reference runs/tagger-s1] [--out benchmarks/results/tagger_seeds.md]
 
 Every run is scored the same way, in one process: the tagger alone (no rule layer), with the
-uncalibrated threshold of 0.5 for every category, on MEDDOCAN dev, the held-out 30 % of
-ASQ-PHI and GermEval 2014, MasakhaNER dev (lug, swa, kin, luo; "select" data: evaluation only)
-and synthetic notes with unseen names (the *test* name split, all languages), each real set
-scored in the categories its scheme marks. Figures: entity-strict micro F1 and strict recall
-of names as one group (patients, third parties and clans: a news person tagged as a third
-party counts). The runs' spread (sample standard deviation) is what the seeds
+uncalibrated threshold of 0.5 for every category, on the development corpora training selects
+on (:data:`polydeid.train.tagger.SELECTION_CORPORA`: MEDDOCAN dev, the held-out parts of
+GermEval 2014 and factRuEval-2016, UNER, WNUT 2017 and LeNER-Br dev, MasakhaNER dev — "select"
+data: evaluation only — and the two sets written for polydeid) and synthetic notes with unseen
+names (the *test* name split, all languages), each real set scored in the categories its
+scheme marks. Figures: entity-strict micro F1, strict recall of names as one group (patients,
+third parties and clans: a news person tagged as a third party counts), and the name value
+training selects by (:func:`polydeid.train.tagger.name_value`), with its macro average over
+languages in the last row. The runs' spread (sample standard deviation) is what the seeds
 cost; ``--reference`` runs are shown beside them but not averaged.
 """
 
@@ -24,40 +27,27 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from polydeid.corpora import AnnotatedDocument
 from polydeid.detect.tagger.decode import DECODER_VERSION
 from polydeid.detect.tagger.model import MODEL_DIR, TaggerMeta
-from polydeid.train.calibrate import REAL_DEV
-from polydeid.train.tagger import DATA, evaluate, read_source
+from polydeid.train.tagger import DATA, DevSet, dev_sets, evaluate, selection_value
 
 log = logging.getLogger("polydeid.train")
 
 SCORES_FILE = "dev-scores.json"
-#: the label scheme of each real development set (scored in the categories it marks)
-SCHEMES: dict[str, str] = {source.name: source.scheme for source in REAL_DEV}
-FIGURES = (("strict micro F1", "f1"), ("name recall (strict, name group)", "person"))
-
-
-def dev_sets(data: Path, synthetic_per_language: int) -> dict[str, list[AnnotatedDocument]]:
-    """The development sets that are present, by name."""
-    from polydeid.synth.generate import generate
-
-    sets: dict[str, list[AnnotatedDocument]] = {}
-    for source in REAL_DEV:
-        if (data / source.path).exists():
-            sets[source.name] = read_source(source, data)
-        else:
-            log.warning("development set %s is absent; skipped", source.name)
-    sets["synthetic-unseen"] = list(
-        generate(per_language=synthetic_per_language, seed=29, name_split="test")
-    )
-    return sets
+FIGURES = (
+    ("strict micro F1", "f1"),
+    ("name recall (strict, name group)", "person"),
+    ("name value (selection)", "name_value"),
+)
+#: The row of the selection value (macro over languages) in :func:`table`.
+SELECTION = "selection (macro over languages)"
 
 
 def score_run(
-    folder: Path, sets: dict[str, list[AnnotatedDocument]], precision: str | None
+    folder: Path, sets: Sequence[DevSet], precision: str | None
 ) -> dict[str, dict[str, float | None]]:
-    """Per development set: strict micro F1 and person recall of the tagger in ``folder``.
+    """Per development set: strict micro F1, person recall and name value of the tagger in
+    ``folder``; under :data:`SELECTION`, the selection value.
 
     Scores are kept in ``folder/SCORES_FILE`` with the weights' checksum, the decoder version,
     the precision and the sets' sizes, and reused when all match (runs can be scored as they
@@ -65,14 +55,14 @@ def score_run(
     """
     from polydeid.detect.tagger.model import TaggerModel
     from polydeid.detect.tagger.precision import resolve
-    from polydeid.evaluate.harness import scored_categories
 
     key = {
         "weights_sha256": TaggerMeta.read(folder).weights_sha256,
         "decoder": DECODER_VERSION,
         "precision": resolve(precision),
-        "sets": {name: len(docs) for name, docs in sets.items()},
-        "schemes": {name: SCHEMES.get(name) for name in sets},
+        "sets": {dev.name: len(dev.docs) for dev in sets},
+        "scopes": {dev.name: sorted(dev.scope or ()) for dev in sets},
+        "figures": [key for _, key in FIGURES],
     }
     cache = folder / SCORES_FILE
     if cache.is_file():
@@ -81,13 +71,17 @@ def score_run(
             return kept["scores"]
     tagger = TaggerModel.load(folder, precision=precision)
     out: dict[str, dict[str, float | None]] = {}
-    for name, docs in sets.items():
-        scores = evaluate(tagger, docs, scored_categories(SCHEMES.get(name)))
-        out[name] = {
+    scored = []
+    for dev in sets:
+        scores = evaluate(tagger, dev.docs, dev.scope)
+        scored.append((dev, scores))
+        out[dev.name] = {
             "f1": scores["strict_micro"]["f1"],
             "person": scores["name_group_recall_strict"],
+            "name_value": scores["name_value"],
         }
-        log.info("%s: %s done", folder.name, name)
+        log.info("%s: %s done", folder.name, dev.name)
+    out[SELECTION] = {"name_value": selection_value(scored)}
     if folder.resolve() != MODEL_DIR.resolve():
         cache.write_text(json.dumps({"key": key, "scores": out}, indent=1) + "\n", "utf-8")
     return out
@@ -109,21 +103,20 @@ def _mean_sd(values: Sequence[float | None]) -> str:
 def table(
     runs: dict[str, dict[str, dict[str, float | None]]],
     references: dict[str, dict[str, dict[str, float | None]]],
-    sets: dict[str, list[AnnotatedDocument]],
+    sets: Sequence[DevSet],
 ) -> list[str]:
-    """Markdown rows: one per development set and figure."""
+    """Markdown rows: one per development set and figure, then the selection value."""
     header = ["development set", "documents", "figure", *runs, *references, "mean ± SD (seeds)"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for dev in sets:
-        for label, key in FIGURES:
-            values = [runs[r][dev][key] for r in runs]
-            cells = [_cell(v) for v in values]
-            cells += [_cell(references[r][dev][key]) for r in references]
-            lines.append(
-                f"| {dev} | {len(sets[dev])} | {label} | "
-                + " | ".join(cells)
-                + f" | {_mean_sd(values)} |"
-            )
+    rows = [(dev.name, str(len(dev.docs)), label, key) for dev in sets for label, key in FIGURES]
+    rows.append((SELECTION, "", "name value", "name_value"))
+    for name, documents, label, key in rows:
+        values = [runs[r].get(name, {}).get(key) for r in runs]
+        cells = [_cell(v) for v in values]
+        cells += [_cell(references[r].get(name, {}).get(key)) for r in references]
+        lines.append(
+            f"| {name} | {documents} | {label} | " + " | ".join(cells) + f" | {_mean_sd(values)} |"
+        )
     return lines
 
 
@@ -135,9 +128,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=None, help="write the markdown table here")
     p.add_argument("--data", type=Path, default=DATA)
     p.add_argument("--synthetic-per-language", type=int, default=10)
+    p.add_argument(
+        "--dev-docs", type=int, default=0, help="documents of each development corpus (0: all)"
+    )
     p.add_argument("--precision", choices=("auto", "float32", "bfloat16"), default="auto")
     args = p.parse_args(argv)
-    sets = dev_sets(args.data, args.synthetic_per_language)
+    sets = dev_sets(
+        args.data,
+        synthetic_per_language=args.synthetic_per_language,
+        synthetic_split="test",
+        dev_docs=args.dev_docs,
+    )
     scored = {f: score_run(f, sets, args.precision) for f in [*args.runs, *args.reference]}
     runs = {str(f): scored[f] for f in args.runs}
     references = {f"{f} (reference)": scored[f] for f in args.reference}

@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import hashlib
 import json
 import logging
 import math
@@ -56,17 +55,21 @@ from pathlib import Path
 from typing import Any
 
 from polydeid.core.errors import ConfigError
+from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category
 from polydeid.corpora import AnnotatedDocument, read_corpus
+from polydeid.corpora.splits import in_holdout
 from polydeid.detect.tagger.decode import decode
 from polydeid.detect.tagger.model import META_FILE, WEIGHTS_FILE, encode_document, sha256_file
-from polydeid.detect.tagger.windows import IGNORE, TAGS, token_labels, windows, word_tags
+from polydeid.detect.tagger.windows import IGNORE, TAGS, first_tokens, windows
+from polydeid.evaluate.devsets import DEV_CORPORA, DevCorpus, read_dev_corpus
+from polydeid.evaluate.harness import scored_categories
 from polydeid.locales.names import name_words
+from polydeid.train.targets import Supervision, TagClasses, partial_label_loss, word_classes
 
 log = logging.getLogger("polydeid.train")
 
 DATA = Path(__file__).resolve().parents[3].parent / "shared" / "data"
-HOLDOUT_SHARE = 0.3
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,18 +81,65 @@ class Source:
     lang: str
     part: str = "all"  # "all", "train" (hash 70 %), "dev" (hash 30 %)
     sentences: int | None = None  # sentence corpora: sentences per document
+    #: "exact": the corpus's categories are polydeid's (roles included); "groups": only their
+    #: coarse groups are taught (news, web, legal: any person, any place; :mod:`targets`).
+    teaches: str = "exact"
+    #: Reader options (columns, separators, how tokens are joined, how long runs are cut).
+    options: tuple[tuple[str, object], ...] = ()
+    #: The argument that limits its documents per stage ("real": ``--real-docs``).
+    limit: str = ""
+
+    @property
+    def supervision(self) -> Supervision:
+        return Supervision.of_scheme(self.scheme, exact=self.teaches == "exact")
+
+
+#: UNER's ``.iob2``: UD word index, word, tag, "-", annotator; comment lines per sentence.
+_UNER: tuple[tuple[str, object], ...] = (
+    ("token_column", 1),
+    ("tag_columns", (2,)),
+    ("separator", "\t"),
+    ("comment_prefix", "#"),
+)
+#: Europeana newspapers: one token and its tag per line and no sentence breaks.
+_EUROPEANA: tuple[tuple[str, object], ...] = (("tokens_per_sentence", 40),)
+
+
+def _real(name: str, path: str, fmt: str, scheme: str, lang: str, **kw: Any) -> Source:
+    """A corpus of real non-clinical text: its groups taught, ``--real-docs`` documents."""
+    return Source(name, path, fmt, scheme, lang, teaches="groups", limit="real", **kw)
 
 
 TRAIN_SOURCES = (
-    Source("meddocan-train", "meddocan/train", "brat", "meddocan", "es"),
-    Source("echr-es-train", "echr/ES-all-train.tsv", "conll", "echr_tab", "es", sentences=8),
-    Source("echr-fr-train", "echr/FR-all-train.tsv", "conll", "echr_tab", "fr", sentences=8),
+    Source("meddocan-train", "meddocan/train", "brat", "meddocan", "es", limit="meddocan"),
+    Source(
+        "echr-es-train",
+        "echr/ES-all-train.tsv",
+        "conll",
+        "echr_tab",
+        "es",
+        sentences=8,
+        teaches="groups",
+        limit="echr",
+    ),
+    Source(
+        "echr-fr-train",
+        "echr/FR-all-train.tsv",
+        "conll",
+        "echr_tab",
+        "fr",
+        sentences=8,
+        teaches="groups",
+        limit="echr",
+    ),
     Source(
         "presidio-generated",
         "presidio_research/generated_large.json",
         "presidio_research",
         "presidio_research",
         "en",
+        teaches="groups",
+        limit="presidio",
     ),
     Source("asq-phi-train", "asq_phi/queries-dev.txt", "valuetags", "asq_phi", "en", "train"),
     Source(
@@ -100,18 +150,63 @@ TRAIN_SOURCES = (
         "de",
         "train",
         sentences=1,
+        teaches="groups",
+    ),
+    _real(
+        "uner-pt-train",
+        "uner/pt_bosque/pt_bosque-ud-train.iob2",
+        "conll",
+        "conll",
+        "pt",
+        sentences=8,
+        options=_UNER,
+    ),
+    _real(
+        "uner-zh-train",
+        "uner/zh_gsdsimp/zh_gsdsimp-ud-train.iob2",
+        "conll",
+        "conll",
+        "zh",
+        sentences=8,
+        options=(*_UNER, ("token_joiner", "")),
+    ),
+    _real(
+        "factrueval-train",
+        "factrueval2016/devset",
+        "factrueval2016",
+        "factrueval2016",
+        "ru",
+        part="train",
+    ),
+    _real("lener-br-train", "lener_br/train.conll", "conll", "lener_br", "pt", sentences=8),
+    _real(
+        "wnut17-train",
+        "wnut17/wnut17train.conll",
+        "conll",
+        "wnut17",
+        "en",
+        sentences=8,
+        options=(("separator", "\t"),),
+    ),
+    *(
+        _real(
+            f"europeana-{lang}-{part}",
+            f"europeana_{lang}/enp_{lang.upper()}.{part}.bio",
+            "conll",
+            "conll",
+            lang,
+            sentences=8,
+            options=_EUROPEANA,
+        )
+        for lang, part in (("de", "lft"), ("de", "onb"), ("de", "sbb"), ("fr", "bnf"), ("nl", "kb"))
     ),
 )
 
 
-def in_holdout(doc_id: str) -> bool:
-    """Whether a document of a split corpus is kept out of training (30 %, by a hash of its id)."""
-    digest = hashlib.sha256(doc_id.encode("utf-8")).digest()
-    return int.from_bytes(digest[:4], "big") / 2**32 < HOLDOUT_SHARE
-
-
 def read_source(source: Source, data: Path = DATA) -> list[AnnotatedDocument]:
-    options = {} if source.sentences is None else {"sentences_per_document": source.sentences}
+    options = dict(source.options)
+    if source.sentences is not None:
+        options["sentences_per_document"] = source.sentences
     corpus = read_corpus(
         data / source.path, source.format, scheme=source.scheme, lang=source.lang, **options
     )
@@ -131,12 +226,22 @@ class Example:
 
 
 def examples(
-    tokenizer: Any, docs: Iterable[AnnotatedDocument], source: str, max_tokens: int, stride: int
+    tokenizer: Any,
+    docs: Iterable[AnnotatedDocument],
+    source: str,
+    max_tokens: int,
+    stride: int,
+    supervision: Supervision | None = None,
+    classes: TagClasses | None = None,
 ) -> list[Example]:
+    """Training windows of ``docs``; each first sub-token's label is its word's class of
+    allowed tags (:mod:`polydeid.train.targets`; exact tags when ``supervision`` is None)."""
+    supervision = supervision or Supervision()
+    classes = classes or TagClasses()
     out = []
     for doc in docs:
         aligned = encode_document(tokenizer, doc.text)
-        labels = token_labels(aligned, word_tags(aligned.grid, doc.spans))
+        labels = first_tokens(aligned, word_classes(aligned.grid, doc.spans, supervision, classes))
         for start, end in windows(len(aligned.token_ids), max_tokens, stride):
             window_labels = labels[start:end]
             if all(label == IGNORE for label in window_labels):
@@ -180,47 +285,143 @@ def case_variant(doc: AnnotatedDocument, rng: random.Random) -> AnnotatedDocumen
     return dataclasses.replace(doc, text=text)
 
 
-def build_training_set(args: argparse.Namespace, tokenizer: Any) -> tuple[list[Example], dict]:
+def build_training_set(
+    args: argparse.Namespace, tokenizer: Any
+) -> tuple[list[Example], dict, TagClasses]:
+    """The stage's training windows, each source's document and window counts, and the
+    classes of allowed tags their labels name."""
     from polydeid.synth.generate import generate
 
     rng = random.Random(args.seed)
+    classes = TagClasses()
     counts: dict[str, dict[str, int]] = {}
     out: list[Example] = []
     synth = list(generate(per_language=args.synth_per_language, seed=1000 + args.seed))
     if args.case_noise:
         synth = [case_variant(d, rng) if rng.random() < args.case_noise else d for d in synth]
-    made = examples(tokenizer, synth, "synthetic", args.max_tokens, args.stride)
+    made = examples(tokenizer, synth, "synthetic", args.max_tokens, args.stride, classes=classes)
     counts["synthetic"] = {"documents": len(synth), "windows": len(made)}
     out.extend(made)
     limits = {
-        "echr-es-train": args.echr_docs,
-        "echr-fr-train": args.echr_docs,
-        "presidio-generated": args.presidio_docs,
-        "meddocan-train": args.meddocan_docs,
+        "echr": args.echr_docs,
+        "presidio": args.presidio_docs,
+        "meddocan": args.meddocan_docs,
+        "real": args.real_docs,
     }
     for source in TRAIN_SOURCES:
+        limit = limits.get(source.limit)
+        if limit == 0:
+            continue
         if not (args.data / source.path).exists():
             log.warning("training source %s is absent; skipped", source.name)
             continue
-        docs = _sample(read_source(source, args.data), limits.get(source.name), rng)
-        made = examples(tokenizer, docs, source.name, args.max_tokens, args.stride)
+        docs = _sample(read_source(source, args.data), limit, rng)
+        made = examples(
+            tokenizer,
+            docs,
+            source.name,
+            args.max_tokens,
+            args.stride,
+            source.supervision,
+            classes,
+        )
         counts[source.name] = {"documents": len(docs), "windows": len(made)}
         out.extend(made)
-    return out, counts
+    return out, counts, classes
 
 
-def dev_sets(args: argparse.Namespace) -> dict[str, list[AnnotatedDocument]]:
+#: The development corpora of real text the epoch is chosen on (``DEV_CORPORA`` names start
+#: so), with MEDDOCAN dev: every language that has some.
+SELECTION_CORPORA = (
+    "MEDDOCAN dev",
+    "GermEval 2014 dev",
+    "UNER dev",
+    "WNUT 2017 dev",
+    "LeNER-Br dev",
+    "factRuEval-2016 dev",
+    "MasakhaNER dev",
+    "Clinical notes EN",
+    "Arztbriefe DE",
+)
+#: Highest share of predicted names on no gold person the selection accepts without loss.
+NAME_FLOOR = 0.08
+#: Name thresholds the selection reads each development corpus at.
+NAME_THRESHOLDS = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+
+
+@dataclass(frozen=True, slots=True)
+class DevSet:
+    """One development corpus as training scores it: its documents, language and scope."""
+
+    name: str
+    lang: str
+    docs: list[AnnotatedDocument]
+    scope: frozenset[Category] | None = None
+    selects: bool = True  # counted in the selection value
+
+
+def dev_sets(
+    data: Path,
+    *,
+    synthetic_per_language: int,
+    synthetic_split: str = "dev",
+    dev_docs: int = 0,
+    corpora: Sequence[str] = SELECTION_CORPORA,
+) -> list[DevSet]:
+    """Synthetic notes of ``synthetic_split`` names (reported, not selecting; the dev split
+    while training, the test split when runs are compared) and each development corpus whose
+    name starts with one of ``corpora`` that is present, its first ``dev_docs`` documents (0:
+    all)."""
     from polydeid.synth.generate import generate
 
-    sets: dict[str, list[AnnotatedDocument]] = {}
-    meddocan = Source("meddocan-dev", "meddocan/dev", "brat", "meddocan", "es")
-    if (args.data / meddocan.path).exists():
-        docs = read_source(meddocan, args.data)
-        sets["meddocan-dev"] = docs[: args.dev_docs] if args.dev_docs else docs
-    sets["synthetic-unseen"] = list(
-        generate(per_language=args.synth_dev_per_language, seed=7, name_split="dev")
-    )
+    seed = 7 if synthetic_split == "dev" else 29
+    synthetic = generate(per_language=synthetic_per_language, seed=seed, name_split=synthetic_split)
+    sets = [DevSet("synthetic-unseen", "*", list(synthetic), selects=False)]
+    for spec in DEV_CORPORA:
+        if not corpora or not spec.name.startswith(tuple(corpora)):
+            continue
+        spec = _rooted(spec, data)
+        if not spec.location.exists():
+            log.warning("development set %s is absent; skipped", spec.name)
+            continue
+        docs = list(read_dev_corpus(spec).documents)
+        docs = docs[:dev_docs] if dev_docs else docs
+        sets.append(DevSet(spec.name, spec.lang, docs, scored_categories(spec.scheme)))
     return sets
+
+
+def _rooted(spec: DevCorpus, data: Path) -> DevCorpus:
+    """``spec`` read from ``data`` where it is a shared corpus."""
+    from polydeid.evaluate.devsets import DATA as SHARED
+
+    return dataclasses.replace(spec, root=data) if spec.root == SHARED else spec
+
+
+def selection_value(entries: Sequence[tuple[DevSet, dict[str, Any]]]) -> float | None:
+    """The macro average over languages of each selecting corpus's name value: the best over
+    :data:`NAME_THRESHOLDS` of gold persons touched minus the share of predicted names on no
+    gold person above :data:`NAME_FLOOR` (a language's corpora averaged first). None where no
+    corpus selects."""
+    by_language: dict[str, list[float]] = {}
+    for dev, scores in entries:
+        value = scores.get("name_value")
+        if dev.selects and value is not None:
+            by_language.setdefault(dev.lang, []).append(value)
+    if not by_language:
+        return None
+    means = [sum(v) / len(v) for v in by_language.values()]
+    return sum(means) / len(means)
+
+
+def name_value(curve: Sequence[dict[str, Any]]) -> float | None:
+    """The best of ``found_rate − max(0, non_person_rate − NAME_FLOOR)`` over a curve of
+    name counts (one per threshold); None where the corpus has no gold person."""
+    values = [
+        point["found_rate"] - max(0.0, (point["non_person_rate"] or 0.0) - NAME_FLOOR)
+        for point in curve
+        if point["found_rate"] is not None
+    ]
+    return max(values) if values else None
 
 
 def evaluate(
@@ -228,28 +429,36 @@ def evaluate(
     docs: Sequence[AnnotatedDocument],
     scope: Collection[Category] | None = None,
 ) -> dict[str, Any]:
-    """The tagger alone (every threshold 0.5) on ``docs``, scored in ``scope`` (None: all
-    categories; a corpus's scheme scope, :func:`polydeid.evaluate.harness.scored_categories`)."""
+    """The tagger alone on ``docs``, scored in ``scope`` (None: all categories; a corpus's
+    scheme scope, :func:`polydeid.evaluate.harness.scored_categories`): every metric at
+    threshold 0.5, and the name counts at each of :data:`NAME_THRESHOLDS` (``names``) with
+    their :func:`name_value`."""
     from polydeid.evaluate.metrics import score_corpus
 
-    predictions = {}
+    readings = []
     for start in range(0, len(docs), 8):
         chunk = docs[start : start + 8]
-        for doc, (aligned, probs) in zip(
-            chunk, tagger.predict([d.text for d in chunk]), strict=True
-        ):
-            predictions[doc.id] = decode(
-                doc.text,
-                aligned.grid,
-                probs,
-                {},
-                source="tagger",
-                names=name_words(doc.lang),
+        readings.extend(zip(chunk, tagger.predict([d.text for d in chunk]), strict=True))
+
+    def decoded(threshold: float) -> dict[str, list[Span]]:
+        persons = {c: threshold for c in _PERSONS}
+        return {
+            doc.id: decode(
+                doc.text, aligned.grid, probs, persons, source="tagger", names=name_words(doc.lang)
             )
-    scores = score_corpus(docs, predictions, categories=scope)
+            for doc, (aligned, probs) in readings
+        }
+
+    scores = score_corpus(docs, decoded(0.5), categories=scope)
     persons = [scores.strict[c] for c in ("PERSON", "PERSON_THIRD_PARTY")]
     found = sum(p.found_gold for p in persons)
     gold = sum(p.gold for p in persons)
+    curve = []
+    for threshold in NAME_THRESHOLDS:
+        at = (
+            scores if threshold == 0.5 else score_corpus(docs, decoded(threshold), categories=scope)
+        )
+        curve.append({"threshold": threshold, **at.names.to_dict()})
     return {
         "strict_micro": scores.strict.micro.to_dict(),
         "label_agnostic_strict": scores.span_strict.to_dict(),
@@ -257,7 +466,12 @@ def evaluate(
         "person_recall_strict": found / gold if gold else None,
         "name_group_recall_strict": scores.coarse_strict["NAME"].recall,
         "per_category_recall": {k: v.recall for k, v in scores.strict.per_label.items()},
+        "names": curve,
+        "name_value": name_value(curve),
     }
+
+
+_PERSONS = (Category.PERSON, Category.PERSON_THIRD_PARTY, Category.PERSON_CLAN)
 
 
 def train(args: argparse.Namespace) -> int:
@@ -312,8 +526,14 @@ def train(args: argparse.Namespace) -> int:
         model.load_state_dict(earlier, strict=False)
 
     started = time.perf_counter()
-    train_set, counts = build_training_set(args, tokenizer)
-    devs = dev_sets(args)
+    train_set, counts, classes = build_training_set(args, tokenizer)
+    table = torch.tensor(classes.table(), dtype=torch.bool)
+    devs = dev_sets(
+        args.data,
+        synthetic_per_language=args.synth_dev_per_language,
+        dev_docs=args.dev_docs,
+        corpora=args.dev_corpora,
+    )
     log.info(
         "training windows: %d (%s); prepared in %.0f s",
         len(train_set),
@@ -365,8 +585,8 @@ def train(args: argparse.Namespace) -> int:
                 mask[row, : len(seq)] = 1
                 labels[row, 1 : 1 + len(ex.labels)] = torch.tensor(ex.labels)
             with autocast(precision):
-                output = model(input_ids=ids, attention_mask=mask, labels=labels)
-                loss = output.loss
+                output = model(input_ids=ids, attention_mask=mask)
+                loss = partial_label_loss(output.logits, labels, table, IGNORE)
                 if teacher is not None:
                     with torch.no_grad():
                         taught = teacher.model(input_ids=ids, attention_mask=mask).logits
@@ -410,19 +630,18 @@ def train(args: argparse.Namespace) -> int:
         _save(model, trainable_prefixes, epoch_dir, save_file)
         _write_meta(epoch_dir, args, counts, encoder_meta, trained_layers, history=[], keep=keep)
         tagger = TaggerModel(model, tokenizer, TaggerMeta.read(epoch_dir), precision=precision)
-        scores = {name: evaluate(tagger, docs) for name, docs in devs.items()}
+        scored = [(dev, evaluate(tagger, dev.docs, dev.scope)) for dev in devs]
         entry = {
             "epoch": epoch,
             "train_seconds": round(time.perf_counter() - epoch_start, 1),
-            "dev": scores,
+            "dev": {dev.name: scores for dev, scores in scored},
+            "selection": selection_value(scored),
         }
         history.append(entry)
         logfile.write(json.dumps(entry) + "\n")
         logfile.flush()
-        key = (
-            scores.get("meddocan-dev", scores["synthetic-unseen"])["strict_micro"]["recall"] or 0.0
-        )
-        log.info("epoch %d: selection recall %.4f", epoch, key)
+        key = _selection_key(args.select, entry)
+        log.info("epoch %d: selection value %.4f", epoch, key)
         if best is None or key > best[0]:
             best = (key, epoch)
     assert best is not None
@@ -433,8 +652,20 @@ def train(args: argparse.Namespace) -> int:
         out, args, counts, encoder_meta, trained_layers, history=history, chosen=best[1], keep=keep
     )
     logfile.close()
-    log.info("chose epoch %d (MEDDOCAN dev strict recall %.4f)", best[1], best[0])
+    log.info("chose epoch %d (selection value %.4f)", best[1], best[0])
     return 0
+
+
+def _selection_key(select: str, entry: dict[str, Any]) -> float:
+    """The value an epoch is chosen by: ``names``, the macro name value over languages
+    (:func:`selection_value`); ``meddocan``, MEDDOCAN dev strict recall (the earlier stages'
+    rule). Synthetic strict recall where neither was measured."""
+    dev = entry["dev"]
+    if select == "names" and entry["selection"] is not None:
+        return float(entry["selection"])
+    meddocan = next((v for k, v in dev.items() if k.startswith("MEDDOCAN dev")), None)
+    chosen = meddocan if select == "meddocan" and meddocan else dev["synthetic-unseen"]
+    return float(chosen["strict_micro"]["recall"] or 0.0)
 
 
 def distillation_loss(student: Any, teacher: Any, where: Any, temperature: float) -> Any:
@@ -632,7 +863,28 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--echr-docs", type=int, default=60)
     p.add_argument("--presidio-docs", type=int, default=1500)
     p.add_argument("--meddocan-docs", type=int, default=None, help="MEDDOCAN train (default all)")
-    p.add_argument("--dev-docs", type=int, default=0, help="MEDDOCAN dev documents (0: all)")
+    p.add_argument(
+        "--real-docs",
+        type=int,
+        default=120,
+        help="documents drawn from each corpus of real non-clinical text (0: none)",
+    )
+    p.add_argument(
+        "--dev-docs", type=int, default=0, help="documents of each development corpus (0: all)"
+    )
+    p.add_argument(
+        "--dev-corpora",
+        type=lambda v: () if v == "none" else tuple(x for x in v.split(",") if x),
+        default=SELECTION_CORPORA,
+        help="development corpora to score each epoch on, by the start of their names, "
+        "comma-separated (none: the synthetic notes only)",
+    )
+    p.add_argument(
+        "--select",
+        choices=("names", "meddocan"),
+        default="names",
+        help="choose the epoch by the macro name value over languages, or MEDDOCAN dev recall",
+    )
     p.add_argument("--log-every", type=int, default=20)
     p.add_argument("--data", type=Path, default=DATA)
     args = p.parse_args(argv)

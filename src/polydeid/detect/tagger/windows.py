@@ -134,10 +134,15 @@ def word_tags(grid: Sequence[tuple[int, int]], spans: Sequence[Span]) -> list[st
 
 def token_labels(aligned: Aligned, tags: Sequence[str]) -> list[int]:
     """Per content token: the tag of the first word it starts, :data:`IGNORE` for the others."""
+    return first_tokens(aligned, [TAG_INDEX[tag] for tag in tags])
+
+
+def first_tokens(aligned: Aligned, values: Sequence[int]) -> list[int]:
+    """Per content token: the value of the first word it starts, :data:`IGNORE` for the others."""
     labels = [IGNORE] * len(aligned.token_ids)
     for word, t in enumerate(aligned.word_token):
         if t >= 0 and labels[t] == IGNORE:
-            labels[t] = TAG_INDEX[tags[word]]
+            labels[t] = values[word]
     return labels
 
 
