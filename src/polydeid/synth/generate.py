@@ -74,6 +74,7 @@ SLOTS: Final[Mapping[str, Label | None]] = MappingProxyType(
         "age": Category.AGE,
         "date": Category.DATE,
         "dob": Category.DATE,
+        "day_month": Category.DATE,
         "phone": Category.CONTACT_PHONE,
         "relative_phone": Category.CONTACT_PHONE,
         "email": Category.CONTACT_OTHER,
@@ -608,6 +609,35 @@ def _date(state: _State, years: tuple[int, int] = (2012, 2025)) -> list[_Piece]:
     return [_Piece(value.text, Category.DATE, frozenset(edges))]
 
 
+def _day_month(state: _State) -> list[_Piece]:
+    """A day and month without a year, as notes write them: numbers in the order of the
+    document's country (``3/14`` where month first, ``14/3``, ``14.3.`` where the language
+    writes a dot after them), or with a month name (``14 March``, ``Mar 14``, ``14. März``;
+    ``3月14日``, ``ngày 14 tháng 3`` where the language writes month numbers with words)."""
+    d, rng = language_dates(state.lang), state.rng
+    day, month = rng.randint(1, 28), rng.randint(1, 12)
+    month_first = d.numeric_order == "mdy" or state.country in d.month_first_regions
+    if d.month_number_suffixes:  # 3月14日
+        day_word = d.day_words[0] if d.day_words else ""
+        return [_Piece(f"{month}{d.month_number_suffixes[0]}{day}{day_word}", Category.DATE)]
+    if d.month_number_prefixes:  # ngày 14 tháng 3
+        day_prefix = f"{d.day_prefixes[0]} " if d.day_prefixes else ""
+        text = f"{day_prefix}{day} {d.month_number_prefixes[0]} {month}"
+        return [_Piece(text, Category.DATE)]
+    forms = [f for f in d.month_forms.values() if len(f.names) == 12]
+    if forms and rng.random() < 0.5:
+        name = rng.choice(forms).names[month - 1]
+        dot = "." if d.dm_dot else ""
+        text = f"{name} {day}" if month_first else f"{day}{dot} {name}"
+        return [_Piece(text, Category.DATE, frozenset({"date_words"}))]
+    if d.dm_dot:
+        text = f"{day}.{month}." if rng.random() < 0.5 else f"{day:02d}.{month:02d}."
+    else:
+        first, second = (month, day) if month_first else (day, month)
+        text = f"{first}/{second}"
+    return [_Piece(text, Category.DATE)]
+
+
 def _partial_date(state: _State) -> str:
     d = language_dates(state.lang)
     year, month = state.rng.randint(2005, 2025), state.rng.randint(1, 12)
@@ -1005,6 +1035,7 @@ _SLOT_FILLERS: Final[Mapping[str, _SlotFiller]] = MappingProxyType(
         "relative_date": _vocab("relative_dates", None, "relative_date"),
         "time": _of_state(_time),
         "amount": _of_state(_amount),
+        "day_month": _of_state(_day_month),
     }
 )
 
