@@ -27,12 +27,19 @@ Recipe (defaults; every choice is an argument and is written to ``tagger.json``)
   (:mod:`polydeid.detect.tagger.precision`; master weights and optimiser state float32).
 * **Data** ("train" corpora only; MasakhaNER is "select" and only ever evaluates):
   synthetic documents in all languages from the *train* name split; MEDDOCAN train; ECHR
-  train (es, fr); presidio-research ``generated_large``; and the ASQ-PHI queries and GermEval
-  2014 dev sentences that hash into the training part (70 %) — the other 30 % are kept out for
-  development figures.
-* **Selection**: after each epoch the model is scored on MEDDOCAN dev (real clinical text) and
-  on synthetic documents with *unseen* names (dev split); the epoch with the best entity-strict
-  recall on MEDDOCAN dev is kept.
+  train (es, fr); presidio-research ``generated_large``; the ASQ-PHI queries, GermEval 2014
+  dev sentences and factRuEval-2016 documents that hash into the training part (70 %) — the
+  other 30 % are kept out for development figures; UNER pt and zh train, LeNER-Br train, WNUT
+  2017 train and Europeana newspapers (de, fr, nl), ``--real-docs`` documents of each per
+  stage. Each source teaches what it annotates (:mod:`polydeid.train.targets`): exact
+  categories (synthetic, MEDDOCAN, ASQ-PHI) or only their coarse groups (news, web, legal),
+  and never ``O`` for a group it does not annotate.
+* **Selection**: after each epoch the model is scored on the development corpora of real text
+  (:data:`SELECTION_CORPORA`, ``--dev-docs`` documents each) and on synthetic documents with
+  *unseen* names (dev split); the epoch with the best selection value is kept
+  (:func:`selection_value`: per language, the best over name thresholds of gold persons
+  touched less the false-name share above :data:`NAME_FLOOR`; averaged over languages).
+  ``--select meddocan`` keeps the earlier stages' rule (MEDDOCAN dev strict recall).
 
 Output folder: ``weights.safetensors`` (trained layers and head, float16), ``tagger.json``
 (tags, windows, encoder checksum, recipe, data counts, per-epoch development scores) and
