@@ -166,3 +166,21 @@ def test_mean_sd_accepts_bootstrap_results():
     summary = mean_sd(runs)
     assert summary["strict.f1.estimate"].mean == 0.5
     assert summary["strict.f1.estimate"].sd == 0.0
+
+
+def test_a_paired_recall_difference_resamples_documents_once_for_both_sides() -> None:
+    from polydeid.evaluate.bootstrap import paired_recall_difference
+
+    first = {"a": (3, 4), "b": (2, 2), "c": (0, 0), "d": (5, 6)}
+    second = {"a": (2, 4), "b": (2, 2), "c": (0, 0), "d": (4, 6)}
+    found = paired_recall_difference(first, second, n_resamples=500, seed=1)
+    assert found.estimate == pytest.approx((10 - 8) / 12)
+    assert found.low is not None and found.high is not None
+    assert 0 <= found.low <= found.estimate <= found.high  # never worse in any document
+    same = paired_recall_difference(first, first, n_resamples=200)
+    assert (same.estimate, same.low, same.high) == (0.0, 0.0, 0.0)
+    assert paired_recall_difference({}, {}).estimate is None
+    with pytest.raises(ValueError):
+        paired_recall_difference(first, {"a": (1, 4)})
+    with pytest.raises(ValueError):
+        paired_recall_difference({"a": (1, 4)}, {"a": (1, 5)})

@@ -113,6 +113,22 @@ def test_seed_table_gives_mean_and_sample_sd_and_keeps_references_apart() -> Non
     assert lines[-1].startswith(selection)
 
 
+def test_the_difference_table_marks_intervals_that_exclude_zero() -> None:
+    from polydeid.train import seeds
+
+    sets = [training.DevSet("a", "es", []), training.DevSet("b", "de", [])]
+    better = {f"d{i}": [2, 2] for i in range(40)}
+    worse = {f"d{i}": [1, 2] for i in range(40)}
+    mixed = {f"d{i}": [2 if i % 2 else 1, 2] for i in range(40)}
+    runs = {"r6": {"a": {"name_documents": better}, "b": {"name_documents": mixed}}}
+    shipped = {"a": {"name_documents": worse}, "b": {"name_documents": mixed}}
+    lines = seeds.differences(runs, "shipped", shipped, sets)
+    assert lines[0] == "| development set | r6 − shipped |"
+    assert lines[2] == "| a | +0.500 [+0.500, +0.500] * |"
+    assert lines[3] == "| b | +0.000 [+0.000, +0.000] |"
+    assert seeds.differences({"r": {"a": {}, "b": {}}}, "s", shipped, sets)[2] == "| a | – |"
+
+
 def test_run_scores_are_cached_in_run_folders_but_never_in_the_shipped_model(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -126,9 +142,14 @@ def test_run_scores_are_cached_in_run_folders_but_never_in_the_shipped_model(
     monkeypatch.setattr(
         seeds,
         "evaluate",
-        lambda tagger, docs, scope: (
+        lambda tagger, docs, scope, per_document=False: (
             calls.append(str(tagger))
-            or {"strict_micro": {"f1": 0.5}, "name_group_recall_strict": 0.25, "name_value": 0.2}
+            or {
+                "strict_micro": {"f1": 0.5},
+                "name_group_recall_strict": 0.25,
+                "name_value": 0.2,
+                "name_documents": {"d1": [1, 2]},
+            }
         ),
     )
     sets = [training.DevSet("meddocan-dev", "es", [_doc()])]
@@ -136,7 +157,12 @@ def test_run_scores_are_cached_in_run_folders_but_never_in_the_shipped_model(
     run.mkdir()
     shutil.copy(MODEL_DIR / META_FILE, run / META_FILE)
     expected = {
-        "meddocan-dev": {"f1": 0.5, "person": 0.25, "name_value": 0.2},
+        "meddocan-dev": {
+            "f1": 0.5,
+            "person": 0.25,
+            "name_value": 0.2,
+            "name_documents": {"d1": [1, 2]},
+        },
         seeds.SELECTION: {"name_value": 0.2},
     }
     assert seeds.score_run(run, sets, "float32") == expected

@@ -28,6 +28,7 @@ __all__ = [
     "RunSummary",
     "bootstrap_ci",
     "mean_sd",
+    "paired_recall_difference",
     "percentile",
 ]
 
@@ -179,6 +180,38 @@ class RunSummary:
 
     def to_dict(self) -> dict[str, object]:
         return {"n_runs": self.n_runs, "stats": {k: v.to_dict() for k, v in self.stats.items()}}
+
+
+def paired_recall_difference(
+    first: Mapping[str, tuple[int, int]],
+    second: Mapping[str, tuple[int, int]],
+    *,
+    n_resamples: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> Interval:
+    """Recall of ``first`` minus recall of ``second`` with its paired bootstrap interval: both
+    map the same documents to ``(found, gold)`` counts, and each resample draws documents once
+    for both (resamples without a gold span are left out)."""
+    if set(first) != set(second):
+        raise ValueError("a paired difference needs the same documents on both sides")
+    ids = sorted(first)
+    if not ids:
+        return Interval(None, None, None, 0)
+    columns = [[first[d][0] for d in ids], [second[d][0] for d in ids], [first[d][1] for d in ids]]
+    if any(first[d][1] != second[d][1] for d in ids):
+        raise ValueError("both sides must count the same gold spans")
+
+    def difference(picks: Sequence[int]) -> float | None:
+        gold = sum(columns[2][i] for i in picks)
+        if not gold:
+            return None
+        return (sum(columns[0][i] for i in picks) - sum(columns[1][i] for i in picks)) / gold
+
+    rng = random.Random(seed)
+    population = range(len(ids))
+    draws = [difference(rng.choices(population, k=len(ids))) for _ in range(n_resamples)]
+    return _interval(difference(population), draws, level)
 
 
 def _numeric_leaves(tree: Mapping[str, object], prefix: str = "") -> Iterator[tuple[str, float]]:

@@ -435,11 +435,14 @@ def evaluate(
     tagger: Any,
     docs: Sequence[AnnotatedDocument],
     scope: Collection[Category] | None = None,
+    *,
+    per_document: bool = False,
 ) -> dict[str, Any]:
     """The tagger alone on ``docs``, scored in ``scope`` (None: all categories; a corpus's
     scheme scope, :func:`polydeid.evaluate.harness.scored_categories`): every metric at
     threshold 0.5, and the name counts at each of :data:`NAME_THRESHOLDS` (``names``) with
-    their :func:`name_value`."""
+    their :func:`name_value`; with ``per_document``, each document's name-group counts
+    (``name_documents``)."""
     from polydeid.evaluate.metrics import score_corpus
 
     readings = []
@@ -475,7 +478,17 @@ def evaluate(
         "per_category_recall": {k: v.recall for k, v in scores.strict.per_label.items()},
         "names": curve,
         "name_value": name_value(curve),
+        **({"name_documents": _name_documents(scores)} if per_document else {}),
     }
+
+
+def _name_documents(scores: Any) -> dict[str, list[int]]:
+    """Per document: ``[found, gold]`` of the name group, strict (for paired intervals)."""
+    out = {}
+    for doc_id, doc in scores.per_document.items():
+        counts = doc.coarse_strict["NAME"]
+        out[doc_id] = [counts.found_gold, counts.gold]
+    return out
 
 
 _PERSONS = (Category.PERSON, Category.PERSON_THIRD_PARTY, Category.PERSON_CLAN)
