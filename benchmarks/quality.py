@@ -210,7 +210,7 @@ def targets_section(
             "< 0.05",
             [result(ger, s).names.non_person_rate for s in systems],
         )
-    for key in ("UNER dev", "WNUT 2017 dev", "LeNER-Br dev", "factRuEval-2016 dev"):
+    for key in ("UNER dev", "WNUT 2017 dev", "LeNER-Br dev", "factRuEval-2016 dev", "NewsEye dev"):
         # real text of news, the web, social media and courts: any person, whatever the role
         for run in (r for r in runs if r.corpus.startswith(key)):
             data = run.corpus.split(" (")[0]

@@ -91,6 +91,26 @@ def test_a_file_without_sentence_breaks_is_cut_at_outside_tokens_never_inside_a_
         read_conll(path, lang="de", tokens_per_sentence=0)
 
 
+def test_a_header_line_is_skipped_only_where_asked_and_only_first(tmp_path):
+    from polydeid.corpora.conll import read_hipe
+
+    path = tmp_path / "hipe.tsv"
+    rows = ["TOKEN\tNE-COARSE-LIT\tMISC", "# hipe2022:document_id = d1", "Jean\tB-PER\t_"]
+    rows += ["Dupont\tI-PER\t_", "à\tO\t_", "Lyon\tB-LOC\tEndOfSentence", ""]
+    rows += ["# hipe2022:document_id = d2", "Le\tO\t_", "Matin\tB-HumanProd\t_", ""]
+    path.write_text("\n".join(rows), "utf-8")
+    docs = read_hipe(path, lang="fr", sentences_per_document=1).documents
+    assert [d.text for d in docs] == ["Jean Dupont à Lyon", "Le Matin"]
+    assert [labelled(d) for d in docs] == [
+        [("PERSON", "Jean Dupont", "gold:PER"), ("LOCATION_VILLAGE", "Lyon", "gold:LOC")],
+        [],
+    ]
+    with pytest.raises(ConfigError):
+        read_hipe(path)  # the language is not in the file
+    plain = read_conll(path, lang="fr", separator="\t", tag_columns=(1,), comment_prefix="#")
+    assert plain.failures  # without the option the header is a malformed row
+
+
 def test_tab_separated_columns_are_chosen_by_option(tmp_path):
     path = tmp_path / "cols.tsv"
     path.write_text("x\tKigali\tNNP\tB-LOC\ny\tni\tVB\tO\n", "utf-8")

@@ -107,6 +107,16 @@ def test_news_web_and_legal_dev_sets(path, scheme, lang, options, counts, shared
     assert found == counts
 
 
+def test_newseye_dev_is_read_without_its_header_with_the_readme_counts(shared_data):
+    path = shared_data("newseye_fr", "HIPE-2022-v2.1-newseye-dev-fr.tsv")
+    corpus = read_corpus(path, "hipe2022", lang="fr", sentences_per_document=1)
+    assert not corpus.failures and len(corpus.documents) == 35
+    labels = [s.label.value for d in corpus.documents for s in d.spans]
+    found = tuple(labels.count(c) for c in ("PERSON", "LOCATION_VILLAGE", "ORGANIZATION"))
+    assert found == (293, 335, 113)  # HumanProd (11) is no identifier
+    assert not any(d.text.startswith("TOKEN") or "hipe2022:" in d.text for d in corpus.documents)
+
+
 def test_factrueval_dev(shared_data):
     corpus = read_corpus(shared_data("factrueval2016/devset"), "factrueval2016")
     counts = corpus_counts(corpus)

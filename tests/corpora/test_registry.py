@@ -11,6 +11,7 @@ CASES = [
     ("brat", FIXTURES / "brat", {"scheme": "meddocan", "lang": "es"}, 2, 11),
     ("conll", FIXTURES / "conll" / "luganda.conll", {"lang": "lg"}, 2, 8),
     ("germeval2014", FIXTURES / "conll" / "germeval.tsv", {}, 1, 5),
+    ("hipe2022", FIXTURES / "conll" / "hipe.tsv", {"lang": "fr"}, 1, 3),
     ("factrueval2016", FIXTURES / "factrueval", {}, 1, 3),
     ("jsonl", FIXTURES / "jsonl", {"lang": "en"}, 2, 2),
     ("uima_cas_json", FIXTURES / "uima" / "utf16.json", {}, 1, 3),
@@ -23,6 +24,7 @@ CASES = [
 SCHEMES = {
     "conll": "conll",
     "germeval2014": "germeval2014",
+    "hipe2022": "hipe2022",
     "factrueval2016": "factrueval2016",
     "jsonl": "polydeid",
     "uima_cas_json": "polydeid",

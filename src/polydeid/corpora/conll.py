@@ -50,6 +50,7 @@ class Columns:
     separator: str | None = None
     comment_prefix: str | None = None
     joiner: str = " "  # between the tokens of a sentence in the rebuilt text
+    header: str | None = None  # a first line starting so names the columns
 
 
 class _Row(NamedTuple):
@@ -76,12 +77,14 @@ def read_conll(
     name: str | None = None,
     token_joiner: str = " ",
     tokens_per_sentence: int | None = None,
+    header_prefix: str | None = None,
 ) -> Corpus:
     """Read one CoNLL file, or every regular file of a directory (sorted by name).
 
     ``tokens_per_sentence``: cut a run of lines without a blank line into sentences of about
     that many tokens, each ended at a token tagged ``O`` (never inside a span), for files with
-    no sentence breaks (Europeana newspapers)."""
+    no sentence breaks (Europeana newspapers). ``header_prefix``: a first line starting with it
+    names the columns and is skipped (HIPE-2022's ``TOKEN``)."""
     if lang is None:
         raise ConfigError("the conll reader needs lang= (the files do not say their language)")
     if sentences_per_document is not None and sentences_per_document < 1:
@@ -91,7 +94,9 @@ def read_conll(
     if token_joiner not in ("", " "):
         raise ConfigError("token_joiner must be one space or empty")
     mapping, language = taxonomy.scheme(scheme or "conll"), canonical_language(lang)
-    columns = Columns(token_column, tuple(tag_columns), separator, comment_prefix, token_joiner)
+    columns = Columns(
+        token_column, tuple(tag_columns), separator, comment_prefix, token_joiner, header_prefix
+    )
     root = Path(path)
     files = corpus_files(root)
     documents: list[AnnotatedDocument] = []
@@ -142,6 +147,33 @@ def read_germeval(
     )
 
 
+def read_hipe(
+    path: str | Path,
+    *,
+    scheme: str | None = "hipe2022",
+    lang: str | None = None,
+    sentences_per_document: int | None = None,
+    name: str | None = None,
+) -> Corpus:
+    """HIPE-2022 TSV (NewsEye, …): a ``TOKEN …`` header line, ``#`` comment lines, the coarse
+    literal tag in the second column, a blank line after each document (an article or page,
+    read as one sentence)."""
+    if lang is None:
+        raise ConfigError("the hipe2022 reader needs lang= (one file per language)")
+    return read_conll(
+        path,
+        scheme=scheme or "hipe2022",
+        lang=lang,
+        token_column=0,
+        tag_columns=(1,),
+        separator="\t",
+        comment_prefix="#",
+        sentences_per_document=sentences_per_document,
+        name=name,
+        header_prefix="TOKEN\t",
+    )
+
+
 def _split(line: str, separator: str | None) -> tuple[str, ...]:
     if separator is None:
         # str.split() would also split at no-break and other Unicode spaces inside a token
@@ -159,6 +191,8 @@ def _documents(
     sentence: Sentence = []
     for number, raw in enumerate(text.split("\n"), start=1):
         line = raw.rstrip("\r\n")
+        if number == 1 and columns.header is not None and line.startswith(columns.header):
+            continue
         if not line.strip(" \t"):
             if sentence:
                 documents[-1].append(sentence)

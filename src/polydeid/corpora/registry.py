@@ -6,6 +6,7 @@ format              reader                                  default scheme     l
 brat                :func:`brat.read_brat`                  (required)         required
 conll               :func:`conll.read_conll`                conll              required
 germeval2014        :func:`conll.read_germeval`             germeval2014       de
+hipe2022            :func:`conll.read_hipe`                 hipe2022           required
 factrueval2016      :func:`factrueval.read_factrueval`      factrueval2016     ru
 jsonl               :func:`jsonl.read_jsonl_corpus`         polydeid           record
 uima_cas_json       :func:`uima.read_uima_json`             polydeid           CAS
@@ -30,7 +31,7 @@ from typing import Any, Protocol
 
 from polydeid.core.errors import ConfigError
 from polydeid.corpora.brat import read_brat
-from polydeid.corpora.conll import read_conll, read_germeval
+from polydeid.corpora.conll import read_conll, read_germeval, read_hipe
 from polydeid.corpora.document import Corpus
 from polydeid.corpora.factrueval import read_factrueval
 from polydeid.corpora.jsonl import read_jsonl_corpus
@@ -53,6 +54,7 @@ READERS: Mapping[str, Reader] = MappingProxyType(
         "brat": read_brat,
         "conll": read_conll,
         "germeval2014": read_germeval,
+        "hipe2022": read_hipe,
         "factrueval2016": read_factrueval,
         "jsonl": read_jsonl_corpus,
         "uima_cas_json": read_uima_json,

@@ -4,7 +4,7 @@ are scored.
 
 ``benchmarks/quality.py`` scores systems on all of them; the tagger's training
 (:mod:`polydeid.train.tagger`) chooses its epoch on those of real text. ``use`` is the data
-README's binding column: "select" data (MasakhaNER) only ever chooses and reports, never
+README's binding column: "select" data (MasakhaNER, NewsEye) only ever chooses and reports, never
 trains. A corpus the tagger also trains on is scored on its held-out part
 (:func:`polydeid.corpora.splits.in_holdout`).
 """
@@ -157,6 +157,15 @@ DEV_CORPORA = (
         "factrueval2016",
         "ru",
         part="dev",
+    ),
+    DevCorpus(
+        "NewsEye dev fr (fr, historical newspapers)",
+        "newseye_fr/HIPE-2022-v2.1-newseye-dev-fr.tsv",
+        "hipe2022",
+        "hipe2022",
+        "fr",
+        1,
+        use="select",
     ),
     DevCorpus(
         "presidio-research synth v2 (en, generic PII)",

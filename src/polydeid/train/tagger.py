@@ -347,6 +347,7 @@ SELECTION_CORPORA = (
     "LeNER-Br dev",
     "factRuEval-2016 dev",
     "MasakhaNER dev",
+    "NewsEye dev",
     "Clinical notes EN",
     "Arztbriefe DE",
 )
