@@ -6,11 +6,12 @@
 Every run is scored the same way, in one process: the tagger alone (no rule layer), with the
 uncalibrated threshold of 0.5 for every category, on the development corpora training selects
 on (:data:`polydeid.train.tagger.SELECTION_CORPORA`: MEDDOCAN dev, the held-out parts of
-GermEval 2014 and factRuEval-2016, UNER, WNUT 2017 and LeNER-Br dev, MasakhaNER dev — "select"
-data: evaluation only — and the two sets written for polydeid) and synthetic notes with unseen
-names (the *test* name split, all languages), each real set scored in the categories its
-scheme marks. Figures: entity-strict micro F1, strict recall of names as one group (patients,
-third parties and clans: a news person tagged as a third party counts), and the name value
+GermEval 2014 and factRuEval-2016, UNER, WNUT 2017 and LeNER-Br dev, MasakhaNER and NewsEye
+dev — "select" data: evaluation only — and the two sets written for polydeid) and synthetic
+notes with unseen names (the *test* name split, all languages), each real set scored in the
+categories its scheme marks. Figures: entity-strict micro F1, strict recall of names as one
+group (patients, third parties and clans: a news person tagged as a third party counts), and
+the name value
 training selects by (:func:`polydeid.train.tagger.name_value`), with its macro average over
 languages in the last row. The runs' spread (sample standard deviation) is what the seeds
 cost; ``--reference`` runs are shown beside them but not averaged.
