@@ -11,10 +11,11 @@ dev — "select" data: evaluation only — and the two sets written for polydeid
 notes with unseen names (the *test* name split, all languages), each real set scored in the
 categories its scheme marks. Figures: entity-strict micro F1, strict recall of names as one
 group (patients, third parties and clans: a news person tagged as a third party counts), and
-the name value
-training selects by (:func:`polydeid.train.tagger.name_value`), with its macro average over
-languages in the last row. The runs' spread (sample standard deviation) is what the seeds
-cost; ``--reference`` runs are shown beside them but not averaged.
+the name value training selects by (:func:`polydeid.train.tagger.name_value`), with its macro
+average over languages in the last row. The runs' spread (sample standard deviation) is what
+the seeds cost; ``--reference`` runs are shown beside them but not averaged. With a reference,
+a last table gives each run's name recall minus the first reference's, with its paired
+bootstrap interval.
 """
 
 from __future__ import annotations
