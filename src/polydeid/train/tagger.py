@@ -69,14 +69,13 @@ from polydeid.corpora.splits import in_holdout
 from polydeid.detect.tagger.decode import decode
 from polydeid.detect.tagger.model import META_FILE, WEIGHTS_FILE, encode_document, sha256_file
 from polydeid.detect.tagger.windows import IGNORE, TAGS, first_tokens, windows
-from polydeid.evaluate.devsets import DEV_CORPORA, DevCorpus, read_dev_corpus
+from polydeid.evaluate.devsets import DATA, DEV_CORPORA, DevCorpus, read_dev_corpus
 from polydeid.evaluate.harness import scored_categories
+from polydeid.evaluate.metrics import PERSON_CATEGORIES
 from polydeid.locales.names import name_words
 from polydeid.train.targets import Supervision, TagClasses, partial_label_loss, word_classes
 
 log = logging.getLogger("polydeid.train")
-
-DATA = Path(__file__).resolve().parents[3].parent / "shared" / "data"
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,13 +237,11 @@ def examples(
     source: str,
     max_tokens: int,
     stride: int,
-    supervision: Supervision | None = None,
-    classes: TagClasses | None = None,
+    supervision: Supervision,
+    classes: TagClasses,
 ) -> list[Example]:
     """Training windows of ``docs``; each first sub-token's label is its word's class of
-    allowed tags (:mod:`polydeid.train.targets`; exact tags when ``supervision`` is None)."""
-    supervision = supervision or Supervision()
-    classes = classes or TagClasses()
+    allowed tags (:mod:`polydeid.train.targets`), interned in ``classes``."""
     out = []
     for doc in docs:
         aligned = encode_document(tokenizer, doc.text)
@@ -306,7 +303,9 @@ def build_training_set(
     synth = list(generate(per_language=args.synth_per_language, seed=1000 + args.seed))
     if args.case_noise:
         synth = [case_variant(d, rng) if rng.random() < args.case_noise else d for d in synth]
-    made = examples(tokenizer, synth, "synthetic", args.max_tokens, args.stride, classes=classes)
+    made = examples(
+        tokenizer, synth, "synthetic", args.max_tokens, args.stride, Supervision(), classes
+    )
     counts["synthetic"] = {"documents": len(synth), "windows": len(made)}
     out.extend(made)
     limits = {
@@ -400,9 +399,7 @@ def dev_sets(
 
 def _rooted(spec: DevCorpus, data: Path) -> DevCorpus:
     """``spec`` read from ``data`` where it is a shared corpus."""
-    from polydeid.evaluate.devsets import DATA as SHARED
-
-    return dataclasses.replace(spec, root=data) if spec.root == SHARED else spec
+    return dataclasses.replace(spec, root=data) if spec.root == DATA else spec
 
 
 def selection_value(entries: Sequence[tuple[DevSet, dict[str, Any]]]) -> float | None:
@@ -452,7 +449,7 @@ def evaluate(
         readings.extend(zip(chunk, tagger.predict([d.text for d in chunk]), strict=True))
 
     def decoded(threshold: float) -> dict[str, list[Span]]:
-        persons = {c: threshold for c in _PERSONS}
+        persons = dict.fromkeys(PERSON_CATEGORIES, threshold)
         return {
             doc.id: decode(
                 doc.text, aligned.grid, probs, persons, source="tagger", names=name_words(doc.lang)
@@ -490,9 +487,6 @@ def _name_documents(scores: Any) -> dict[str, list[int]]:
         counts = doc.coarse_strict["NAME"]
         out[doc_id] = [counts.found_gold, counts.gold]
     return out
-
-
-_PERSONS = (Category.PERSON, Category.PERSON_THIRD_PARTY, Category.PERSON_CLAN)
 
 
 def train(args: argparse.Namespace) -> int:

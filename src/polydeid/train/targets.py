@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from polydeid.core.spans import Span
@@ -44,23 +45,32 @@ class Supervision:
 
     def allowed(self, tag: str) -> frozenset[int]:
         """The tag indices a word whose gold tag is ``tag`` may take."""
+        return _allowed_by_tag(self)[tag]
+
+
+@cache
+def _allowed_by_tag(supervision: Supervision) -> dict[str, frozenset[int]]:
+    """:meth:`Supervision.allowed` for every tag, worked out once per supervision (it is asked
+    for every word of the training data)."""
+    unannotated = {
+        TAG_INDEX[f"{position}-{c.value}"]
+        for c in Category
+        if supervision.groups is not None and COARSE_GROUP[c] not in supervision.groups
+        for position in "BI"
+    }
+    table = {OUTSIDE: frozenset({TAG_INDEX[OUTSIDE], *unannotated})}
+    for tag in TAGS:
         if tag == OUTSIDE:
-            return frozenset(
-                {TAG_INDEX[OUTSIDE]}
-                | {
-                    TAG_INDEX[f"{position}-{c.value}"]
-                    for c in Category
-                    if self.groups is not None and COARSE_GROUP[c] not in self.groups
-                    for position in "BI"
-                }
-            )
-        if self.exact:
-            return frozenset({TAG_INDEX[tag]})
+            continue
+        if supervision.exact:
+            table[tag] = frozenset({TAG_INDEX[tag]})
+            continue
         position, _, label = tag.partition("-")
         group = COARSE_GROUP[Category(label)]
-        return frozenset(
+        table[tag] = frozenset(
             TAG_INDEX[f"{position}-{c.value}"] for c in Category if COARSE_GROUP[c] == group
         )
+    return table
 
 
 class TagClasses:
