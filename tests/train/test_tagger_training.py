@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from polydeid.core.errors import ConfigError
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category
 from polydeid.corpora import AnnotatedDocument
@@ -64,6 +65,7 @@ def test_a_tiny_training_run_writes_a_loadable_tagger(tmp_path: Path) -> None:
             "--out", str(out), "--seed", "3", "--epochs", "1", "--train-layers", "1",
             "--max-tokens", "64", "--stride", "48", "--batch", "8",
             "--synth-per-language", "1", "--synth-dev-per-language", "1", "--case-noise", "0.5",
+            "--synth-extra", "luo=2",
             "--data", str(tmp_path / "no-corpora"), "--log-every", "5", "--dev-corpora", "none",
         ]
     )  # fmt: skip
@@ -80,13 +82,22 @@ def test_a_tiny_training_run_writes_a_loadable_tagger(tmp_path: Path) -> None:
     assert meta["recipe"]["case_noise"] == 0.5 and meta["recipe"]["seed"] == 3
     assert meta["recipe"]["precision"] in ("float32", "bfloat16")
     assert meta["inference"] == {"int8": False, "min_overlap": 32}
-    assert meta["data"]["synthetic"]["documents"] == 17
+    assert meta["data"]["synthetic"]["documents"] == 17 + 2  # one per language, two more Dholuo
+    assert meta["recipe"]["synth_extra"] == "luo=2"
     assert "synthetic-unseen" in meta["history"][0]["dev"]
     log = [json.loads(line) for line in (out / "log.jsonl").read_text().splitlines()]
     assert log and all("text" not in record for record in log)
     model = TaggerModel.load(out, precision="float32")
     ((aligned, probs),) = model.predict(["Mgonjwa Baraka Mwangi, miaka 45."])
     assert len(probs) == len(aligned.grid)
+
+
+def test_extra_synthetic_notes_are_read_by_language_and_bad_items_refused() -> None:
+    assert training.synth_extra("") == {}
+    assert training.synth_extra("luo=150, lg=60") == {"luo": 150, "lg": 60}
+    for bad in ("luo", "luo=x", "=3", "luo=-1"):
+        with pytest.raises(ConfigError):
+            training.synth_extra(bad)
 
 
 def test_seed_table_gives_mean_and_sample_sd_and_keeps_references_apart() -> None:

@@ -289,6 +289,18 @@ def case_variant(doc: AnnotatedDocument, rng: random.Random) -> AnnotatedDocumen
     return dataclasses.replace(doc, text=text)
 
 
+def synth_extra(option: str) -> dict[str, int]:
+    """``--synth-extra``: ``lang=N,…`` as extra synthetic notes by language code (languages
+    whose only training text is synthetic can be given more of it)."""
+    extra: dict[str, int] = {}
+    for item in filter(None, (part.strip() for part in option.split(","))):
+        lang, sep, count = item.partition("=")
+        if not sep or not lang.strip() or not count.strip().isdigit():
+            raise ConfigError(f"--synth-extra takes lang=N items, not {item!r}")
+        extra[lang.strip()] = int(count)
+    return extra
+
+
 def build_training_set(
     args: argparse.Namespace, tokenizer: Any
 ) -> tuple[list[Example], dict, TagClasses]:
@@ -301,6 +313,8 @@ def build_training_set(
     counts: dict[str, dict[str, int]] = {}
     out: list[Example] = []
     synth = list(generate(per_language=args.synth_per_language, seed=1000 + args.seed))
+    for lang, extra in synth_extra(args.synth_extra).items():
+        synth.extend(generate(per_language=extra, seed=2000 + args.seed, langs=[lang]))
     if args.case_noise:
         synth = [case_variant(d, rng) if rng.random() < args.case_noise else d for d in synth]
     made = examples(
@@ -798,6 +812,7 @@ def _write_meta(
             "frozen": "embeddings and layers below trained_layers",
             "init": None if args.init is None else str(args.init),
             "case_noise": args.case_noise,
+            "synth_extra": args.synth_extra,
             "precision": _precision(args.precision),
             **(
                 {}
@@ -869,6 +884,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     )
     p.add_argument("--synth-per-language", type=int, default=60)
     p.add_argument("--synth-dev-per-language", type=int, default=10)
+    p.add_argument(
+        "--synth-extra",
+        default="",
+        help="extra synthetic training notes by language, e.g. luo=150,lg=60",
+    )
     p.add_argument(
         "--case-noise",
         type=float,
