@@ -441,9 +441,11 @@ class _Format:
 
 
 #: A region's national formats as one pattern, and by the index of the empty group that ends
-#: each format's alternative, the number of groups before that alternative and the digit
-#: groups the format writes.
-_FormatTable = tuple[re.Pattern[str], dict[int, tuple[int, tuple[tuple[int | str, ...], ...]]]]
+#: each format's alternative, the format and the digit groups it writes, each as its pieces:
+#: the number of a group of the whole pattern, or digits the format writes itself.
+_FormatTable = tuple[
+    re.Pattern[str], dict[int, tuple["_Format", tuple[tuple[int | str, ...], ...]]]
+]
 
 
 def _format_table(formats: Sequence[_Format]) -> _FormatTable:
@@ -455,7 +457,13 @@ def _format_table(formats: Sequence[_Format]) -> _FormatTable:
         lead = "" if fmt.leading is None else f"(?=(?:{fmt.leading.pattern}))"
         base = groups + (0 if fmt.leading is None else fmt.leading.groups)
         groups = base + fmt.pattern.groups + 1
-        chosen[groups] = (base, fmt.written)
+        chosen[groups] = (
+            fmt,
+            tuple(
+                tuple(base + piece if isinstance(piece, int) else piece for piece in group)
+                for group in fmt.written
+            ),
+        )
         parts.append(f"{lead}(?:{fmt.pattern.pattern})()")
     return re.compile("|".join(parts) or "(?!)"), chosen
 
@@ -564,27 +572,28 @@ class _RegionShape:
 
     def format_of(self, nsn: str) -> _Format | None:
         """The national format phonenumbers chooses for ``nsn``, if any."""
-        for fmt in self.formats:
-            if (fmt.leading is None or fmt.leading.match(nsn)) and fmt.pattern.fullmatch(nsn):
-                return fmt
-        return None
+        match = self._format_match(nsn)
+        return None if match is None else self.table[0][1][match.lastindex or 0][0]
 
     def national_form(self, nsn: str) -> tuple[tuple[int, ...], str]:
         """The digit groups and digits ``format_number`` writes ``nsn`` in, in the region's
         national format (one group, ``nsn`` itself, where no format applies)."""
+        match = self._format_match(nsn)
+        if match is None:
+            return (len(nsn),), nsn
+        group = match.group
+        pieces = [
+            "".join([group(piece) if type(piece) is int else piece for piece in written])
+            for written in self.table[0][1][match.lastindex or 0][1]
+        ]
+        return tuple(map(len, pieces)), "".join(pieces)
+
+    def _format_match(self, nsn: str) -> re.Match[str] | None:
+        """``nsn`` matched by the formats' table (:func:`_format_table`), built on first use."""
         table = self.table
         if not table:
             table.append(_format_table(self.formats))
-        pattern, chosen = table[0]
-        match = pattern.fullmatch(nsn)
-        if match is None:
-            return (len(nsn),), nsn
-        base, written = chosen[match.lastindex or 0]
-        pieces = [
-            "".join(match.group(base + i) if isinstance(i, int) else i for i in group)
-            for group in written
-        ]
-        return tuple(len(p) for p in pieces), "".join(pieces)
+        return table[0][0].fullmatch(nsn)
 
     def parse_forms(self, digits: str) -> list[str]:
         """What phonenumbers may take as the national significant number of ``digits`` where
