@@ -6,7 +6,9 @@ of countries takes most of a second to build, a tenth to read). Each is a JSON f
 of the polydeid package and of any package whose data it reads (path, size and modification
 time of each). A file whose stamp differs, or that cannot be read or parsed, is built again
 and replaced; a cache that cannot be written is left alone. Only public data built from the
-package is kept here (place names, never a record's text).
+package is kept here (place names, never a record's text). Objects JSON cannot hold (compiled
+patterns) are kept as bytes (:func:`load_bytes`, :func:`store_bytes`), which their reader
+checks.
 """
 
 from __future__ import annotations
@@ -61,9 +63,9 @@ def _files(root: Path) -> Iterable[tuple[str, os.stat_result]]:
     return sorted(found, key=lambda item: item[0])
 
 
-def _path(kind: str, name: str) -> Path:
+def _path(kind: str, name: str, suffix: str = ".json") -> Path:
     key = hashlib.sha256(name.encode()).hexdigest()[:24]
-    return cache_root() / kind / f"{key}.json"
+    return cache_root() / kind / f"{key}{suffix}"
 
 
 def read_json(path: Path) -> Any | None:
@@ -78,13 +80,19 @@ def read_json(path: Path) -> Any | None:
 def write_json(path: Path, data: Any) -> bool:
     """Write ``data`` to ``path`` at once (a reader sees the old file or the new one), mode
     0600; ``False``, with nothing left behind, where it cannot be written."""
+    body = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return _write_bytes(path, body)
+
+
+def _write_bytes(path: Path, body: bytes) -> bool:
+    """:func:`write_json` for bytes."""
     try:
-        handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+        handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
     except OSError:
         return False
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            json.dump(data, out, ensure_ascii=False, separators=(",", ":"))
+        with os.fdopen(handle, "wb") as out:
+            out.write(body)
         os.replace(tmp, path)
     except OSError:
         Path(tmp).unlink(missing_ok=True)
@@ -118,3 +126,26 @@ def store_table(kind: str, name: str, stamp: str, table: Any) -> None:
         return
     if not write_json(path, body):
         log.debug("%s table not kept: the cache cannot be written", kind)
+
+
+def load_bytes(kind: str, name: str) -> bytes | None:
+    """The bytes kept as ``name`` of ``kind`` (:func:`store_bytes`), or ``None``. The caller
+    checks them: they are what a process wrote, or what anyone who can write the cache put
+    there."""
+    try:
+        return _path(kind, name, ".bin").read_bytes()
+    except OSError:
+        return None
+
+
+def store_bytes(kind: str, name: str, body: bytes) -> None:
+    """Keep ``body`` as ``name`` of ``kind`` (at once, mode 0600); nothing is kept where the
+    cache cannot be written."""
+    path = _path(kind, name, ".bin")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        log.debug("%s not kept: no cache directory", kind)
+        return
+    if not _write_bytes(path, body):
+        log.debug("%s not kept: the cache cannot be written", kind)

@@ -7,10 +7,18 @@ thread that runs it, so that waiting for the processor under load is not taken f
 it stops at the current work budget's checkpoints (:mod:`polydeid.core.budget`).
 Context words are matched as whole words or phrases, never as substrings ("lic" is not in
 "public").
+
+Compiling the long patterns of a language's rules takes most of a second per language; a
+compiled one is kept in polydeid's cache (:mod:`polydeid.core.cache`) and read back by later
+processes in a millisecond (:func:`compile_pattern`).
 """
 
 from __future__ import annotations
 
+import hashlib
+import io
+import pickle
+import sys
 import time
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -18,6 +26,7 @@ from typing import Any
 import regex
 
 from polydeid.core.budget import checkpoint
+from polydeid.core.cache import load_bytes, store_bytes
 from polydeid.core.errors import RuleTimeoutError
 from polydeid.core.segments import Segment
 from polydeid.text.scripts import UNSPACED
@@ -47,8 +56,63 @@ def _needs_boundary(char: str) -> bool:
 
 
 def compile_pattern(pattern: str, flags: int = 0) -> Pattern:
-    """Compile with the project's defaults (Unicode, VERSION0 semantics)."""
-    return regex.compile(pattern, flags | regex.VERSION0)
+    """Compile with the project's defaults (Unicode, VERSION0 semantics).
+
+    For patterns built from polydeid's own code and data, never from a record's text: one of
+    at least :data:`_KEPT_CHARS` characters is kept compiled in polydeid's cache, by the
+    ``regex`` and Python versions, flags and text, and read back from there (checked: the
+    same text and flags, nothing but a compiled pattern in the file)."""
+    flags = int(flags | regex.VERSION0)
+    if len(pattern) < _KEPT_CHARS:
+        return regex.compile(pattern, flags)
+    name = _kept_name(pattern, flags)
+    kept = _read_kept(load_bytes(_KEPT_KIND, name), pattern, flags)
+    if kept is not None:
+        return kept
+    compiled = regex.compile(pattern, flags)
+    store_bytes(_KEPT_KIND, name, pickle.dumps((pattern, flags, compiled), protocol=5))
+    return compiled
+
+
+#: Shortest pattern kept compiled: shorter ones compile in about as long as a file is read.
+_KEPT_CHARS = 200
+#: The cache's kind for compiled patterns.
+_KEPT_KIND = "regex"
+#: The function ``regex`` rebuilds a pickled pattern with: the only one a kept file may name.
+_REBUILD = ("regex._regex", "compile")
+
+
+def _kept_name(pattern: str, flags: int) -> str:
+    digest = hashlib.sha256(pattern.encode("utf-8", "surrogatepass")).hexdigest()
+    python = ".".join(map(str, sys.version_info[:2]))
+    return f"regex {regex.__version__}|python {python}|flags {flags}|{digest}"
+
+
+class _PatternUnpickler(pickle.Unpickler):
+    """Reads a kept pattern: a file naming any function but ``regex``'s own rebuilder of a
+    pickled pattern is refused before anything runs."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) != _REBUILD:
+            raise pickle.UnpicklingError("not a compiled pattern")
+        return super().find_class(module, name)
+
+
+def _read_kept(body: bytes | None, pattern: str, flags: int) -> Pattern | None:
+    """The compiled ``pattern`` kept in ``body``, or ``None`` where there is none, or the file
+    holds anything else (another pattern, other flags, a damaged or foreign file)."""
+    if body is None:
+        return None
+    try:
+        kept = _PatternUnpickler(io.BytesIO(body)).load()
+    except Exception:  # any damaged or foreign file: compile again
+        return None
+    if not (isinstance(kept, tuple) and len(kept) == 3):
+        return None
+    text, kept_flags, compiled = kept
+    if text != pattern or kept_flags != flags or not isinstance(compiled, regex.Pattern):
+        return None
+    return compiled if compiled.pattern == pattern else None
 
 
 def phrase_alternation(
