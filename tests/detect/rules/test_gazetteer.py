@@ -313,3 +313,26 @@ def test_the_gazetteer_index_is_kept_in_the_cache_and_read_back_the_same(
     assert rule._index(*key) == built
     assert calls == [key]  # built again
     rule._index.cache_clear()
+
+
+def test_a_kept_index_builds_names_when_looked_up_and_refuses_a_damaged_row() -> None:
+    """Names are built from the kept rows when first looked up (the same object each time);
+    a row of the wrong shape fails closed with a coded error, not as a missing name."""
+    from polydeid.core.errors import ConfigError
+    from polydeid.detect.rules import gazetteer as rule
+
+    table = {
+        "single": {"gulu": ["Gulu", "place", True, ["gulu"]], "bad": ["Bad", "no-such-kind"]},
+        "pairs": [["fort", "portal", [["Fort Portal", "place", True, ["fort", "portal"]]]]],
+    }
+    index = rule._index_from_table(table)
+    assert index is not None and index.first == {"gulu", "bad", "fort"}
+    gulu = index.single["gulu"]
+    assert gulu.entry.name == "Gulu" and gulu.words == ("gulu",)
+    assert index.single.get("gulu") is gulu and index.single.get("kampala") is None
+    (fort,) = index.by_pair[("fort", "portal")]
+    assert fort.words == ("fort", "portal")
+    with pytest.raises(ConfigError):
+        index.single.get("bad")
+    assert rule._index_from_table({"single": [], "pairs": []}) is None
+    assert rule._index_from_table({"single": {}, "pairs": [[1, 2]]}) is None

@@ -56,7 +56,8 @@ from typing import Any
 
 import regex
 
-from polydeid.core.cache import fingerprint, load_table, store_table
+from polydeid.core.cache import cache_root, fingerprint, load_table, store_table
+from polydeid.core.errors import ConfigError
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
@@ -190,19 +191,56 @@ def _index_table(index: _Index) -> dict[str, Any]:
 
 def _index_from_table(table: Any) -> _Index | None:
     """The index :func:`_index_table` wrote, or ``None`` where the data is not shaped as such a
-    table (a kept file is polydeid's own, checked by its stamp: the values are not checked)."""
+    table (a kept file is polydeid's own, checked by its stamp). A name is built from its row
+    when first looked up (:class:`_Rows`): a gazetteer has tens of thousands, a text asks for
+    a few."""
     kinds = {kind.value: kind for kind in PlaceKind}
 
     def name(row: Any) -> _Name:
         text, kind, major, words = row
         return _Name(PlaceEntry(text, kinds[kind], major), tuple(words))
 
+    def names(rows: Any) -> tuple[_Name, ...]:
+        return tuple(map(name, rows))
+
     try:
-        single = {word: name(row) for word, row in table["single"].items()}
-        pairs = {(a, b): tuple(map(name, rows)) for a, b, rows in table["pairs"]}
-    except (KeyError, TypeError, ValueError, AttributeError):
+        single = table["single"]
+        pairs = {(a, b): rows for a, b, rows in table["pairs"]}
+    except (KeyError, TypeError, ValueError):
         return None
-    return _Index(single, pairs, frozenset(single) | frozenset(k[0] for k in pairs))
+    if not isinstance(single, dict) or not all(isinstance(k, str) for k, _ in pairs):
+        return None
+    return _Index(
+        _Rows(single, name), _Rows(pairs, names), frozenset(single) | {k[0] for k in pairs}
+    )
+
+
+class _Rows(Mapping[Any, Any]):
+    """A mapping whose values are built from a kept table's rows when first asked for."""
+
+    __slots__ = ("_built", "_make", "_rows")
+
+    def __init__(self, rows: Mapping[Any, Any], make: Any) -> None:
+        self._rows, self._make, self._built = rows, make, {}
+
+    def __getitem__(self, key: Any) -> Any:
+        built = self._built.get(key)
+        if built is None:
+            row = self._rows[key]  # KeyError: no such name
+            try:
+                built = self._built[key] = self._make(row)
+            except (KeyError, TypeError, ValueError) as exc:
+                raise ConfigError(
+                    "polydeid's cache holds a damaged gazetteer table; remove it",
+                    location=str(cache_root() / "gazetteer"),
+                ) from exc
+        return built
+
+    def __iter__(self) -> Any:
+        return iter(self._rows)
+
+    def __len__(self) -> int:
+        return len(self._rows)
 
 
 def _before_pattern(phrases: Iterable[str]) -> regex.Pattern[str] | None:
