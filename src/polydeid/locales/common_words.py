@@ -18,6 +18,7 @@ Every resource is read lazily, on its first question, and cached.
 from __future__ import annotations
 
 import csv
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 
@@ -64,38 +65,63 @@ class GermanNoun:
     forms: tuple[str, ...]
 
 
-@cache
-def german_noun_entries() -> tuple[GermanNoun, ...]:
-    """Every entry of the ``german-nouns`` table, read once from the package's CSV (without
-    building its index); the common-word prior and the gazetteer derive their lists from it."""
+def german_noun_entries() -> Iterator[GermanNoun]:
+    """Every entry of the ``german-nouns`` table, read from the package's CSV (without
+    building its index). Not kept: :func:`german_noun_sets` keeps what is asked of it."""
     from german_nouns.config import CSV_FILE_PATH  # type: ignore[import-untyped]
 
-    entries = []
     with open(CSV_FILE_PATH, encoding="utf-8", newline="") as handle:
         rows = csv.reader(handle)
         next(rows, None)
         for row in rows:
             if len(row) >= 2:
                 gender = row[2] if len(row) > 2 else ""
-                entries.append(GermanNoun(row[0], row[1], gender, tuple(row[7:])))
-    return tuple(entries)
+                yield GermanNoun(row[0], row[1], gender, tuple(row[7:]))
+
+
+@dataclass(frozen=True, slots=True)
+class GermanNounSets:
+    """What polydeid reads of ``german-nouns``, case-folded, from one pass over the table.
+
+    ``forms``: every form of a common noun that no entry marks as a name; ``named_forms``: the
+    forms of the entries marked as names (:data:`_GERMAN_NAME_MARKS`); ``lemmas``: the lemmas
+    of common nouns with a grammatical gender that are no toponym, surname or given name;
+    ``toponyms``: the lemmas marked as toponyms."""
+
+    forms: frozenset[str]
+    named_forms: frozenset[str]
+    lemmas: frozenset[str]
+    toponyms: frozenset[str]
 
 
 @cache
-def _german_nouns() -> tuple[frozenset[str], frozenset[str]]:
-    """The casefolded forms of German common nouns, and of the entries marked as names."""
+def german_noun_sets() -> GermanNounSets:
+    """:class:`GermanNounSets`, built once (the table's entries are not kept: they take ten
+    times the memory of these sets)."""
+    proper = {"Toponym", "Nachname", "Vorname"}
     nouns: set[str] = set()
     names: set[str] = set()
+    lemmas: set[str] = set()
+    toponyms: set[str] = set()
     for entry in german_noun_entries():
         forms = {w.casefold() for w in (entry.lemma, *entry.forms) if w}
         marked = any(m in entry.kinds for m in _GERMAN_NAME_MARKS)
         (names if marked else nouns).update(forms)
-    return frozenset(nouns - names), frozenset(names)
+        if not entry.lemma:
+            continue
+        kinds = set(entry.kinds.split(","))
+        if "Toponym" in kinds:
+            toponyms.add(entry.lemma.casefold())
+        elif entry.gender and not proper & kinds:
+            lemmas.add(entry.lemma.casefold())
+    return GermanNounSets(
+        frozenset(nouns - names), frozenset(names), frozenset(lemmas), frozenset(toponyms)
+    )
 
 
 def german_noun(word: str) -> bool:
     """Whether ``word`` is a form of a German common noun that no entry marks as a name."""
-    return word.casefold() in _german_nouns()[0]
+    return word.casefold() in german_noun_sets().forms
 
 
 def is_listed_name(word: str) -> bool:

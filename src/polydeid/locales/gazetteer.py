@@ -36,7 +36,7 @@ from typing import Any
 import regex
 
 from polydeid.locales import _ROOT, countries, country_data, language_data
-from polydeid.locales.common_words import german_noun_entries
+from polydeid.locales.common_words import german_noun_sets
 from polydeid.locales.names import is_pool_name, names_of, script_of
 from polydeid.locales.place_words import place_words
 from polydeid.text import frequency
@@ -211,23 +211,12 @@ def regions() -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(names), frozenset(str(code).upper() for code in states)
 
 
-@cache
 def _german_nouns() -> tuple[frozenset[str], frozenset[str]]:
     """German common nouns and toponyms (``german-nouns``, CC BY-SA 4.0 data from
     Wiktionary), case-folded lemmas: a common noun has a grammatical gender and is no toponym
-    or name (read once, :func:`~polydeid.locales.common_words.german_noun_entries`)."""
-    proper = {"Toponym", "Nachname", "Vorname"}
-    common: set[str] = set()
-    places: set[str] = set()
-    for entry in german_noun_entries():
-        if not entry.lemma:
-            continue
-        kinds = set(entry.kinds.split(","))
-        if "Toponym" in kinds:
-            places.add(entry.lemma.casefold())
-        elif entry.gender and not proper & kinds:
-            common.add(entry.lemma.casefold())
-    return frozenset(common), frozenset(places)
+    or name (:func:`~polydeid.locales.common_words.german_noun_sets`)."""
+    sets = german_noun_sets()
+    return sets.lemmas, sets.toponyms
 
 
 def _walk_lowercase_words(value: Any, out: set[str]) -> None:
