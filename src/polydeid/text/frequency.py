@@ -4,7 +4,9 @@
 once asked about it: over 30 MB a language, over half a gigabyte for the languages polydeid
 reads. Every question polydeid asks compares a word with a threshold of
 :data:`ZIPF_FLOOR` or more (once in a million words), so only the tokens that frequent are
-kept here, read from wordfreq's own list of the language without its cache, and a word's
+kept here, read from wordfreq's own list of the language (the list wordfreq chooses for it)
+bucket by bucket, up to the floor's, without its cache: the rarer words are never
+decompressed or built, and leave no freed memory behind. A word's
 frequency is computed from them exactly as ``wordfreq.zipf_frequency`` computes it (its
 tokenizer, digit handling, combination of several tokens and rounding): the same value
 wherever every token of the word is that frequent (tested against wordfreq), and ``0.0``, as
@@ -26,16 +28,32 @@ _UNKNOWN = 1e-9
 
 @cache
 def _frequent(lang: str) -> dict[str, float]:
-    """wordfreq's frequencies of the tokens of ``lang`` at :data:`ZIPF_FLOOR` or more."""
-    from wordfreq import cB_to_freq, get_frequency_list
+    """wordfreq's frequencies of the tokens of ``lang`` at :data:`ZIPF_FLOOR` or more, from
+    the list ``wordfreq.get_frequency_list(lang)`` reads (its ``read_cBpack`` format: a
+    header, then one list of words per centibel from 0 down), read only as far as the floor."""
+    import gzip
 
-    # the undecorated reader: wordfreq would otherwise keep the whole list
-    buckets = get_frequency_list.__wrapped__(lang, "best")
-    return {
-        word: cB_to_freq(-index)
-        for index, bucket in enumerate(buckets[: _FLOOR_BUCKET + 1])
-        for word in bucket
-    }
+    import langcodes
+    import msgpack
+    from wordfreq import available_languages, cB_to_freq
+
+    available = available_languages("best")
+    # wordfreq's own choice of list for a language code (closest match, as it asks)
+    best, _distance = langcodes.closest_match(lang, list(available), max_distance=60)
+    if best == "und":
+        raise LookupError(f"wordfreq has no list for language {lang!r}")
+    frequent: dict[str, float] = {}
+    with gzip.open(available[best], "rb") as infile:
+        unpacker = msgpack.Unpacker(infile, raw=False)
+        size = unpacker.read_array_header()
+        header = unpacker.unpack() if size else None
+        if not isinstance(header, dict) or header.get("format") != "cB":
+            raise ValueError(f"unexpected wordfreq list header for {lang!r}")
+        for index in range(min(size - 1, _FLOOR_BUCKET + 1)):
+            freq = cB_to_freq(-index)
+            for word in unpacker.unpack():
+                frequent[word] = freq
+    return frequent
 
 
 @lru_cache(maxsize=1 << 16)
