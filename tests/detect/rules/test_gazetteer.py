@@ -322,8 +322,8 @@ def test_a_kept_index_builds_names_when_looked_up_and_refuses_a_damaged_row() ->
     from polydeid.detect.rules import gazetteer as rule
 
     table = {
-        "single": {"gulu": ["Gulu", "place", True, ["gulu"]], "bad": ["Bad", "no-such-kind"]},
-        "pairs": [["fort", "portal", [["Fort Portal", "place", True, ["fort", "portal"]]]]],
+        "single": {"gulu": ["Gulu", 1, True], "bad": ["Bad", "no-such-kind"]},
+        "pairs": [["fort", "portal", [["Fort Portal", 1, True]]]],
     }
     index = rule._index_from_table(table)
     assert index is not None and index.first == {"gulu", "bad", "fort"}

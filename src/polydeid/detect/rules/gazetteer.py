@@ -158,7 +158,7 @@ def _build_index(countries: tuple[str, ...], scripts: frozenset[str]) -> _Index:
     single: dict[str, _Name] = {}
     pairs: dict[tuple[str, str], list[_Name]] = {}
     for entry in gazetteer(countries, scripts):
-        words = tuple(w.casefold() for w in _WORD.findall(entry.name))
+        words = _words(entry.name)
         if not words or UNSPACED.search(entry.name):
             continue
         if len(words) == 1:
@@ -172,8 +172,16 @@ def _build_index(countries: tuple[str, ...], scripts: frozenset[str]) -> _Index:
     )
 
 
-#: A name in a kept table: its entry's name, kind and major flag, and its words.
-_NameRow = tuple[str, str, bool, list[str]]
+def _words(name: str) -> tuple[str, ...]:
+    """The case-folded words of a gazetteer name."""
+    return tuple(w.casefold() for w in _WORD.findall(name))
+
+
+#: A name in a kept table: its entry's name, kind (its position in :data:`_KINDS`) and major
+#: flag; its words are the name's (:func:`_words`). Small integers keep a table's rows small
+#: in memory: they are read whole and held.
+_NameRow = tuple[str, int, bool]
+_KINDS = tuple(PlaceKind)
 
 
 def _index_table(index: _Index) -> dict[str, Any]:
@@ -181,7 +189,7 @@ def _index_table(index: _Index) -> dict[str, Any]:
 
     def row(name: _Name) -> _NameRow:
         entry = name.entry
-        return (entry.name, entry.kind.value, entry.major, list(name.words))
+        return (entry.name, _KINDS.index(entry.kind), entry.major)
 
     return {
         "single": {word: row(name) for word, name in index.single.items()},
@@ -194,11 +202,10 @@ def _index_from_table(table: Any) -> _Index | None:
     table (a kept file is polydeid's own, checked by its stamp). A name is built from its row
     when first looked up (:class:`_Rows`): a gazetteer has tens of thousands, a text asks for
     a few."""
-    kinds = {kind.value: kind for kind in PlaceKind}
 
     def name(row: Any) -> _Name:
-        text, kind, major, words = row
-        return _Name(PlaceEntry(text, kinds[kind], major), tuple(words))
+        text, kind, major = row
+        return _Name(PlaceEntry(text, _KINDS[kind], major), _words(text))
 
     def names(rows: Any) -> tuple[_Name, ...]:
         return tuple(map(name, rows))
@@ -229,7 +236,7 @@ class _Rows(Mapping[Any, Any]):
             row = self._rows[key]  # KeyError: no such name
             try:
                 built = self._built[key] = self._make(row)
-            except (KeyError, TypeError, ValueError) as exc:
+            except (KeyError, IndexError, TypeError, ValueError) as exc:
                 raise ConfigError(
                     "polydeid's cache holds a damaged gazetteer table; remove it",
                     location=str(cache_root() / "gazetteer"),
