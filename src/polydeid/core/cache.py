@@ -80,8 +80,11 @@ def read_json(path: Path) -> Any | None:
 def write_json(path: Path, data: Any) -> bool:
     """Write ``data`` to ``path`` at once (a reader sees the old file or the new one), mode
     0600; ``False``, with nothing left behind, where it cannot be written."""
-    body = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    return _write_bytes(path, body)
+    return _write_bytes(path, _json_bytes(data))
+
+
+def _json_bytes(data: Any) -> bytes:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
 def _write_bytes(path: Path, body: bytes) -> bool:
@@ -117,15 +120,8 @@ def load_table(kind: str, name: str, stamp: str) -> Any | None:
 def store_table(kind: str, name: str, stamp: str, table: Any) -> None:
     """Keep ``table`` (JSON data) as ``name`` of ``kind`` (:func:`write_json`); nothing is
     kept where the cache cannot be written."""
-    path = _path(kind, name)
     body = {"format": _FORMAT, "name": name, "stamp": stamp, "table": table}
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        log.debug("%s table not kept: no cache directory", kind)
-        return
-    if not write_json(path, body):
-        log.debug("%s table not kept: the cache cannot be written", kind)
+    _store(kind, _path(kind, name), _json_bytes(body))
 
 
 def load_bytes(kind: str, name: str) -> bytes | None:
@@ -141,7 +137,12 @@ def load_bytes(kind: str, name: str) -> bytes | None:
 def store_bytes(kind: str, name: str, body: bytes) -> None:
     """Keep ``body`` as ``name`` of ``kind`` (at once, mode 0600); nothing is kept where the
     cache cannot be written."""
-    path = _path(kind, name, ".bin")
+    _store(kind, _path(kind, name, ".bin"), body)
+
+
+def _store(kind: str, path: Path, body: bytes) -> None:
+    """Write ``body`` to ``path`` (:func:`_write_bytes`), its folder made if need be; logs
+    (the kind only) and keeps nothing where the cache cannot be written."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError:
