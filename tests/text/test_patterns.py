@@ -148,11 +148,11 @@ class _Planted:
     [
         b"",
         b"not a pickle",
-        pickle.dumps((_LONG, 8224, "not a pattern")),
-        pickle.dumps(("another pattern", 8224, regex.compile("another pattern"))),
-        pickle.dumps((_LONG, 8224 | int(regex.IGNORECASE), regex.compile(_LONG, regex.I))),
+        pickle.dumps((8224, "not a pattern")),
+        pickle.dumps((8224, regex.compile("another pattern"))),
+        pickle.dumps((8224 | int(regex.IGNORECASE), regex.compile(_LONG, regex.I))),
         pickle.dumps([_Planted()]),
-        pickle.dumps((_LONG, 8224, regex.compile(_LONG), os.system)),
+        pickle.dumps((8224, regex.compile(_LONG), os.system)),
     ],
     ids=["empty", "garbage", "no-pattern", "another-pattern", "other-flags", "code", "global"],
 )

@@ -70,7 +70,7 @@ def compile_pattern(pattern: str, flags: int = 0) -> Pattern:
     if kept is not None:
         return kept
     compiled = regex.compile(pattern, flags)
-    store_bytes(_KEPT_KIND, name, pickle.dumps((pattern, flags, compiled), protocol=5))
+    store_bytes(_KEPT_KIND, name, pickle.dumps((flags, compiled), protocol=5))
     return compiled
 
 
@@ -99,18 +99,19 @@ class _PatternUnpickler(pickle.Unpickler):
 
 
 def _read_kept(body: bytes | None, pattern: str, flags: int) -> Pattern | None:
-    """The compiled ``pattern`` kept in ``body``, or ``None`` where there is none, or the file
-    holds anything else (another pattern, other flags, a damaged or foreign file)."""
+    """The compiled ``pattern`` kept in ``body`` with the flags asked for, or ``None`` where
+    there is none, or the file holds anything else (another pattern, other flags, a damaged
+    or foreign file)."""
     if body is None:
         return None
     try:
         kept = _PatternUnpickler(io.BytesIO(body)).load()
     except Exception:  # any damaged or foreign file: compile again
         return None
-    if not (isinstance(kept, tuple) and len(kept) == 3):
+    if not (isinstance(kept, tuple) and len(kept) == 2):
         return None
-    text, kept_flags, compiled = kept
-    if text != pattern or kept_flags != flags or not isinstance(compiled, regex.Pattern):
+    kept_flags, compiled = kept
+    if kept_flags != flags or not isinstance(compiled, regex.Pattern):
         return None
     return compiled if compiled.pattern == pattern else None
 
