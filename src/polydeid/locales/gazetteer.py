@@ -211,14 +211,6 @@ def regions() -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(names), frozenset(str(code).upper() for code in states)
 
 
-def _german_nouns() -> tuple[frozenset[str], frozenset[str]]:
-    """German common nouns and toponyms (``german-nouns``, CC BY-SA 4.0 data from
-    Wiktionary), case-folded lemmas: a common noun has a grammatical gender and is no toponym
-    or name (:func:`~polydeid.locales.common_words.german_noun_sets`)."""
-    sets = german_noun_sets()
-    return sets.lemmas, sets.toponyms
-
-
 def _walk_lowercase_words(value: Any, out: set[str]) -> None:
     if isinstance(value, str):
         out.update(w.casefold() for w in _LETTERS.findall(value) if w.islower())
@@ -277,10 +269,10 @@ def is_common_word(word: str, lang: str) -> bool:
     if key in pack_words(lang):
         return True
     if place_words(lang).german_nouns:
-        nouns, toponyms = _german_nouns()
-        if key in nouns:
+        german = german_noun_sets()
+        if key in german.lemmas:
             return True
-        if key in toponyms:
+        if key in german.toponyms:
             return False
     if lang not in _wordfreq_languages():
         return False
