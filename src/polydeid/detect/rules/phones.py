@@ -572,28 +572,34 @@ class _RegionShape:
 
     def format_of(self, nsn: str) -> _Format | None:
         """The national format phonenumbers chooses for ``nsn``, if any."""
-        match = self._format_match(nsn)
-        return None if match is None else self.table[0][1][match.lastindex or 0][0]
+        chosen = self._chosen(nsn)
+        return None if chosen is None else chosen[1]
 
     def national_form(self, nsn: str) -> tuple[tuple[int, ...], str]:
         """The digit groups and digits ``format_number`` writes ``nsn`` in, in the region's
         national format (one group, ``nsn`` itself, where no format applies)."""
-        match = self._format_match(nsn)
-        if match is None:
+        chosen = self._chosen(nsn)
+        if chosen is None:
             return (len(nsn),), nsn
+        match, _, written_groups = chosen
         group = match.group
         pieces = [
             "".join([group(piece) if type(piece) is int else piece for piece in written])
-            for written in self.table[0][1][match.lastindex or 0][1]
+            for written in written_groups
         ]
         return tuple(map(len, pieces)), "".join(pieces)
 
-    def _format_match(self, nsn: str) -> re.Match[str] | None:
-        """``nsn`` matched by the formats' table (:func:`_format_table`), built on first use."""
+    def _chosen(
+        self, nsn: str
+    ) -> tuple[re.Match[str], _Format, tuple[tuple[int | str, ...], ...]] | None:
+        """``nsn`` matched by the formats' table (:func:`_format_table`, built on first use),
+        the format chosen and the groups it writes; ``None`` where no format applies."""
         table = self.table
         if not table:
             table.append(_format_table(self.formats))
-        return table[0][0].fullmatch(nsn)
+        pattern, chosen = table[0]
+        match = pattern.fullmatch(nsn)
+        return None if match is None else (match, *chosen[match.lastindex or 0])
 
     def parse_forms(self, digits: str) -> list[str]:
         """What phonenumbers may take as the national significant number of ``digits`` where
