@@ -1,16 +1,19 @@
-"""The service under load: ``POST /redact`` latency at 1 and 16 clients, and how long a request
-given up at its time limit keeps its worker.
+"""The service under load: ``POST /redact`` latency at several numbers of concurrent clients,
+and how long a request given up at its time limit keeps its worker.
 
-- latency: a ``polydeid serve``-like server (rules profile, uvicorn, in a child process started
-  from ``--src``, so two source trees can be compared) answers a 2 kB note; p50 and p95 in ms
-  and requests per second, at 1 client and at 16 concurrent clients.
+- latency: a ``polydeid serve``-like server (``--profile``, uvicorn, two worker threads, in a
+  child process started from ``--src``, so two source trees can be compared) answers a 2 kB
+  English note; p50, p95 and p99 in ms and requests per second at each of ``--clients``
+  concurrent clients, each sending its share of ``--requests`` one after another. With several
+  ``--batch-max`` values the server is started once per value, in turn, so micro-batching
+  (:mod:`polydeid.serve._batching`) is compared with each request alone in one run.
 - cancellation: one worker, a 1 s time limit, and an e-mail list of ``--cancel-chars``
   characters: the seconds between the 503 answer and the moment the worker is free again.
 
-Prints one JSON line; nothing is written. Usage::
+Prints one JSON line; ``--out FILE`` also writes the latency table in markdown. Usage::
 
-    .venv/bin/python benchmarks/serve_load.py [--src src] [--requests 200] [--requests16 480]
-        [--cancel-chars 160000]
+    .venv/bin/python benchmarks/serve_load.py [--src src] [--profile rules]
+        [--clients 1,16] [--requests 200] [--batch-max 8] [--cancel-chars 160000] [--out F]
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import platform
 import socket
 import subprocess
 import sys
@@ -38,7 +42,7 @@ NOTE = (NOTE_PART * 8)[:2048]
 SERVER = """
 import uvicorn
 from polydeid.serve.app import Settings, create_app
-app = create_app(Settings(profile="rules"))
+app = create_app(Settings(profile={profile!r}, batch_max={batch_max}, max_queue=64))
 uvicorn.run(app, host="127.0.0.1", port={port}, log_level="warning", access_log=False)
 """
 
@@ -72,12 +76,15 @@ def _free_port() -> int:
         return port
 
 
-def latency(src: Path, requests: int, requests16: int) -> dict[str, Any]:
+def latency(
+    src: Path, profile: str, batch_max: int, clients_list: Sequence[int], requests: int
+) -> dict[str, Any]:
     import httpx
 
     port = _free_port()
     env = dict(os.environ, PYTHONPATH=str(src))
-    proc = subprocess.Popen([sys.executable, "-c", SERVER.format(port=port)], env=env)
+    server = SERVER.format(port=port, profile=profile, batch_max=batch_max)
+    proc = subprocess.Popen([sys.executable, "-c", server], env=env)
     try:
         url = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 120
@@ -94,7 +101,8 @@ def latency(src: Path, requests: int, requests16: int) -> dict[str, Any]:
         for _ in range(20):
             httpx.post(url + "/redact", json=body)
         out: dict[str, Any] = {}
-        for clients, total in ((1, requests), (16, requests16)):
+        for clients in clients_list:
+            total = max(requests, clients)
             seen: list[tuple[float, int]] = []
 
             def client(n: int, seen: list[tuple[float, int]] = seen) -> None:
@@ -118,6 +126,7 @@ def latency(src: Path, requests: int, requests16: int) -> dict[str, Any]:
                 "requests": len(times),
                 "p50_ms": round(1000 * times[len(times) // 2], 1),
                 "p95_ms": round(1000 * times[int(0.95 * (len(times) - 1))], 1),
+                "p99_ms": round(1000 * times[int(0.99 * (len(times) - 1))], 1),
                 "per_s": round(len(times) / wall, 1),
                 "statuses": sorted({c for _, c in seen}),
             }
@@ -138,20 +147,60 @@ def cancellation(src: Path, chars: int) -> dict[str, Any]:
     return {"chars": chars, **result}
 
 
+def markdown(report: dict[str, Any], command: str) -> str:
+    """The latency table of ``report``, one row per batch bound and number of clients."""
+    from passes import cpu_model, reference_seconds
+
+    lines = [
+        "# The service under load",
+        "",
+        f"Command: `{command}`. Machine: {cpu_model()} ({platform.machine()}, "
+        f"{os.cpu_count()} cores, Python {platform.python_version()}); reference workload "
+        f"(`passes.reference_seconds`) {reference_seconds():.3f} s. Profile "
+        f"`{report['profile']}`, two worker threads, `POST /redact` of a 2 kB English note "
+        "(tag policy) over HTTP on 127.0.0.1; each client sends its share of the requests one "
+        "after another; the servers ran one after another in this run.",
+        "",
+        "| batch max | clients | requests | p50 ms | p95 ms | p99 ms | requests/s |",
+        "|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for batch_max, rows in report["latency"].items():
+        for key, row in rows.items():
+            lines.append(
+                f"| {batch_max} | {key.split('_')[1]} | {row['requests']} | {row['p50_ms']} | "
+                f"{row['p95_ms']} | {row['p99_ms']} | {row['per_s']} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--src", type=Path, default=Path(__file__).parent.parent / "src")
-    parser.add_argument("--requests", type=int, default=200)
-    parser.add_argument("--requests16", type=int, default=480)
+    parser.add_argument("--profile", default="rules")
+    parser.add_argument("--clients", default="1,16", help="comma-separated client counts")
+    parser.add_argument("--requests", type=int, default=200, help="requests per client count")
+    parser.add_argument("--batch-max", default="8", help="comma-separated; one server each")
     parser.add_argument("--cancel-chars", type=int, default=160_000)
+    parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args(argv)
     src = args.src.resolve()
+    clients = [int(c) for c in args.clients.split(",") if c]
     report = {
         "src": str(src),
-        "latency": latency(src, args.requests, args.requests16),
+        "profile": args.profile,
+        "latency": {
+            int(b): latency(src, args.profile, int(b), clients, args.requests)
+            for b in args.batch_max.split(",")
+            if b
+        },
         "cancellation": cancellation(src, args.cancel_chars) if args.cancel_chars else None,
     }
     print(json.dumps(report))
+    if args.out is not None:
+        command = ".venv/bin/python benchmarks/serve_load.py " + " ".join(
+            sys.argv[1:] if argv is None else argv
+        )
+        args.out.write_text(markdown(report, command), "utf-8")
     return 0
 
 

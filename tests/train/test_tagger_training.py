@@ -100,6 +100,28 @@ def test_extra_synthetic_notes_are_read_by_language_and_bad_items_refused() -> N
             training.synth_extra(bad)
 
 
+def test_sources_limit_the_corpora_read_and_are_recorded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for source in training.TRAIN_SOURCES:  # every source present
+        (tmp_path / source.path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / source.path).touch()
+    read: list[str] = []
+    monkeypatch.setattr(
+        training, "read_source", lambda source, data: read.append(source.name) or [_doc()]
+    )
+    monkeypatch.setattr(training, "examples", lambda *a, **k: [])
+    base = ["--out", str(tmp_path / "o"), "--data", str(tmp_path), "--synth-per-language", "0"]
+    args = training.parse_args([*base, "--sources", "asq-phi, europeana-fr,"])
+    assert args.sources == ("asq-phi", "europeana-fr")
+    _, counts, _ = training.build_training_set(args, tokenizer=None)
+    assert read and all(name.startswith(("asq-phi", "europeana-fr")) for name in read)
+    assert {"asq-phi-train", "synthetic"} <= set(counts) and "meddocan-train" not in counts
+    read.clear()
+    training.build_training_set(training.parse_args(base), tokenizer=None)
+    assert set(read) == {s.name for s in training.TRAIN_SOURCES}  # default: every source
+
+
 def test_seed_table_gives_mean_and_sample_sd_and_keeps_references_apart() -> None:
     from polydeid.train import seeds
 

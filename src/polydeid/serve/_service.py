@@ -8,7 +8,8 @@ pipeline's next checkpoint (between detectors, passes, the tagger's window batch
 regex matches) instead of finishing work nobody will read. Threads, not processes: the
 detectors and models are loaded once and shared, and a checkpoint stops the work without
 killing a process that holds them. At most ``workers + max_queue`` jobs are admitted at once;
-the next gets 503 with ``Retry-After``."""
+the next gets 503 with ``Retry-After``. Text requests that wait for a worker are detected
+together (:mod:`polydeid.serve._batching`); documents run one per worker."""
 
 from __future__ import annotations
 
@@ -31,11 +32,13 @@ from polydeid.core.errors import (
     UnknownLanguageError,
 )
 from polydeid.core.segments import Origin, Segment, Stretch
+from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category
 from polydeid.detect.base import Detector
 from polydeid.detect.profiles import partial_categories
 from polydeid.formats.registry import READERS, detect_format
 from polydeid.locales import canonical_language, language_info, languages
+from polydeid.serve._batching import Batcher, TextWork
 from polydeid.serve._models import REQUEST_FORMATS
 from polydeid.serve._problems import Problem, from_error, invalid
 from polydeid.transform.policy import Policy, load_policy, shipped_policies
@@ -63,6 +66,9 @@ class Settings:
     cpu_budget: float = 30.0
     #: Requests that may wait for a worker; beyond ``workers + max_queue`` answer 503.
     max_queue: int = 16
+    #: Text requests that waited for a worker and are detected together, at most (1: each
+    #: alone; :mod:`polydeid.serve._batching`).
+    batch_max: int = 8
     #: Requests per second per client (its API key, or its address without one); None: off.
     rate_limit: float | None = None
     #: Requests a client may send at once before ``rate_limit`` applies.
@@ -88,6 +94,8 @@ class Settings:
             raise ConfigError("--cpu-budget must be a positive number of seconds")
         if self.max_queue < 0:
             raise ConfigError("--max-queue must be 0 or more")
+        if self.batch_max < 1:
+            raise ConfigError("--batch-max must be at least 1")
         if self.rate_limit is not None and not self.rate_limit > 0:
             raise ConfigError("--rate-limit must be a positive number of requests per second")
         if self.rate_burst < 1:
@@ -102,7 +110,8 @@ class Settings:
             f"Settings(profile={self.profile!r}, policy={self.policy!r}, "
             f"auth={self.api_key is not None}, max_bytes={self.max_bytes}, "
             f"timeout={self.timeout}, cpu_budget={self.cpu_budget}, "
-            f"max_queue={self.max_queue}, rate_limit={self.rate_limit})"
+            f"max_queue={self.max_queue}, batch_max={self.batch_max}, "
+            f"rate_limit={self.rate_limit})"
         )
 
 
@@ -159,6 +168,9 @@ class Service:
         self._lock = threading.Lock()
         self.executor = ThreadPoolExecutor(
             max_workers=settings.workers, thread_name_prefix="polydeid-serve"
+        )
+        self.batcher = Batcher(
+            self.executor, batch_max=settings.batch_max, cpu_budget=settings.cpu_budget
         )
         #: Jobs admitted and not finished (running, queued, or cancelled and not yet stopped).
         self.pending = 0
@@ -256,13 +268,33 @@ class Service:
     # work (runs in a worker thread) ---------------------------------------------------------
 
     def execute(self, job: Job) -> dict[str, Any]:
-        deid = self.deidentifier(job.policy) if job.action == "redact" else self.base
+        deid = self._job_deidentifier(job)
         if job.kind == "text":
             assert job.text is not None
             return self._text(job, deid, job.text)
         return self._document(job, deid)
 
+    def _job_deidentifier(self, job: Job) -> Deidentifier:
+        return self.deidentifier(job.policy) if job.action == "redact" else self.base
+
     def _text(self, job: Job, deid: Deidentifier, text: str) -> dict[str, Any]:
+        segment = self._text_segment(job, text)
+        return self._text_result(job, deid, segment, deid.detect_segment(segment))
+
+    def _text_work(self, job: Job) -> TextWork:
+        """A text request as the batcher reads it (:mod:`polydeid.serve._batching`)."""
+        text = job.text
+        assert text is not None
+
+        def prepare() -> tuple[Deidentifier, Segment]:
+            return self._job_deidentifier(job), self._text_segment(job, text)
+
+        def finish(deid: Deidentifier, segment: Segment, spans: tuple[Span, ...]) -> dict[str, Any]:
+            return self._text_result(job, deid, segment, spans)
+
+        return TextWork(prepare, finish, len(text))
+
+    def _text_segment(self, job: Job, text: str) -> Segment:
         lang = self.language(job.lang, text)
         requested = job.lang if job.lang is not None else self.settings.default_lang
         stretches: tuple[Stretch, ...] = ()
@@ -270,17 +302,20 @@ class Service:
             from polydeid.detect.langid.stretches import language_stretches
 
             stretches = language_stretches(text, lang)  # a mixed text is read part by part
-        segment = Segment(
+        return Segment(
             text,
             lang=lang,
             origin=Origin(file="<text>"),
             countries=job.countries,
             stretches=stretches,
         )
-        spans = deid.detect_segment(segment)
+
+    def _text_result(
+        self, job: Job, deid: Deidentifier, segment: Segment, spans: tuple[Span, ...]
+    ) -> dict[str, Any]:
         out: dict[str, Any] = {
             "kind": "text",
-            "lang": lang,
+            "lang": segment.lang,
             "format": "text",
             "spans": [span_json(s, segment) for s in spans],
         }
@@ -376,7 +411,11 @@ class Service:
                 headers={"Retry-After": str(BUSY_RETRY_AFTER_S)},
             )
         budget = WorkBudget(cpu_seconds=self.settings.cpu_budget)
-        future = self.executor.submit(self._execute_within, job, budget)
+        future = (
+            self.batcher.submit(self._text_work(job), budget)
+            if job.kind == "text"
+            else self.executor.submit(self._execute_within, job, budget)
+        )
         future.add_done_callback(self._release)
         try:
             return await asyncio.wait_for(asyncio.wrap_future(future), self.settings.timeout)

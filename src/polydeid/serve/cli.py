@@ -74,6 +74,13 @@ def register(sub: Any) -> None:
         help="requests that may wait for a busy worker; more get 503 with Retry-After (default 16)",
     )
     p.add_argument(
+        "--batch-max",
+        type=int,
+        default=8,
+        help="text requests that waited for a busy worker and are detected together, at most "
+        "(their tagger windows share batches; 1: each alone; default 8)",
+    )
+    p.add_argument(
         "--rate-limit",
         type=float,
         default=None,
@@ -151,6 +158,7 @@ def settings_from_args(args: argparse.Namespace) -> Any:
         vault=args.vault,
         cpu_budget=args.cpu_budget,
         max_queue=args.max_queue,
+        batch_max=args.batch_max,
         rate_limit=args.rate_limit,
         rate_burst=args.rate_burst,
         header_timeout=args.header_timeout,

@@ -32,7 +32,15 @@ from typing import Any
 
 from polydeid.detect.tagger.decode import DECODER_VERSION
 from polydeid.detect.tagger.model import MODEL_DIR, TaggerMeta
-from polydeid.train.tagger import DATA, DevSet, dev_sets, evaluate, selection_value
+from polydeid.train.tagger import (
+    DATA,
+    SELECTION_CORPORA,
+    DevSet,
+    comma_names,
+    dev_sets,
+    evaluate,
+    selection_value,
+)
 
 log = logging.getLogger("polydeid.train")
 
@@ -167,6 +175,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument(
         "--dev-docs", type=int, default=0, help="documents of each development corpus (0: all)"
     )
+    p.add_argument(
+        "--dev-corpora",
+        type=comma_names,
+        default=SELECTION_CORPORA,
+        help="score only the development corpora whose names start so, comma-separated",
+    )
     p.add_argument("--precision", choices=("auto", "float32", "bfloat16"), default="auto")
     args = p.parse_args(argv)
     sets = dev_sets(
@@ -174,6 +188,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         synthetic_per_language=args.synthetic_per_language,
         synthetic_split="test",
         dev_docs=args.dev_docs,
+        corpora=args.dev_corpora,
     )
     scored = {f: score_run(f, sets, args.precision) for f in [*args.runs, *args.reference]}
     runs = {str(f): scored[f] for f in args.runs}

@@ -330,7 +330,7 @@ def build_training_set(
     }
     for source in TRAIN_SOURCES:
         limit = limits.get(source.limit)
-        if limit == 0:
+        if limit == 0 or (args.sources and not source.name.startswith(args.sources)):
             continue
         if not (args.data / source.path).exists():
             log.warning("training source %s is absent; skipped", source.name)
@@ -813,6 +813,7 @@ def _write_meta(
             "init": None if args.init is None else str(args.init),
             "case_noise": args.case_noise,
             "synth_extra": args.synth_extra,
+            "sources": list(args.sources),
             "precision": _precision(args.precision),
             **(
                 {}
@@ -836,6 +837,11 @@ def _precision(choice: str) -> str:
     from polydeid.detect.tagger.precision import resolve
 
     return resolve(choice)
+
+
+def comma_names(value: str) -> tuple[str, ...]:
+    """Comma-separated names (blank ones left out)."""
+    return tuple(x.strip() for x in value.split(",") if x.strip())
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
@@ -903,6 +909,13 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         type=int,
         default=120,
         help="documents drawn from each corpus of real non-clinical text (0: none)",
+    )
+    p.add_argument(
+        "--sources",
+        type=comma_names,
+        default=(),
+        help="read only the training sources whose names start so, comma-separated (default: "
+        "every source; the synthetic notes are drawn either way)",
     )
     p.add_argument(
         "--dev-docs", type=int, default=0, help="documents of each development corpus (0: all)"
