@@ -5,6 +5,7 @@ waits never starts."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, Future
@@ -18,7 +19,7 @@ from polydeid.core.errors import ConfigError, RuleTimeoutError, WorkLimitError
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
-from polydeid.serve._batching import BATCH_CHARS, BatchBudget, Batcher
+from polydeid.serve._batching import BATCH_CHARS, BatchBudget, Batcher, TextWork
 from polydeid.serve._service import Job, Service, Settings
 from polydeid.serve.app import create_app
 
@@ -159,6 +160,28 @@ def test_a_request_given_up_while_waiting_never_starts() -> None:
     executor.run_next()
     assert marker.batches == [2] and _text(1) not in marker.seen
     assert futures[0].result() and futures[2].result()
+
+
+def test_requests_given_up_once_taken_are_each_answered() -> None:
+    marker = MarkerDetector()
+    service = Service(Settings(detectors=[marker]))
+    executor = _manual(service)
+    futures = []
+    for k in range(2):
+        budget = WorkBudget()
+        work = service._text_work(Job("detect", "text", text=_text(k)))
+
+        def prepare(work: TextWork = work, budget: WorkBudget = budget) -> Any:
+            prepared = work.prepare()
+            budget.cancel()  # given up (its request timed out) after it was taken
+            return prepared
+
+        futures.append(service.batcher.submit(dataclasses.replace(work, prepare=prepare), budget))
+    executor.run_next()
+    for future in futures:  # each answered, none left pending (the queue's count goes down)
+        with pytest.raises(WorkLimitError):
+            future.result(timeout=1)
+    assert marker.seen == []
 
 
 def test_a_batch_stops_once_every_request_in_it_is_given_up() -> None:

@@ -19,7 +19,6 @@ A batch never makes a request weaker or another request's problem:
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -29,10 +28,9 @@ from typing import Any
 
 from polydeid.api import Deidentifier
 from polydeid.core.budget import WorkBudget, limited
+from polydeid.core.errors import WorkLimitError
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
-
-log = logging.getLogger(__name__)
 
 #: Characters of text one batch holds at most (a longer request is read alone).
 BATCH_CHARS = 64_000
@@ -132,21 +130,17 @@ class Batcher:
     def _detect_group(self, group: list[tuple[_Waiting, Deidentifier, Segment]]) -> None:
         """Detect the requests of one Deidentifier together, then finish each; where the
         shared detection fails, detect each alone."""
-        found: Sequence[tuple[Span, ...]] | None = None
         deid = group[0][1]
+        found: Sequence[tuple[Span, ...]] | None = None
         if len(group) > 1:
             budget = BatchBudget([w.budget for w, _, _ in group], cpu_seconds=self.cpu_budget)
             try:
-                with limited(budget):
-                    found = deid.detect_many([segment for _, _, segment in group])
-                self.sizes.append(len(group))
-            except Exception as exc:  # read each alone: only a guilty request fails
-                log.info(
-                    "a batch of %d requests failed (%s); reading each alone",
-                    len(group),
-                    type(exc).__name__,
-                )
+                with limited(budget):  # None where reading them together fails
+                    found = deid.detect_together([segment for _, _, segment in group])
+            except WorkLimitError:  # every request was given up before the batch began
                 found = None
+            if found is not None:
+                self.sizes.append(len(group))
         for k, (waiting, _, segment) in enumerate(group):
             try:
                 with limited(waiting.budget):
