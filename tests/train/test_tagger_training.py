@@ -81,6 +81,7 @@ def test_a_tiny_training_run_writes_a_loadable_tagger(tmp_path: Path) -> None:
     assert meta["trained_layers"] == [11] and meta["chosen_epoch"] == 1
     assert meta["recipe"]["case_noise"] == 0.5 and meta["recipe"]["seed"] == 3
     assert meta["recipe"]["precision"] in ("float32", "bfloat16")
+    assert meta["recipe"]["device"] == "cpu"
     assert meta["inference"] == {"int8": False, "min_overlap": 32}
     assert meta["data"]["synthetic"]["documents"] == 17 + 2  # one per language, two more Dholuo
     assert meta["recipe"]["synth_extra"] == "luo=2"

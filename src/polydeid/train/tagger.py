@@ -510,13 +510,14 @@ def train(args: argparse.Namespace) -> int:
 
     from polydeid.detect.tagger.encoder import encoder_dir, load_encoder
     from polydeid.detect.tagger.model import TaggerMeta, TaggerModel
-    from polydeid.detect.tagger.precision import autocast, resolve
+    from polydeid.detect.tagger.precision import autocast, resolve, resolve_device
 
-    precision = resolve(args.precision)
-    log.info("matrix products in %s", precision)
+    device = resolve_device(args.device)
+    precision = resolve(args.precision, device=device)
+    log.info("matrix products in %s on %s", precision, device)
     teacher = None
     if args.teacher is not None:
-        teacher = TaggerModel.load(args.teacher, precision=precision, int8=False)
+        teacher = TaggerModel.load(args.teacher, precision=precision, int8=False, device=device)
     random.seed(args.seed)
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
@@ -553,10 +554,11 @@ def train(args: argparse.Namespace) -> int:
                 f"--init weights hold {len(missing)} tensors outside the trained layers"
             )
         model.load_state_dict(earlier, strict=False)
+    model.to(device)
 
     started = time.perf_counter()
     train_set, counts, classes = build_training_set(args, tokenizer)
-    table = torch.tensor(classes.table(), dtype=torch.bool)
+    table = torch.tensor(classes.table(), dtype=torch.bool, device=device)
     devs = dev_sets(
         args.data,
         synthetic_per_language=args.synth_dev_per_language,
@@ -613,7 +615,9 @@ def train(args: argparse.Namespace) -> int:
                 ids[row, : len(seq)] = torch.tensor(seq)
                 mask[row, : len(seq)] = 1
                 labels[row, 1 : 1 + len(ex.labels)] = torch.tensor(ex.labels)
-            with autocast(precision):
+            if device != "cpu":
+                ids, mask, labels = ids.to(device), mask.to(device), labels.to(device)
+            with autocast(precision, device):
                 output = model(input_ids=ids, attention_mask=mask)
                 loss = partial_label_loss(output.logits, labels, table, IGNORE)
                 if teacher is not None:
@@ -658,7 +662,9 @@ def train(args: argparse.Namespace) -> int:
         epoch_dir = out / f"epoch-{epoch}"
         _save(model, trainable_prefixes, epoch_dir, save_file)
         _write_meta(epoch_dir, args, counts, encoder_meta, trained_layers, history=[], keep=keep)
-        tagger = TaggerModel(model, tokenizer, TaggerMeta.read(epoch_dir), precision=precision)
+        tagger = TaggerModel(
+            model, tokenizer, TaggerMeta.read(epoch_dir), precision=precision, device=device
+        )
         scored = [(dev, evaluate(tagger, dev.docs, dev.scope)) for dev in devs]
         entry = {
             "epoch": epoch,
@@ -814,7 +820,7 @@ def _write_meta(
             "case_noise": args.case_noise,
             "synth_extra": args.synth_extra,
             "sources": list(args.sources),
-            "precision": _precision(args.precision),
+            **_placement(args.precision, args.device),
             **(
                 {}
                 if args.teacher is None
@@ -833,10 +839,12 @@ def _write_meta(
     (folder / META_FILE).write_text(json.dumps(meta, indent=1) + "\n", "utf-8")
 
 
-def _precision(choice: str) -> str:
-    from polydeid.detect.tagger.precision import resolve
+def _placement(precision: str, device: str | None) -> dict[str, str]:
+    """The recipe's ``precision`` and ``device`` as training resolved them."""
+    from polydeid.detect.tagger.precision import resolve, resolve_device
 
-    return resolve(choice)
+    where = resolve_device(device)
+    return {"precision": resolve(precision, device=where), "device": where}
 
 
 def comma_names(value: str) -> tuple[str, ...]:
@@ -887,6 +895,13 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         choices=("auto", "float32", "bfloat16"),
         default="auto",
         help="matrix products in bfloat16 (autocast) where the CPU has it natively",
+    )
+    p.add_argument(
+        "--device",
+        choices=("cpu", "cuda", "auto"),
+        default=None,
+        help="where to train: the CPU (default, or POLYDEID_TAGGER_DEVICE), a CUDA GPU, or a "
+        "GPU where torch sees one (auto)",
     )
     p.add_argument("--synth-per-language", type=int, default=60)
     p.add_argument("--synth-dev-per-language", type=int, default=10)

@@ -248,6 +248,33 @@ def test_packed_bfloat16_weights_give_the_plain_products_logits(
     assert torch.allclose(ours[real], theirs[real], atol=2e-3, rtol=2**-6)
 
 
+def test_a_model_on_a_device_runs_the_reference_network_there(
+    tiny: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The GPU path, exercised on a numbered CPU device: the ``transformers`` model is moved to
+    the device, its inputs follow it, no CPU fast path is built, and the probabilities are the
+    fast path's."""
+    from polydeid.detect.tagger import model as model_module
+
+    texts = ["Baraka Mwangi, miaka 45.", "Patient Achieng' Otieno was seen by Dr Kamau."]
+    fast = TaggerModel.load(tiny, precision="float32")
+    monkeypatch.setattr(model_module, "resolve_device", lambda device=None: "cpu:0")
+    placed = TaggerModel.load(tiny, precision="float32", device="cuda")
+    assert placed.device == "cpu:0" and "device=cpu:0" in repr(placed)
+    assert str(next(placed.model.parameters()).device) == "cpu"
+    for (a_aligned, a_probs), (b_aligned, b_probs) in zip(
+        fast.predict(texts), placed.predict(texts), strict=True
+    ):
+        assert a_aligned.grid == b_aligned.grid
+        for a, b in zip(a_probs, b_probs, strict=True):
+            assert (a is None) == (b is None)
+            if a is not None and b is not None:
+                assert max(abs(x - y) for x, y in zip(a, b, strict=True)) < 1e-4
+    assert placed._fast == {}  # the CPU fast path is never built for a device
+    with pytest.raises(ConfigError, match="CPU only"):
+        TaggerModel.load(tiny, int8=True, device="cuda")
+
+
 def test_a_lent_model_is_read_on_every_call(tiny: Path) -> None:
     import torch
 

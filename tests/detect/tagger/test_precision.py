@@ -44,6 +44,27 @@ def test_resolve_explicit_environment_and_auto(monkeypatch: pytest.MonkeyPatch) 
         precision.resolve()
 
 
+def test_resolve_device_defaults_to_the_cpu_and_fails_closed_without_a_gpu(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    torch = pytest.importorskip("torch")
+    monkeypatch.delenv(precision.DEVICE_ENV, raising=False)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert precision.resolve_device() == "cpu"
+    assert precision.resolve_device("auto") == "cpu"  # no GPU: the CPU, as asked
+    with pytest.raises(ConfigError, match="sees no GPU"):
+        precision.resolve_device("cuda")
+    monkeypatch.setenv(precision.DEVICE_ENV, "cuda")
+    with pytest.raises(ConfigError, match="sees no GPU"):
+        precision.resolve_device()  # the environment asks for one: never a silent fall-back
+    assert precision.resolve_device("cpu") == "cpu"  # an argument overrides the environment
+    monkeypatch.setenv(precision.DEVICE_ENV, "tpu")
+    with pytest.raises(ConfigError, match=precision.DEVICE_ENV):
+        precision.resolve_device()
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    assert precision.resolve_device("auto") == precision.resolve_device("cuda") == "cuda"
+
+
 @pytest.mark.torch
 def test_autocast_runs_matrix_products_in_bfloat16_only_when_asked() -> None:
     torch = pytest.importorskip("torch")
@@ -52,3 +73,5 @@ def test_autocast_runs_matrix_products_in_bfloat16_only_when_asked() -> None:
         assert (a @ b).dtype == torch.bfloat16
     with precision.autocast("float32"):
         assert (a @ b).dtype == torch.float32
+    with precision.autocast("bfloat16", "cpu:0"):  # a numbered device: its type
+        assert (a @ b).dtype == torch.bfloat16

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from polydeid.core.budget import checkpoint
-from polydeid.core.errors import DetectorUnavailableError
-from polydeid.detect.tagger.precision import autocast, resolve
+from polydeid.core.errors import ConfigError, DetectorUnavailableError
+from polydeid.detect.tagger.precision import autocast, resolve, resolve_device
 from polydeid.detect.tagger.windows import (
     TAGS,
     Aligned,
@@ -121,6 +121,7 @@ class TaggerModel:
         precision: str = "float32",
         owns_model: bool = False,
         weights: _Weights | None = None,
+        device: str = "cpu",
     ):
         self._model = model
         self._tokenizer = tokenizer
@@ -130,6 +131,8 @@ class TaggerModel:
         self.meta = meta
         self.batch_size = batch_size
         self.precision = precision
+        #: where the network runs (``cpu`` or ``cuda``; :func:`resolve_device`)
+        self.device = device
         #: inputs padded to a multiple of this many tokens (:data:`WIDTH_ALIGN`; 1: none)
         self.width_align = WIDTH_ALIGN
         #: whether the model is the tagger's own (:meth:`load`) and fixed, so that inference
@@ -144,7 +147,7 @@ class TaggerModel:
     def __repr__(self) -> str:
         return (
             f"TaggerModel(tags={len(self.meta.tags)}, layers={self.meta.trained_layers}, "
-            f"precision={self.precision})"
+            f"precision={self.precision}, device={self.device})"
         )
 
     @property
@@ -190,6 +193,7 @@ class TaggerModel:
         threads: int | None = None,
         int8: bool | None = None,
         precision: str | None = None,
+        device: str | None = None,
     ) -> TaggerModel:
         """The tagger in ``folder`` (default: the shipped one); fails closed.
 
@@ -197,13 +201,16 @@ class TaggerModel:
         default as ``tagger.json`` says (``"inference": {"int8": …}``, chosen by measurement).
         ``precision`` (``auto``, ``float32``, ``bfloat16``): the matrix products' precision,
         :func:`polydeid.detect.tagger.precision.resolve` (``auto``: bfloat16 where the CPU
-        has it natively).
+        has it natively; on a GPU, where it has it). ``device``: ``cpu``, ``cuda`` or ``auto``,
+        :func:`~polydeid.detect.tagger.precision.resolve_device` (default: the environment, then
+        the CPU); on a GPU the ``transformers`` model runs, without int8.
 
-        Without int8, the network is read from the weight files alone, without importing
+        On the CPU without int8, the network is read from the weight files alone, without importing
         ``transformers`` (:meth:`FastTagger.from_state`: the same tensors, the same
         computation); :attr:`model` and :attr:`tokenizer` are built when first asked for.
         """
-        precision = resolve(precision)
+        device = resolve_device(device)
+        precision = resolve(precision, device=device)
         folder = Path(folder) if folder is not None else MODEL_DIR
         weights = folder / WEIGHTS_FILE
         if not weights.is_file():
@@ -234,11 +241,19 @@ class TaggerModel:
         config = json.loads((base / "config.json").read_text(encoding="utf-8"))
         layers = _layers(meta, int(config["num_hidden_layers"]))
         if int8 is None:
-            int8 = bool(meta.raw.get("inference", {}).get("int8", False))
+            int8 = bool(meta.raw.get("inference", {}).get("int8", False)) and device == "cpu"
+        if int8 and device != "cpu":
+            raise ConfigError("int8 inference runs on the CPU only")
 
         def full() -> tuple[Any, Any]:
             return _reference_model(base, weights, layers, int8=int8)
 
+        if device != "cpu":
+            model, tokenizer = full()
+            return cls(
+                model.to(device), tokenizer, meta, precision=precision, owns_model=True,
+                device=device,
+            )  # fmt: skip
         if int8 or not supports_config(config):
             model, tokenizer = full()
             return cls(
@@ -262,7 +277,7 @@ class TaggerModel:
         from polydeid.detect.tagger._fast import FastTagger, supports
 
         fast = self._fast.get(self.precision)
-        if fast is None and self.owns_model:
+        if fast is None and self.owns_model and self.device == "cpu":
             read = self._weights
             if read is not None:
                 fast = FastTagger.from_state(read.state, read.config, read.layers, self.precision)
@@ -272,10 +287,10 @@ class TaggerModel:
                 self._fast[self.precision] = fast
         if fast is not None:
             return fast
-        precision = self.precision
+        precision, device = self.precision, self.device
 
         def reference(ids: Any, mask: Any) -> Any:
-            with autocast(precision):
+            with autocast(precision, device):
                 return self.model(input_ids=ids, attention_mask=mask).logits
 
         return reference
@@ -314,8 +329,10 @@ class TaggerModel:
                     seq = [cls_id, *docs[d].token_ids[s:e], sep_id]
                     ids[row, : len(seq)] = torch.tensor(seq)
                     mask[row, : len(seq)] = 1
+                if self.device != "cpu":
+                    ids, mask = ids.to(self.device), mask.to(self.device)
                 logits = forward(ids, mask)
-                probs = torch.softmax(logits.float(), dim=-1)
+                probs = torch.softmax(logits.float(), dim=-1).cpu()
                 for row, (d, s, _) in enumerate(batch):
                     results[(d, s)] = probs[row, 1:]
         return word_rows(docs, plans, results)

@@ -9,6 +9,11 @@ holds a bfloat16 copy of the linear weights.
 
 The choice: an explicit argument, else ``POLYDEID_TAGGER_PRECISION`` (``auto``, ``float32``,
 ``bfloat16``), else ``auto``.
+
+The device the tagger runs on (:func:`resolve_device`): an explicit argument, else
+``POLYDEID_TAGGER_DEVICE`` (``cpu``, ``cuda``, ``auto``), else ``cpu``. ``auto`` takes a CUDA
+GPU where torch sees one; ``cuda`` where none is fails closed. On a GPU the tagger runs the
+``transformers`` model (bfloat16 where the GPU has it), not the CPU fast path.
 """
 
 from __future__ import annotations
@@ -22,6 +27,8 @@ from polydeid.core.errors import ConfigError
 
 PRECISIONS = ("auto", "float32", "bfloat16")
 ENV = "POLYDEID_TAGGER_PRECISION"
+DEVICES = ("cpu", "cuda", "auto")
+DEVICE_ENV = "POLYDEID_TAGGER_DEVICE"
 _NATIVE_FLAGS = frozenset({"avx512_bf16", "amx_bf16"})
 
 
@@ -55,7 +62,31 @@ def resolve(precision: str | None = None, *, device: str = "cpu") -> str:
 
 
 def autocast(precision: str, device: str = "cpu") -> Any:
-    """A context in which matrix products run in ``precision`` (a no-op for float32)."""
+    """A context in which matrix products run in ``precision`` (a no-op for float32) on
+    ``device`` (``cpu``, ``cuda``, or one of their numbered devices)."""
     import torch
 
-    return torch.autocast(device, dtype=torch.bfloat16, enabled=precision == "bfloat16")
+    kind = torch.device(device).type
+    return torch.autocast(kind, dtype=torch.bfloat16, enabled=precision == "bfloat16")
+
+
+def resolve_device(device: str | None = None) -> str:
+    """``cpu`` or ``cuda`` for ``device`` (None: the environment, then ``cpu``); a CUDA device
+    asked for where torch sees none is a configuration error (no silent fall-back to the CPU,
+    whose speed the caller did not plan for)."""
+    choice = device or os.environ.get(DEVICE_ENV) or "cpu"
+    if choice not in DEVICES:
+        raise ConfigError(
+            f"tagger device {choice!r} is not one of {', '.join(DEVICES)} ({DEVICE_ENV})"
+        )
+    if choice == "cpu":
+        return "cpu"
+    import torch
+
+    if torch.cuda.is_available():
+        return "cuda"
+    if choice == "auto":
+        return "cpu"
+    raise ConfigError(
+        f"tagger device cuda asked for ({DEVICE_ENV} or --device), and torch sees no GPU"
+    )
