@@ -399,6 +399,15 @@ class _ValidByLength(Mapping[int, re.Pattern[str]]):
             pattern = self._compiled[length] = re.compile(self.source(length))
         return pattern
 
+    def fullmatch(self, nsn: str) -> bool:
+        """Whether the pattern of ``nsn``'s length (if any) matches it whole."""
+        pattern = self._compiled.get(len(nsn))
+        if pattern is None:
+            if len(nsn) not in self._parts:
+                return False
+            pattern = self[len(nsn)]
+        return pattern.fullmatch(nsn) is not None
+
     def __contains__(self, length: object) -> bool:
         return length in self._parts
 
@@ -531,7 +540,7 @@ class _RegionShape:
         if self.transform and self.strip is not None and self.strip.match(digits):
             forms.append(self.strip.sub(self.transform, digits, count=1))
         patterns = self.valid
-        return any(len(f) in patterns and patterns[len(f)].fullmatch(f) for f in forms)
+        return any(patterns.fullmatch(f) for f in forms)
 
     def reading(self, digits: str) -> _Reading:
         if self.rewrites_digits(digits):
@@ -539,7 +548,7 @@ class _RegionShape:
         patterns = self.valid
         valid = possible = False
         for nsn in self.significant_forms(digits):
-            if len(nsn) not in patterns or patterns[len(nsn)].fullmatch(nsn) is None:
+            if not patterns.fullmatch(nsn):
                 possible = possible or len(nsn) in self.possible_lengths
             elif digits == self.prefix + nsn or digits == self.national_digits(nsn):
                 return _Reading.CANONICAL
@@ -1028,7 +1037,7 @@ class _Plan:
         valid = None
         if general.fullmatch(digits):
             valid = _region_shape(self.region).valid
-            if len(digits) in valid and valid[len(digits)].fullmatch(digits):
+            if valid.fullmatch(digits):
                 return True
         lead = self.strip.match(digits) if self.strip is not None else None
         if lead is None or not lead.end():
@@ -1037,7 +1046,7 @@ class _Plan:
         if not general.fullmatch(rest):
             return False
         valid = valid or _region_shape(self.region).valid
-        return len(rest) in valid and valid[len(rest)].fullmatch(rest) is not None
+        return valid.fullmatch(rest)
 
 
 @cache
@@ -1448,7 +1457,7 @@ def _merge_bracketed_trunk(candidate: str, prefix: str) -> str:
 
 
 def _group_lengths(text: str) -> tuple[int, ...]:
-    return tuple(len(g) for g in _GROUP.findall(text))
+    return tuple(map(len, _GROUP.findall(text)))
 
 
 def _is_canonical(digits: str, region: str, prefix: str, memo: _Memo | None = None) -> bool:
@@ -1733,14 +1742,15 @@ def _extension_end(scan: _Scan, end: int) -> int:
     """End of an extension written after a number (``ext. 204``, ``Durchwahl -12``), or ``end``."""
     text = scan.segment.text
     k = end
-    while k < len(text) and text[k] in " \t":
+    n = len(text)
+    while k < n and text[k] in " \t":
         k += 1
-    if k < len(text) and text[k] in ",;":
+    if k < n and text[k] in ",;":
         k += 1
-    while k < len(text) and text[k] in " \t":
+    while k < n and text[k] in " \t":
         k += 1
     starts = scan.locale.extension_starts
-    if k == len(text) or (text[k] not in starts and text[k].casefold() not in starts):
+    if k == n or (text[k] not in starts and text[k].casefold() not in starts):
         return end
     try:
         match = scan.locale.extension.match(text, end, timeout=PATTERN_TIMEOUT_S)
