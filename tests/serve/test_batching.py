@@ -184,6 +184,16 @@ def test_requests_given_up_once_taken_are_each_answered() -> None:
     assert marker.seen == []
 
 
+def test_closing_the_service_cancels_the_requests_still_waiting() -> None:
+    service = Service(Settings(detectors=[MarkerDetector()]))
+    executor = _manual(service)
+    futures = [_submit(service, Job("detect", "text", text=_text(k))) for k in range(2)]
+    service.close()
+    assert all(f.cancelled() for f in futures)
+    executor.run_next()  # a drain that still runs finds nothing
+    assert service.batcher.sizes == []
+
+
 def test_a_batch_stops_once_every_request_in_it_is_given_up() -> None:
     members = [WorkBudget(), WorkBudget()]
     budget = BatchBudget(members, cpu_seconds=None)

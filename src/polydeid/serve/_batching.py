@@ -92,6 +92,13 @@ class Batcher:
         self.executor.submit(self._drain)
         return future
 
+    def cancel_waiting(self) -> int:
+        """Cancel every request still waiting (the service is closing); how many there were."""
+        with self._lock:
+            waiting = list(self._queue)
+            self._queue.clear()
+        return sum(w.future.cancel() for w in waiting)
+
     def _take(self) -> list[_Waiting]:
         """The requests waiting now, up to the bounds, each marked running (a cancelled one
         is dropped)."""

@@ -436,6 +436,7 @@ class Service:
 
     def close(self) -> None:
         self.executor.shutdown(wait=False, cancel_futures=True)
+        self.batcher.cancel_waiting()
 
 
 def decode(data: bytes) -> str:
