@@ -73,3 +73,25 @@ def test_predictions_outside_a_corpus_scope_do_not_count_against_a_category() ->
     scoped = fit(tagger, docs, floor=0.85, scopes=scopes)
     assert scoped[Category.AGE][:3] == (0.05, 1.0, 1.0)
     assert scoped[Category.PERSON] == unscoped[Category.PERSON]
+
+
+def test_evaluate_reads_each_document_at_its_routes_thresholds_and_categories() -> None:
+    from types import MappingProxyType
+
+    from polydeid.detect.tagger.detector import Route
+    from polydeid.train.tagger import evaluate
+
+    tagger = _Tagger({"Baraka": ("B-PERSON", 0.3)})
+    docs = [_doc("s1", age_gold=False)]
+    assert evaluate(tagger, docs)["person_recall_strict"] == 0.0  # 0.3 < 0.5
+
+    def routes(threshold: float, categories: frozenset[Category]) -> dict[str, Route]:
+        return {"sw": Route(categories, MappingProxyType({Category.PERSON: threshold}))}
+
+    person = frozenset({Category.PERSON})
+    assert evaluate(tagger, docs, routes=routes(0.25, person))["person_recall_strict"] == 1.0
+    assert evaluate(tagger, docs, routes=routes(0.25, frozenset()))["person_recall_strict"] == 0.0
+    scored = evaluate(tagger, docs, routes=routes(0.25, person), per_document=True)
+    assert scored["name_documents"] == {"s1": [1, 1]}
+    assert scored["names"][2]["threshold"] == 0.5  # the sweep is the same either way
+    assert scored["names"] == evaluate(tagger, docs)["names"]

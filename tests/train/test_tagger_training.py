@@ -176,8 +176,8 @@ def test_run_scores_are_cached_in_run_folders_but_never_in_the_shipped_model(
     monkeypatch.setattr(
         seeds,
         "evaluate",
-        lambda tagger, docs, scope, per_document=False: (
-            calls.append(str(tagger))
+        lambda tagger, docs, scope, per_document=False, routes=None: (
+            calls.append(f"{tagger} {'routed' if routes else 'at 0.5'}")
             or {
                 "strict_micro": {"f1": 0.5},
                 "name_group_recall_strict": 0.25,
@@ -206,6 +206,17 @@ def test_run_scores_are_cached_in_run_folders_but_never_in_the_shipped_model(
     # the shipped model's folder is package data: scored, never written to
     assert seeds.score_run(MODEL_DIR, sets, "float32") == expected
     assert not (MODEL_DIR / seeds.SCORES_FILE).exists()
+    # calibrated: the run's own router is read, its scores kept apart, keyed by the router
+    with pytest.raises(Exception, match="router"):
+        seeds.score_run(run, sets, "float32", calibrated=True)  # no router.toml yet
+    shutil.copy(MODEL_DIR / "router.toml", run / "router.toml")
+    calls.clear()
+    assert seeds.score_run(run, sets, "float32", calibrated=True) == expected
+    assert seeds.score_run(run, sets, "float32", calibrated=True) == expected
+    assert calls == [f"{run} routed"] and (run / seeds.CALIBRATED_SCORES_FILE).is_file()
+    (run / "router.toml").write_text((run / "router.toml").read_text() + "\n# recalibrated\n")
+    seeds.score_run(run, sets, "float32", calibrated=True)
+    assert len(calls) == 2  # another router: scored again
 
 
 @pytest.mark.torch

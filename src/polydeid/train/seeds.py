@@ -16,6 +16,11 @@ average over languages in the last row. The runs' spread (sample standard deviat
 the seeds cost; ``--reference`` runs are shown beside them but not averaged. With a reference,
 a last table gives each run's name recall minus the first reference's, with its paired
 bootstrap interval.
+
+``--calibrated`` reads every run as the detector does instead of at 0.5: each document at its
+language's thresholds and in its categories from the run's own ``router.toml`` (written by
+``python -m polydeid.train.calibrate --model RUN``); the name value stays the best over
+thresholds. That compares models as they would ship, each with its own calibration.
 """
 
 from __future__ import annotations
@@ -45,6 +50,7 @@ from polydeid.train.tagger import (
 log = logging.getLogger("polydeid.train")
 
 SCORES_FILE = "dev-scores.json"
+CALIBRATED_SCORES_FILE = "dev-scores-calibrated.json"
 FIGURES = (
     ("strict micro F1", "f1"),
     ("name recall (strict, name group)", "person"),
@@ -55,7 +61,7 @@ SELECTION = "selection (macro over languages)"
 
 
 def score_run(
-    folder: Path, sets: Sequence[DevSet], precision: str | None
+    folder: Path, sets: Sequence[DevSet], precision: str | None, *, calibrated: bool = False
 ) -> dict[str, dict[str, float | None]]:
     """Per development set: strict micro F1, person recall and name value of the tagger in
     ``folder``; under :data:`SELECTION`, the selection value.
@@ -64,9 +70,11 @@ def score_run(
     the precision and the sets' sizes, and reused when all match (runs can be scored as they
     finish) — except for the shipped model, whose folder is package data, not a run folder.
     """
-    from polydeid.detect.tagger.model import TaggerModel
+    from polydeid.detect.tagger.detector import ROUTER_FILE, read_router
+    from polydeid.detect.tagger.model import TaggerModel, sha256_file
     from polydeid.detect.tagger.precision import resolve
 
+    routes = read_router(folder) if calibrated else None
     key = {
         "weights_sha256": TaggerMeta.read(folder).weights_sha256,
         "decoder": DECODER_VERSION,
@@ -74,8 +82,9 @@ def score_run(
         "sets": {dev.name: len(dev.docs) for dev in sets},
         "scopes": {dev.name: sorted(dev.scope or ()) for dev in sets},
         "figures": [*(key for _, key in FIGURES), "name_documents"],
+        **({"router_sha256": sha256_file(folder / ROUTER_FILE)} if calibrated else {}),
     }
-    cache = folder / SCORES_FILE
+    cache = folder / (CALIBRATED_SCORES_FILE if calibrated else SCORES_FILE)
     if cache.is_file():
         kept = json.loads(cache.read_text("utf-8"))
         if kept.get("key") == key:
@@ -84,7 +93,7 @@ def score_run(
     out: dict[str, dict[str, float | None]] = {}
     scored = []
     for dev in sets:
-        scores = evaluate(tagger, dev.docs, dev.scope, per_document=True)
+        scores = evaluate(tagger, dev.docs, dev.scope, per_document=True, routes=routes)
         scored.append((dev, scores))
         out[dev.name] = {
             "f1": scores["strict_micro"]["f1"],
@@ -182,6 +191,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="score only the development corpora whose names start so, comma-separated",
     )
     p.add_argument("--precision", choices=("auto", "float32", "bfloat16"), default="auto")
+    p.add_argument(
+        "--calibrated",
+        action="store_true",
+        help="read each run at its own router.toml's thresholds and categories, not at 0.5",
+    )
     args = p.parse_args(argv)
     sets = dev_sets(
         args.data,
@@ -190,21 +204,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         dev_docs=args.dev_docs,
         corpora=args.dev_corpora,
     )
-    scored = {f: score_run(f, sets, args.precision) for f in [*args.runs, *args.reference]}
+    scored = {
+        f: score_run(f, sets, args.precision, calibrated=args.calibrated)
+        for f in [*args.runs, *args.reference]
+    }
     runs = {str(f): scored[f] for f in args.runs}
     references = {f"{f} (reference)": scored[f] for f in args.reference}
     from polydeid.detect.tagger.precision import resolve
 
     command = "python -m polydeid.train.seeds " + " ".join(sys.argv[1:] if argv is None else argv)
     lines = [
-        "# Tagger training runs compared (tagger alone, uncalibrated, development data)",
+        "# Tagger training runs compared (tagger alone, "
+        + ("each at its own calibration" if args.calibrated else "uncalibrated")
+        + ", development data)",
         "",
         f"Command: `{command}`. Machine: {platform.machine()}, Python "
         f"{platform.python_version()}; matrix products in {resolve(args.precision)}; "
         f"decoder version {DECODER_VERSION} (`polydeid.detect.tagger.windows`). "
-        "Entity-strict figures, real sets in the categories their scheme marks, every "
-        "category's threshold at 0.5, no rule layer; SD is the sample standard deviation "
-        "over the seeds.",
+        "Entity-strict figures, real sets in the categories their scheme marks, "
+        + (
+            "each document at its language's thresholds and categories of the run's own router.toml"
+            if args.calibrated
+            else "every category's threshold at 0.5"
+        )
+        + ", no rule layer; SD is the sample standard deviation over the seeds.",
         "",
         *table(runs, references, sets),
     ]

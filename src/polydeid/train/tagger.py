@@ -56,7 +56,7 @@ import math
 import random
 import sys
 import time
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -449,12 +449,16 @@ def evaluate(
     scope: Collection[Category] | None = None,
     *,
     per_document: bool = False,
+    routes: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The tagger alone on ``docs``, scored in ``scope`` (None: all categories; a corpus's
     scheme scope, :func:`polydeid.evaluate.harness.scored_categories`): every metric at
     threshold 0.5, and the name counts at each of :data:`NAME_THRESHOLDS` (``names``) with
     their :func:`name_value`; with ``per_document``, each document's name-group counts
-    (``name_documents``)."""
+    (``name_documents``). With ``routes`` (a calibrated ``router.toml``,
+    :func:`polydeid.detect.tagger.detector.read_router`), every metric is read as the
+    detector reads it instead of at 0.5: each document at its language's thresholds, in its
+    language's categories (a document of a language without a route raises ``KeyError``)."""
     from polydeid.evaluate.metrics import score_corpus
 
     readings = []
@@ -471,14 +475,28 @@ def evaluate(
             for doc, (aligned, probs) in readings
         }
 
-    scores = score_corpus(docs, decoded(0.5), categories=scope)
+    def routed() -> dict[str, list[Span]]:
+        assert routes is not None
+        out = {}
+        for doc, (aligned, probs) in readings:
+            route = routes[doc.lang]
+            spans = decode(
+                doc.text, aligned.grid, probs, route.thresholds, source="tagger",
+                names=name_words(doc.lang),
+            )  # fmt: skip
+            out[doc.id] = [s for s in spans if s.label in route.categories]
+        return out
+
+    scores = score_corpus(docs, decoded(0.5) if routes is None else routed(), categories=scope)
     persons = [scores.strict[c] for c in ("PERSON", "PERSON_THIRD_PARTY")]
     found = sum(p.found_gold for p in persons)
     gold = sum(p.gold for p in persons)
     curve = []
     for threshold in NAME_THRESHOLDS:
         at = (
-            scores if threshold == 0.5 else score_corpus(docs, decoded(threshold), categories=scope)
+            scores
+            if threshold == 0.5 and routes is None
+            else score_corpus(docs, decoded(threshold), categories=scope)
         )
         curve.append({"threshold": threshold, **at.names.to_dict()})
     return {
