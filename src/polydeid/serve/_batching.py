@@ -20,7 +20,7 @@ A batch never makes a request weaker or another request's problem:
 from __future__ import annotations
 
 import threading
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, Future
 from dataclasses import dataclass
@@ -79,8 +79,9 @@ class Batcher:
         self.cpu_budget = cpu_budget
         self._queue: deque[_Waiting] = deque()
         self._lock = threading.Lock()
-        #: Sizes of the batches detected together (a request alone is not counted).
-        self.sizes: list[int] = []
+        #: How many batches of each size were detected together (a request alone is not
+        #: counted); bounded by ``batch_max`` keys however long the service runs.
+        self.sizes: Counter[int] = Counter()
 
     def submit(self, work: TextWork, budget: WorkBudget) -> Future[dict[str, Any]]:
         """Queue one request; its future holds the response or the request's error. The
@@ -147,7 +148,8 @@ class Batcher:
             except WorkLimitError:  # every request was given up before the batch began
                 found = None
             if found is not None:
-                self.sizes.append(len(group))
+                with self._lock:
+                    self.sizes[len(group)] += 1
         for k, (waiting, _, segment) in enumerate(group):
             try:
                 with limited(waiting.budget):
