@@ -91,6 +91,37 @@ def test_a_file_without_sentence_breaks_is_cut_at_outside_tokens_never_inside_a_
         read_conll(path, lang="de", tokens_per_sentence=0)
 
 
+def test_punctuation_glued_by_ocr_is_split_off_names_where_asked(tmp_path):
+    path = tmp_path / "ocr.bio"
+    rows = ["(Briand O", "sprach O", "mit O", "(Mussolini, B-PER", "dann O", "J. B-PER"]
+    rows += ["van I-PER", "Dijk. I-PER", "und O", "St. B-PER", "Paul I-PER", "Briand. B-PER"]
+    path.write_text("\n".join(rows) + "\n", "utf-8")
+    glued = read_conll(path, lang="de").documents[0]
+    assert [glued.text[s.start : s.end] for s in glued.spans] == [
+        "(Mussolini,", "J. van Dijk.", "St. Paul", "Briand.",
+    ]  # fmt: skip
+    split = read_conll(path, lang="de", split_punctuation=True).documents[0]
+    assert [split.text[s.start : s.end] for s in split.spans] == [
+        "Mussolini", "J. van Dijk", "St. Paul", "Briand",
+    ]  # fmt: skip
+    assert split.text.startswith("( Briand sprach mit ( Mussolini , dann J. van Dijk . und")
+    assert split.meta["tokens"] == len(rows)  # the file's rows, not the pieces
+
+
+def test_split_glued_keeps_initials_short_words_and_bare_punctuation() -> None:
+    from polydeid.corpora.conll import split_glued
+
+    assert split_glued("«Dupont»,") == [
+        ("«", False), ("Dupont", True), ("»", False), (",", False),
+    ]  # fmt: skip
+    assert split_glued("J.") == [("J.", True)]
+    assert split_glued("Dr.") == [("Dr.", True)]
+    assert split_glued("Huber.", last_in_span=False) == [("Huber.", True)]
+    assert split_glued("Huber.") == [("Huber", True), (".", False)]
+    assert split_glued(",") == [(",", True)] and split_glued("--") == [("--", True)]
+    assert split_glued("Anton") == [("Anton", True)]
+
+
 def test_a_header_line_is_skipped_only_where_asked_and_only_first(tmp_path):
     from polydeid.corpora.conll import read_hipe
 

@@ -51,6 +51,7 @@ class Columns:
     comment_prefix: str | None = None
     joiner: str = " "  # between the tokens of a sentence in the rebuilt text
     header: str | None = None  # a first line starting so names the columns
+    split_punctuation: bool = False  # punctuation glued to a token is a token of its own
 
 
 class _Row(NamedTuple):
@@ -78,13 +79,16 @@ def read_conll(
     token_joiner: str = " ",
     tokens_per_sentence: int | None = None,
     header_prefix: str | None = None,
+    split_punctuation: bool = False,
 ) -> Corpus:
     """Read one CoNLL file, or every regular file of a directory (sorted by name).
 
     ``tokens_per_sentence``: cut a run of lines without a blank line into sentences of about
     that many tokens, each ended at a token tagged ``O`` (never inside a span), for files with
     no sentence breaks (Europeana newspapers). ``header_prefix``: a first line starting with it
-    names the columns and is skipped (HIPE-2022's ``TOKEN``)."""
+    names the columns and is skipped (HIPE-2022's ``TOKEN``). ``split_punctuation``: punctuation
+    glued to a token by OCR tokenisation (``Mussolini,``, ``(Briand``) becomes a token of its
+    own tagged ``O`` (:func:`split_glued`), so that a span never takes it in."""
     if lang is None:
         raise ConfigError("the conll reader needs lang= (the files do not say their language)")
     if sentences_per_document is not None and sentences_per_document < 1:
@@ -95,7 +99,13 @@ def read_conll(
         raise ConfigError("token_joiner must be one space or empty")
     mapping, language = taxonomy.scheme(scheme or "conll"), canonical_language(lang)
     columns = Columns(
-        token_column, tuple(tag_columns), separator, comment_prefix, token_joiner, header_prefix
+        token_column,
+        tuple(tag_columns),
+        separator,
+        comment_prefix,
+        token_joiner,
+        header_prefix,
+        split_punctuation,
     )
     root = Path(path)
     files = corpus_files(root)
@@ -275,9 +285,9 @@ def build_document(
     offset = 0
     for sentence in sentences:
         starts.append(offset)
-        tokens, token_spans, tags = _tokens(sentence, columns, offset, source, known)
+        tokens, token_spans, tags, rows = _tokens(sentence, columns, offset, source, known)
         for layer, layer_tags in zip(layers, tags, strict=True):
-            layer.extend(_decode(token_spans, layer_tags, decoder, sentence, source))
+            layer.extend(_decode(token_spans, layer_tags, decoder, rows, source))
         lines.append(columns.joiner.join(tokens))
         offset = token_spans[-1][1] + 1
     text = "\n".join(lines)
@@ -300,12 +310,14 @@ def _tokens(
     offset: int,
     source: str,
     known: dict[int, tuple[int, tuple[int, ...]] | str],
-) -> tuple[list[str], list[tuple[int, int]], list[list[str]]]:
-    """The sentence's tokens, their offsets in the rebuilt text, and each layer's tags."""
+) -> tuple[list[str], list[tuple[int, int]], list[list[str]], list[_Row]]:
+    """The sentence's tokens, their offsets in the rebuilt text, each layer's tags, and the
+    row each token comes from (several tokens for a row where punctuation is split off)."""
+    rows: list[_Row] = []
     tokens: list[str] = []
     token_spans: list[tuple[int, int]] = []
     tags: list[list[str]] = [[] for _ in columns.tags]
-    for row in sentence:
+    for k, row in enumerate(sentence):
         width = len(row.fields)
         positions = known.get(width)
         if positions is None:
@@ -316,12 +328,55 @@ def _tokens(
         token = row.fields[token_at]
         if not token:
             raise RecordError("empty token", location=f"{source}:{row.line}")
-        tokens.append(token)
-        token_spans.append((offset, offset + len(token)))
-        offset += len(token) + len(columns.joiner)
-        for layer, i in zip(tags, tag_at, strict=True):
-            layer.append(row.fields[i])
-    return tokens, token_spans, tags
+        pieces = [(token, True)]
+        if columns.split_punctuation:
+            nxt = sentence[k + 1].fields if k + 1 < len(sentence) else ()
+            continued = bool(nxt) and _continues(nxt, tag_at[0], row.fields[tag_at[0]])
+            pieces = split_glued(token, last_in_span=not continued)
+        for piece, core in pieces:
+            rows.append(row)
+            tokens.append(piece)
+            token_spans.append((offset, offset + len(piece)))
+            offset += len(piece) + len(columns.joiner)
+            for layer, i in zip(tags, tag_at, strict=True):
+                layer.append(row.fields[i] if core else "O")
+    return tokens, token_spans, tags, rows
+
+
+#: Punctuation OCR tokenisation leaves glued to the start or the end of a word.
+_LEADING = "([{\"'«„“‘‚¿¡"
+_TRAILING = ")]},;:!?\"'»“”’"
+
+
+def split_glued(token: str, *, last_in_span: bool = True) -> list[tuple[str, bool]]:
+    """``token`` as ``(piece, is_core)`` pieces: leading and trailing punctuation split off
+    the word it is glued to (each mark its own piece), a final full stop too where the word
+    before it has three characters or more and the token ends its span (``Briand.`` but not
+    the initial ``J.`` nor ``St.`` inside ``St. Paul``). A token of punctuation alone, or one
+    with nothing glued, is one core piece."""
+    start, end = 0, len(token)
+    while start < end and token[start] in _LEADING:
+        start += 1
+    while end > start and token[end - 1] in _TRAILING:
+        end -= 1
+    if end - start >= 4 and last_in_span and token[end - 1] == ".":
+        end -= 1
+    if start == end or (start == 0 and end == len(token)):
+        return [(token, True)]
+    return [
+        *((mark, False) for mark in token[:start]),
+        (token[start:end], True),
+        *((mark, False) for mark in token[end:]),
+    ]
+
+
+def _continues(fields: tuple[str, ...], tag_at: int, tag: str) -> bool:
+    """Whether the row ``fields`` continues the span ``tag`` opens or continues (an ``I-``,
+    ``E-`` or ``L-`` tag of the same label)."""
+    if not -len(fields) <= tag_at < len(fields) or tag.strip() in ("", "O"):
+        return False
+    head, _, label = fields[tag_at].strip().partition("-")
+    return head.upper() in {"I", "E", "L"} and label == tag.strip().partition("-")[2]
 
 
 def _decode(
