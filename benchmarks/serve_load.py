@@ -179,7 +179,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--profile", default="rules")
     parser.add_argument("--clients", default="1,16", help="comma-separated client counts")
     parser.add_argument("--requests", type=int, default=200, help="requests per client count")
-    parser.add_argument("--batch-max", default="8", help="comma-separated; one server each")
+    parser.add_argument("--batch-max", default="1", help="comma-separated; one server each")
     parser.add_argument("--cancel-chars", type=int, default=160_000)
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args(argv)

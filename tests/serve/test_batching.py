@@ -92,7 +92,7 @@ def _submit(service: Service, job: Job, budget: WorkBudget | None = None) -> Fut
 
 def test_waiting_requests_are_detected_together_each_with_its_own_answer() -> None:
     marker = MarkerDetector()
-    service = Service(Settings(detectors=[marker]))
+    service = Service(Settings(detectors=[marker], batch_max=8))
     executor = _manual(service)
     jobs = [Job("redact" if k % 2 else "detect", "text", text=_text(k)) for k in range(5)]
     futures = [_submit(service, job) for job in jobs]
@@ -108,7 +108,7 @@ def test_waiting_requests_are_detected_together_each_with_its_own_answer() -> No
 
 def test_batch_bounds_requests_and_characters() -> None:
     marker = MarkerDetector()
-    service = Service(Settings(detectors=[marker]))
+    service = Service(Settings(detectors=[marker], batch_max=8))
     executor = _manual(service, batch_max=3)
     futures = [_submit(service, Job("detect", "text", text=_text(k))) for k in range(5)]
     executor.run_next()
@@ -125,7 +125,7 @@ def test_batch_bounds_requests_and_characters() -> None:
 
 def test_a_failing_request_fails_alone() -> None:
     marker = MarkerDetector()
-    service = Service(Settings(detectors=[marker]))
+    service = Service(Settings(detectors=[marker], batch_max=8))
     executor = _manual(service)
     texts = [_text(1), "POISON " + _text(2), _text(3)]
     futures = [_submit(service, Job("detect", "text", text=t)) for t in texts]
@@ -140,7 +140,7 @@ def test_a_failing_request_fails_alone() -> None:
 
 def test_a_request_error_before_detection_is_its_own() -> None:
     marker = MarkerDetector()
-    service = Service(Settings(detectors=[marker]))
+    service = Service(Settings(detectors=[marker], batch_max=8))
     executor = _manual(service)
     bad = Job("redact", "text", text=_text(1), policy="no-such-policy")
     futures = [_submit(service, job) for job in (bad, Job("redact", "text", text=_text(2)))]
@@ -153,7 +153,7 @@ def test_a_request_error_before_detection_is_its_own() -> None:
 
 def test_a_request_given_up_while_waiting_never_starts() -> None:
     marker = MarkerDetector()
-    service = Service(Settings(detectors=[marker]))
+    service = Service(Settings(detectors=[marker], batch_max=8))
     executor = _manual(service)
     futures = [_submit(service, Job("detect", "text", text=_text(k))) for k in range(3)]
     assert futures[1].cancel()
@@ -164,7 +164,7 @@ def test_a_request_given_up_while_waiting_never_starts() -> None:
 
 def test_requests_given_up_once_taken_are_each_answered() -> None:
     marker = MarkerDetector()
-    service = Service(Settings(detectors=[marker]))
+    service = Service(Settings(detectors=[marker], batch_max=8))
     executor = _manual(service)
     futures = []
     for k in range(2):
@@ -185,7 +185,7 @@ def test_requests_given_up_once_taken_are_each_answered() -> None:
 
 
 def test_closing_the_service_cancels_the_requests_still_waiting() -> None:
-    service = Service(Settings(detectors=[MarkerDetector()]))
+    service = Service(Settings(detectors=[MarkerDetector()], batch_max=8))
     executor = _manual(service)
     futures = [_submit(service, Job("detect", "text", text=_text(k))) for k in range(2)]
     service.close()
@@ -213,7 +213,7 @@ def test_the_shared_detection_runs_under_the_batch_budget() -> None:
             budgets.append(current())
             return super().detect_many(segments)
 
-    service = Service(Settings(detectors=[Recording()], cpu_budget=7.0))
+    service = Service(Settings(detectors=[Recording()], cpu_budget=7.0, batch_max=8))
     executor = _manual(service)
     for k in range(2):
         _submit(service, Job("detect", "text", text=_text(k)))
@@ -224,18 +224,19 @@ def test_the_shared_detection_runs_under_the_batch_budget() -> None:
 
 def test_batch_max_one_reads_each_request_alone() -> None:
     marker = MarkerDetector()
-    service = Service(Settings(detectors=[marker], batch_max=1))
+    service = Service(Settings(detectors=[marker]))
     executor = _manual(service)
     futures = [_submit(service, Job("detect", "text", text=_text(k))) for k in range(3)]
     for _ in range(3):
         executor.run_next()
     assert marker.batches == [] and all(f.result()["spans"] for f in futures)
+    assert Settings().batch_max == 1  # off by default (serve_load.md: no faster on a CPU)
     with pytest.raises(ConfigError, match="batch-max"):
         Settings(batch_max=0)
 
 
 def test_rules_answers_are_the_same_together_and_alone() -> None:
-    service = Service(Settings(profile="rules"))
+    service = Service(Settings(profile="rules", batch_max=8))
     executor = _manual(service)
     jobs = [
         Job("redact", "text", text="Seen on 17 March 2023; call +256 772 918273.", lang="en"),
@@ -253,7 +254,7 @@ def test_rules_answers_are_the_same_together_and_alone() -> None:
 
 def test_concurrent_requests_over_http_are_batched_while_the_worker_is_busy() -> None:
     marker = MarkerDetector()
-    app = create_app(Settings(detectors=[marker], workers=1, timeout=30))
+    app = create_app(Settings(detectors=[marker], workers=1, timeout=30, batch_max=8))
 
     async def send() -> list[httpx.Response]:
         transport = httpx.ASGITransport(app=app)
@@ -281,7 +282,7 @@ def test_concurrent_requests_over_http_are_batched_while_the_worker_is_busy() ->
 
 def test_a_request_that_times_out_while_waiting_is_never_read() -> None:
     marker = MarkerDetector()
-    app = create_app(Settings(detectors=[marker], workers=1, timeout=0.5))
+    app = create_app(Settings(detectors=[marker], workers=1, timeout=0.5, batch_max=8))
 
     async def send() -> list[httpx.Response]:
         transport = httpx.ASGITransport(app=app)

@@ -67,8 +67,9 @@ class Settings:
     #: Requests that may wait for a worker; beyond ``workers + max_queue`` answer 503.
     max_queue: int = 16
     #: Text requests that waited for a worker and are detected together, at most (1: each
-    #: alone; :mod:`polydeid.serve._batching`).
-    batch_max: int = 8
+    #: alone, the default: on a 2-core CPU batches were not faster, and their tails were
+    #: longer; :mod:`polydeid.serve._batching`, ``benchmarks/results/serve_load.md``).
+    batch_max: int = 1
     #: Requests per second per client (its API key, or its address without one); None: off.
     rate_limit: float | None = None
     #: Requests a client may send at once before ``rate_limit`` applies.

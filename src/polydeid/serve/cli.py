@@ -76,9 +76,10 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--batch-max",
         type=int,
-        default=8,
+        default=1,
         help="text requests that waited for a busy worker and are detected together, at most "
-        "(their tagger windows share batches; 1: each alone; default 8)",
+        "(their tagger windows share batches, which pays where the tagger runs on a GPU; "
+        "default 1: each alone)",
     )
     p.add_argument(
         "--rate-limit",
