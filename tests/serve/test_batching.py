@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import Executor, Future
 from typing import Any
 
@@ -252,28 +252,46 @@ def test_rules_answers_are_the_same_together_and_alone() -> None:
         assert future.result() == service.execute(job)
 
 
-def test_concurrent_requests_over_http_are_batched_while_the_worker_is_busy() -> None:
-    marker = MarkerDetector()
-    app = create_app(Settings(detectors=[marker], workers=1, timeout=30, batch_max=8))
+def _while_held(
+    app: Any, marker: MarkerDetector, then: Callable[[httpx.AsyncClient], Awaitable[Any]]
+) -> tuple[httpx.Response, Any]:
+    """Send a request that holds the one worker (``HOLD``), run ``then`` with the client while
+    it is held, release it; the held request's response and what ``then`` returned."""
 
-    async def send() -> list[httpx.Response]:
+    async def send() -> tuple[httpx.Response, Any]:
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
             first = asyncio.create_task(client.post("/detect", json={"text": "HOLD"}))
             await asyncio.to_thread(marker.entered.acquire, True, 10)  # the worker is busy
-            rest = [
-                asyncio.create_task(client.post("/detect", json={"text": _text(k)}))
-                for k in range(4)
-            ]
-            while app.state.serve.service.pending < 5:  # all four wait
-                await asyncio.sleep(0.01)
+            result = await then(client)
             marker.release.set()
-            return [await first, *[await r for r in rest]]
+            return await first, result
 
     try:
-        responses = asyncio.run(send())
+        return asyncio.run(send())
     finally:
         marker.release.set()
+
+
+def test_concurrent_requests_over_http_are_batched_while_the_worker_is_busy() -> None:
+    marker = MarkerDetector()
+    app = create_app(Settings(detectors=[marker], workers=1, timeout=30, batch_max=8))
+
+    async def queue_four(client: httpx.AsyncClient) -> list[asyncio.Task[httpx.Response]]:
+        rest = [
+            asyncio.create_task(client.post("/detect", json={"text": _text(k)})) for k in range(4)
+        ]
+        while app.state.serve.service.pending < 5:  # all four wait
+            await asyncio.sleep(0.01)
+        return rest
+
+    async def answered(client: httpx.AsyncClient) -> list[httpx.Response]:
+        rest = await queue_four(client)
+        marker.release.set()
+        return [await r for r in rest]
+
+    first, rest = _while_held(app, marker, answered)
+    responses = [first, *rest]
     assert [r.status_code for r in responses] == [200] * 5
     assert [r.json()["spans"][0]["start"] for r in responses[1:]] == [1, 2, 3, 4]
     assert marker.batches == [4]
@@ -284,19 +302,10 @@ def test_a_request_that_times_out_while_waiting_is_never_read() -> None:
     marker = MarkerDetector()
     app = create_app(Settings(detectors=[marker], workers=1, timeout=0.5, batch_max=8))
 
-    async def send() -> list[httpx.Response]:
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
-            first = asyncio.create_task(client.post("/detect", json={"text": "HOLD"}))
-            await asyncio.to_thread(marker.entered.acquire, True, 10)
-            waiting = await client.post("/detect", json={"text": "never Zed"})
-            marker.release.set()
-            return [await first, waiting]
+    async def waits(client: httpx.AsyncClient) -> httpx.Response:
+        return await client.post("/detect", json={"text": "never Zed"})
 
-    try:
-        first, waiting = asyncio.run(send())
-    finally:
-        marker.release.set()
+    first, waiting = _while_held(app, marker, waits)
     assert first.status_code == 503 and waiting.status_code == 503
     assert waiting.json()["code"] == "PD903"
     service = app.state.serve.service
