@@ -13,7 +13,7 @@ and how long a request given up at its time limit keeps its worker.
 Prints one JSON line; ``--out FILE`` also writes the latency table in markdown. Usage::
 
     .venv/bin/python benchmarks/serve_load.py [--src src] [--profile rules]
-        [--clients 1,16] [--requests 200] [--batch-max 8] [--cancel-chars 160000] [--out F]
+        [--clients 1,16] [--requests 200] [--batch-max 1,8] [--cancel-chars 160000] [--out F]
 """
 
 from __future__ import annotations

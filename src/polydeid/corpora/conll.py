@@ -285,7 +285,7 @@ def build_document(
     offset = 0
     for sentence in sentences:
         starts.append(offset)
-        tokens, token_spans, tags, rows = _tokens(sentence, columns, offset, source, known)
+        tokens, token_spans, tags, rows = _tokens(sentence, columns, offset, source, known, decoder)
         for layer, layer_tags in zip(layers, tags, strict=True):
             layer.extend(_decode(token_spans, layer_tags, decoder, rows, source))
         lines.append(columns.joiner.join(tokens))
@@ -310,6 +310,7 @@ def _tokens(
     offset: int,
     source: str,
     known: dict[int, tuple[int, tuple[int, ...]] | str],
+    decoder: _Decoder,
 ) -> tuple[list[str], list[tuple[int, int]], list[list[str]], list[_Row]]:
     """The sentence's tokens, their offsets in the rebuilt text, each layer's tags, and the
     row each token comes from (several tokens for a row where punctuation is split off)."""
@@ -331,7 +332,8 @@ def _tokens(
         pieces = [(token, True)]
         if columns.split_punctuation:
             nxt = sentence[k + 1].fields if k + 1 < len(sentence) else ()
-            continued = bool(nxt) and _continues(nxt, tag_at[0], row.fields[tag_at[0]])
+            following = nxt[tag_at[0]] if tag_at[0] < len(nxt) else "O"
+            continued = _continues(decoder, row.fields[tag_at[0]], following)
             pieces = split_glued(token, last_in_span=not continued)
         for piece, core in pieces:
             rows.append(row)
@@ -370,13 +372,17 @@ def split_glued(token: str, *, last_in_span: bool = True) -> list[tuple[str, boo
     ]
 
 
-def _continues(fields: tuple[str, ...], tag_at: int, tag: str) -> bool:
-    """Whether the row ``fields`` continues the span ``tag`` opens or continues (an ``I-``,
-    ``E-`` or ``L-`` tag of the same label)."""
-    if not -len(fields) <= tag_at < len(fields) or tag.strip() in ("", "O"):
+def _continues(decoder: _Decoder, tag: str, following: str) -> bool:
+    """Whether a token tagged ``following`` continues the span of the token tagged ``tag``
+    before it, as :func:`_decode` reads them (a tag it cannot read is reported there)."""
+    try:
+        prefix, label, _ = decoder.parse(tag)
+        next_prefix, next_label, _ = decoder.parse(following)
+    except PolydeidError:
         return False
-    head, _, label = fields[tag_at].strip().partition("-")
-    return head.upper() in {"I", "E", "L"} and label == tag.strip().partition("-")[2]
+    if prefix == taxonomy.OUTSIDE or prefix in _CLOSING:
+        return False
+    return next_prefix != taxonomy.OUTSIDE and next_prefix not in _OPENING and next_label == label
 
 
 def _decode(

@@ -2,12 +2,13 @@
 
 Each text request joins a queue and asks the thread pool for one drain; a drain takes the
 requests waiting at that moment (at most ``batch_max``, and :data:`BATCH_CHARS` of text) and
-reads them with one :meth:`~polydeid.api.Deidentifier.detect_many` call, so the tagger's
+reads them with one :meth:`~polydeid.api.Deidentifier.detect_together` call, so the tagger's
 windows of every request share its batches. Nothing waits for a batch to fill: a request that
 finds a worker free runs at once, alone; batches form only while every worker is busy. Off by
-default (``batch_max`` 1): on a 2-core CPU the encoder reads a batch of windows no faster than
-the same windows one by one, and batches lengthened the tail (``serve_load.md``); where the
-tagger runs on a GPU, batches are what keep it busy.
+default (``batch_max`` 1: the service then runs each job alone, without this queue): on a
+2-core CPU the encoder reads a batch of windows no faster than the same windows one by one,
+and batches lengthened the tail (``serve_load.md``); where the tagger runs on a GPU, batches
+are what keep it busy.
 
 A batch never makes a request weaker or another request's problem:
 

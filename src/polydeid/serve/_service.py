@@ -8,8 +8,9 @@ pipeline's next checkpoint (between detectors, passes, the tagger's window batch
 regex matches) instead of finishing work nobody will read. Threads, not processes: the
 detectors and models are loaded once and shared, and a checkpoint stops the work without
 killing a process that holds them. At most ``workers + max_queue`` jobs are admitted at once;
-the next gets 503 with ``Retry-After``. Text requests that wait for a worker are detected
-together (:mod:`polydeid.serve._batching`); documents run one per worker."""
+the next gets 503 with ``Retry-After``. With ``batch_max`` above 1, text requests that wait
+for a worker are detected together (:mod:`polydeid.serve._batching`); otherwise, and for
+documents, each job runs alone in a worker."""
 
 from __future__ import annotations
 
@@ -414,7 +415,7 @@ class Service:
         budget = WorkBudget(cpu_seconds=self.settings.cpu_budget)
         future = (
             self.batcher.submit(self._text_work(job), budget)
-            if job.kind == "text"
+            if job.kind == "text" and self.settings.batch_max > 1
             else self.executor.submit(self._execute_within, job, budget)
         )
         future.add_done_callback(self._release)

@@ -59,7 +59,7 @@ import time
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from polydeid.core.errors import ConfigError
 from polydeid.core.spans import Span
@@ -74,6 +74,9 @@ from polydeid.evaluate.harness import scored_categories
 from polydeid.evaluate.metrics import PERSON_CATEGORIES
 from polydeid.locales.names import name_words
 from polydeid.train.targets import Supervision, TagClasses, partial_label_loss, word_classes
+
+if TYPE_CHECKING:
+    from polydeid.detect.tagger.detector import Route
 
 log = logging.getLogger("polydeid.train")
 
@@ -454,7 +457,7 @@ def evaluate(
     scope: Collection[Category] | None = None,
     *,
     per_document: bool = False,
-    routes: Mapping[str, Any] | None = None,
+    routes: Mapping[str, Route] | None = None,
 ) -> dict[str, Any]:
     """The tagger alone on ``docs``, scored in ``scope`` (None: all categories; a corpus's
     scheme scope, :func:`polydeid.evaluate.harness.scored_categories`): every metric at
@@ -471,28 +474,24 @@ def evaluate(
         chunk = docs[start : start + 8]
         readings.extend(zip(chunk, tagger.predict([d.text for d in chunk]), strict=True))
 
-    def decoded(threshold: float) -> dict[str, list[Span]]:
-        persons = dict.fromkeys(PERSON_CATEGORIES, threshold)
-        return {
-            doc.id: decode(
-                doc.text, aligned.grid, probs, persons, source="tagger", names=name_words(doc.lang)
-            )
-            for doc, (aligned, probs) in readings
-        }
-
-    def routed() -> dict[str, list[Span]]:
-        assert routes is not None
+    def decoded(threshold: float | None) -> dict[str, list[Span]]:
+        """Every document decoded with its persons at ``threshold``, or (None) as the
+        detector reads it: its language's route."""
         out = {}
         for doc, (aligned, probs) in readings:
-            route = routes[doc.lang]
+            route = None if threshold is not None or routes is None else routes[doc.lang]
+            thresholds = (
+                dict.fromkeys(PERSON_CATEGORIES, threshold) if route is None else route.thresholds
+            )
             spans = decode(
-                doc.text, aligned.grid, probs, route.thresholds, source="tagger",
+                doc.text, aligned.grid, probs, thresholds, source="tagger",
                 names=name_words(doc.lang),
             )  # fmt: skip
-            out[doc.id] = [s for s in spans if s.label in route.categories]
+            kept = route.categories if route is not None else None
+            out[doc.id] = spans if kept is None else [s for s in spans if s.label in kept]
         return out
 
-    scores = score_corpus(docs, decoded(0.5) if routes is None else routed(), categories=scope)
+    scores = score_corpus(docs, decoded(0.5 if routes is None else None), categories=scope)
     persons = [scores.strict[c] for c in ("PERSON", "PERSON_THIRD_PARTY")]
     found = sum(p.found_gold for p in persons)
     gold = sum(p.gold for p in persons)
@@ -638,8 +637,7 @@ def train(args: argparse.Namespace) -> int:
                 ids[row, : len(seq)] = torch.tensor(seq)
                 mask[row, : len(seq)] = 1
                 labels[row, 1 : 1 + len(ex.labels)] = torch.tensor(ex.labels)
-            if device != "cpu":
-                ids, mask, labels = ids.to(device), mask.to(device), labels.to(device)
+            ids, mask, labels = ids.to(device), mask.to(device), labels.to(device)
             with autocast(precision, device):
                 output = model(input_ids=ids, attention_mask=mask)
                 loss = partial_label_loss(output.logits, labels, table, IGNORE)

@@ -248,20 +248,15 @@ class TaggerModel:
         def full() -> tuple[Any, Any]:
             return _reference_model(base, weights, layers, int8=int8)
 
-        if device != "cpu":
+        if device != "cpu" or int8 or not supports_config(config):
             model, tokenizer = full()
             return cls(
-                model.to(device), tokenizer, meta, precision=precision, owns_model=True,
-                device=device,
-            )  # fmt: skip
-        if int8 or not supports_config(config):
-            model, tokenizer = full()
-            return cls(
-                model,
+                model.to(device),
                 tokenizer,
                 meta,
                 precision="float32" if int8 else precision,
                 owns_model=True,
+                device=device,
             )
         state = _network_state(base, weights, config, layers)
         read = _Weights(state, config, layers, load_token_reader(base), full)
@@ -329,9 +324,7 @@ class TaggerModel:
                     seq = [cls_id, *docs[d].token_ids[s:e], sep_id]
                     ids[row, : len(seq)] = torch.tensor(seq)
                     mask[row, : len(seq)] = 1
-                if self.device != "cpu":
-                    ids, mask = ids.to(self.device), mask.to(self.device)
-                logits = forward(ids, mask)
+                logits = forward(ids.to(self.device), mask.to(self.device))
                 probs = torch.softmax(logits.float(), dim=-1).cpu()
                 for row, (d, s, _) in enumerate(batch):
                     results[(d, s)] = probs[row, 1:]
