@@ -38,12 +38,14 @@ from polydeid.detect.tagger.decoder_passes import DECODER_PASSES
 from polydeid.detect.tagger.detector import TaggerDetector
 from polydeid.detect.tagger.precision import native_bf16
 from polydeid.detect.tagger.precision import resolve as tagger_precision
+from polydeid.evaluate.bootstrap import Interval, paired_f1_difference
 from polydeid.evaluate.harness import (
     facts_reference,
     score_in_scope,
     scored_categories,
     set_aside_unmarked_dates,
 )
+from polydeid.evaluate.metrics import PRF
 
 Key = tuple[str, int, int, str]
 
@@ -90,6 +92,7 @@ def cached_detectors(profile: str) -> list[Detector]:
 class Outcome:
     f1: float | None
     spans: frozenset[Key]
+    per_document: dict[str, PRF]
 
 
 def run(pipeline: Pipeline, corpus: Corpus, facts: Any) -> Outcome:
@@ -104,7 +107,8 @@ def run(pipeline: Pipeline, corpus: Corpus, facts: Any) -> Outcome:
         for doc_id, spans in predictions.items()
         for s in spans
     )
-    return Outcome(scores.strict.micro.f1, keys)
+    per_document = {doc_id: s.strict.micro for doc_id, s in scores.per_document.items()}
+    return Outcome(scores.strict.micro.f1, keys, per_document)
 
 
 def corpora(only: str, per_language: int) -> list[Corpus]:
@@ -154,16 +158,47 @@ def reference_seconds(repeat: int = 5) -> float:
 
 
 def _short(name: str) -> str:
-    return name.split(" (")[0].replace(", held-out 30 %", "").replace(" dev", "")
+    return (
+        name.split(" (")[0]
+        .replace(", held-out 30 %", "")
+        .replace(" dev", "")
+        .replace(", written for polydeid", "")
+    )
 
 
-def _cell(full: Outcome, without: Outcome) -> str:
+#: Resamples of each paired bootstrap interval (documents drawn once for both sides).
+RESAMPLES = 200
+
+
+def _effect(full: Outcome, without: Outcome) -> Interval | None:
+    """The pass's F1 difference with its paired 95 % interval; None when no span changes."""
+    if full.spans == without.spans:
+        return None
+    return paired_f1_difference(full.per_document, without.per_document, n_resamples=RESAMPLES)
+
+
+def _cell(full: Outcome, without: Outcome, effect: Interval | None) -> str:
+    if effect is None:
+        return "·"
     added = len(full.spans - without.spans)
     removed = len(without.spans - full.spans)
-    if not added and not removed:
-        return "·"
-    delta = "n/a" if full.f1 is None or without.f1 is None else f"{full.f1 - without.f1:+.4f}"
-    return f"{delta} (+{added}/−{removed})"
+    if effect.estimate is None:
+        return f"n/a (+{added}/−{removed})"
+    band = (
+        ""
+        if effect.low is None or effect.high is None
+        else (f" [{effect.low:+.3f}, {effect.high:+.3f}]")
+    )
+    return f"{effect.estimate:+.4f}{band} (+{added}/−{removed})"
+
+
+def verdict(effects: Sequence[tuple[str, Interval | None]]) -> str:
+    """Where the pass pays (its interval above 0) and where it costs (below 0); a pass that
+    pays nowhere no longer earns its place."""
+    pays = [name for name, e in effects if e is not None and e.low is not None and e.low > 0]
+    costs = [name for name, e in effects if e is not None and e.high is not None and e.high < 0]
+    text = "pays on " + ", ".join(pays) if pays else "**pays nowhere**"
+    return text + ("; costs on " + ", ".join(costs) if costs else "")
 
 
 def main() -> int:
@@ -178,6 +213,7 @@ def main() -> int:
     detectors = cached_detectors("default")
     passes: list[SpanPass] = [*SEGMENT_PASSES, *DECODER_PASSES]
     rows: dict[str, list[str]] = {p.id: [] for p in passes}
+    effects: dict[str, list[tuple[str, Interval | None]]] = {p.id: [] for p in passes}
     names: list[str] = []
     for corpus in corpora(args.only, args.synthetic_per_language):
         facts, _ = facts_reference(corpus)
@@ -185,7 +221,9 @@ def main() -> int:
         names.append(f"{_short(corpus.name)} (F1 {full.f1:.4f})" if full.f1 else corpus.name)
         for p in passes:
             without = run(Pipeline(detectors, disabled_passes={p.id}), corpus, facts)
-            rows[p.id].append(_cell(full, without))
+            effect = _effect(full, without)
+            effects[p.id].append((_short(corpus.name), effect))
+            rows[p.id].append(_cell(full, without, effect))
         print(f"{corpus.name}: done ({time.perf_counter() - started:.0f} s)", flush=True)
     command = "`" + " ".join([".venv/bin/python benchmarks/passes.py", *sys.argv[1:]]) + "`"
     lines = [
@@ -197,14 +235,20 @@ def main() -> int:
         "",
         "Each cell: the strict micro F1 (categories must agree) of the full pipeline minus the "
         "F1 with only this pass switched off — positive: the pass pays — and, in brackets, the "
-        "spans it adds (found with it, not without) and removes. `·`: no span changes. "
-        "Corpora and scopes as in `quality.md` (the synthetic notes read as text).",
+        "spans it adds (found with it, not without) and removes. In square brackets: the "
+        f"paired 95 % bootstrap interval of the difference ({RESAMPLES} resamples of the "
+        "corpus's documents, each drawn once for both sides, seed 0). `·`: no span changes. "
+        "Corpora and scopes as in `quality.md` (the synthetic notes read as text). Verdict: "
+        "the corpora where the interval lies above 0 (the pass pays) or below 0 (it costs); "
+        "a pass that pays nowhere no longer earns its place.",
         "",
-        "| pass | stage | " + " | ".join(names) + " |",
-        "|---|---|" + "---|" * len(names),
+        "| pass | stage | verdict | " + " | ".join(names) + " |",
+        "|---|---|---|" + "---|" * len(names),
     ]
     for p in passes:
-        lines.append(f"| `{p.id}` | {p.stage} | " + " | ".join(rows[p.id]) + " |")
+        lines.append(
+            f"| `{p.id}` | {p.stage} | {verdict(effects[p.id])} | " + " | ".join(rows[p.id]) + " |"
+        )
     lines += ["", "## The passes", ""]
     lines += [f"- `{p.id}` ({p.stage}): {p.summary}." for p in passes]
     page = "\n".join(lines) + "\n"

@@ -184,3 +184,32 @@ def test_a_paired_recall_difference_resamples_documents_once_for_both_sides() ->
         paired_recall_difference(first, {"a": (1, 4)})
     with pytest.raises(ValueError):
         paired_recall_difference({"a": (1, 4)}, {"a": (1, 5)})
+
+
+def test_a_paired_f1_difference_resamples_documents_once_for_both_sides() -> None:
+    from polydeid.evaluate.bootstrap import paired_f1_difference
+    from polydeid.evaluate.metrics import PRF
+
+    # ``first`` finds one more gold span in "a" and "d" and predicts nothing wrong
+    first = {"a": PRF(3, 3, 3, 4), "b": PRF(2, 2, 2, 2), "c": PRF(0, 0, 0, 0), "d": PRF(5, 5, 5, 6)}
+    second = {
+        "a": PRF(2, 2, 2, 4),
+        "b": PRF(2, 2, 2, 2),
+        "c": PRF(0, 0, 0, 0),
+        "d": PRF(4, 4, 4, 6),
+    }
+    found = paired_f1_difference(first, second, n_resamples=500, seed=1)
+    assert found.estimate == pytest.approx(2 * 10 / 22 - 2 * 8 / 20)
+    assert found.low is not None and found.high is not None
+    assert 0 <= found.low <= found.estimate <= found.high  # never worse in any document
+    # one false positive more in one document: a loss whose interval reaches 0
+    worse = {**first, "b": PRF(2, 3, 2, 2)}
+    lost = paired_f1_difference(worse, first, n_resamples=500, seed=1)
+    assert lost.estimate is not None and lost.estimate < 0
+    assert lost.high == pytest.approx(0.0)
+    same = paired_f1_difference(first, first, n_resamples=200)
+    assert (same.estimate, same.low, same.high) == (0.0, 0.0, 0.0)
+    assert paired_f1_difference({}, {}).estimate is None
+    assert paired_f1_difference({"c": PRF()}, {"c": PRF()}).estimate is None
+    with pytest.raises(ValueError):
+        paired_f1_difference(first, {"a": PRF()})

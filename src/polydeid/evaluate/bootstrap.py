@@ -28,6 +28,7 @@ __all__ = [
     "RunSummary",
     "bootstrap_ci",
     "mean_sd",
+    "paired_f1_difference",
     "paired_recall_difference",
     "percentile",
 ]
@@ -207,6 +208,37 @@ def paired_recall_difference(
         if not gold:
             return None
         return (sum(columns[0][i] for i in picks) - sum(columns[1][i] for i in picks)) / gold
+
+    rng = random.Random(seed)
+    population = range(len(ids))
+    draws = [difference(rng.choices(population, k=len(ids))) for _ in range(n_resamples)]
+    return _interval(difference(population), draws, level)
+
+
+def paired_f1_difference(
+    first: Mapping[str, PRF],
+    second: Mapping[str, PRF],
+    *,
+    n_resamples: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> Interval:
+    """Micro F1 of ``first`` minus micro F1 of ``second`` with its paired bootstrap interval:
+    both map the same documents to their counts (gold may differ, e.g. in scope), and each
+    resample draws documents once for both; resamples where either F1 is undefined are left
+    out."""
+    if set(first) != set(second):
+        raise ValueError("a paired difference needs the same documents on both sides")
+    ids = sorted(first)
+    if not ids:
+        return Interval(None, None, None, 0)
+    left = _columns([first[d] for d in ids])
+    right = _columns([second[d] for d in ids])
+
+    def difference(picks: Sequence[int]) -> float | None:
+        a = PRF(*(sum(map(col.__getitem__, picks)) for col in left)).f1
+        b = PRF(*(sum(map(col.__getitem__, picks)) for col in right)).f1
+        return None if a is None or b is None else a - b
 
     rng = random.Random(seed)
     population = range(len(ids))
