@@ -142,6 +142,29 @@ def test_a_header_line_is_skipped_only_where_asked_and_only_first(tmp_path):
     assert plain.failures  # without the option the header is a malformed row
 
 
+def test_titles_a_scheme_puts_in_person_spans_are_moved_out_where_the_language_leaves_them_out(
+    tmp_path,
+):
+    from polydeid.corpora.conll import read_hipe
+
+    rows = ["TOKEN\tNE-COARSE-LIT", "# hipe2022:document_id = d1"]
+    tagged = [("M", "B-PER"), (".", "I-PER"), ("de", "I-PER"), ("Lasteyrie", "I-PER")]
+    tagged += [("et", "O"), ("Mme", "B-PER"), ("Curie", "I-PER"), ("et", "O")]
+    tagged += [("MM", "B-PER"), (".", "I-PER"), ("Mme", "I-PER")]  # only titles: stays
+    tagged += [("à", "O"), ("M", "B-LOC"), (".", "I-LOC"), ("Ville", "I-LOC")]  # not a person
+    tagged += [("le", "O"), ("président", "B-PER"), ("Doumer", "I-PER")]  # a function stays
+    rows += [f"{token}\t{tag}" for token, tag in tagged] + [""]
+    path = tmp_path / "hipe.tsv"
+    path.write_text("\n".join(rows), "utf-8")
+    (doc,) = read_hipe(path, lang="fr", sentences_per_document=1).documents
+    assert [text for _, text, _ in labelled(doc)] == [
+        "de Lasteyrie", "Curie", "MM . Mme", "M . Ville", "président Doumer",
+    ]  # fmt: skip
+    # English keeps a title in the name span (titles_in_names): nothing moves
+    (english,) = read_hipe(path, lang="en", sentences_per_document=1).documents
+    assert labelled(english)[0][1] == "M . de Lasteyrie"
+
+
 def test_tab_separated_columns_are_chosen_by_option(tmp_path):
     path = tmp_path / "cols.tsv"
     path.write_text("x\tKigali\tNNP\tB-LOC\ny\tni\tVB\tO\n", "utf-8")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import random
 from pathlib import Path
@@ -203,6 +204,15 @@ def test_run_scores_are_cached_in_run_folders_but_never_in_the_shipped_model(
     assert (run / seeds.SCORES_FILE).is_file()
     assert seeds.score_run(run, sets, "float32") == expected
     assert len(calls) == 1  # the second call read the cache
+    # the same set read with other gold spans (another reader convention): scored again
+    moved = dataclasses.replace(_doc(), spans=_doc().spans[1:])
+    seeds.score_run(run, [training.DevSet("meddocan-dev", "es", [moved])], "float32")
+    assert len(calls) == 2
+    seeds.score_run(run, sets, "float32")
+    assert len(calls) == 3
+    calls.clear()
+    seeds.score_run(run, sets, "float32")
+    assert not calls
     # the shipped model's folder is package data: scored, never written to
     assert seeds.score_run(MODEL_DIR, sets, "float32") == expected
     assert not (MODEL_DIR / seeds.SCORES_FILE).exists()

@@ -117,6 +117,10 @@ class Scheme:
     #: not identifiers (``[kinship] labels``; the corpus readers apply it with the language's
     #: kinship words)
     kinship_labels: frozenset[str] = frozenset()
+    #: Titles the scheme's guideline puts at the start of a person span (``M.``, ``Mme``,
+    #: ``docteur``: ``[persons] titles``). Where the language's convention leaves a title out
+    #: of the name (``titles_in_names`` false), the corpus readers move them out of the span.
+    person_titles: frozenset[str] = frozenset()
 
     @property
     def groups(self) -> frozenset[str]:
@@ -171,4 +175,5 @@ def scheme(name: str) -> Scheme:
         mapping=mapping,
         unmarked_dates=frozenset(raw.get("unmarked_dates", ())),
         kinship_labels=frozenset(raw.get("kinship", {}).get("labels", ())),
+        person_titles=frozenset(raw.get("persons", {}).get("titles", ())),
     )

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import NamedTuple
@@ -34,6 +34,7 @@ from polydeid.corpora._files import corpus_files
 from polydeid.corpora.document import AnnotatedDocument, Corpus, ReadFailure
 from polydeid.formats.text import decode_utf8
 from polydeid.locales import canonical_language
+from polydeid.locales.names import titles_in_names
 
 DOCSTART = "-DOCSTART-"
 _BLANKS = re.compile(r"[ \t]+")
@@ -292,6 +293,8 @@ def build_document(
         offset = token_spans[-1][1] + 1
     text = "\n".join(lines)
     spans, dropped = _merge_layers(layers)
+    if mapping.person_titles and not titles_in_names(lang):
+        spans = titles_moved_out(text, spans, mapping.person_titles)
     meta = {
         "reconstructed": True,
         "sentences": len(sentences),
@@ -302,6 +305,26 @@ def build_document(
     return AnnotatedDocument(
         id=doc_id, text=text, lang=lang, spans=spans, source=source, meta=MappingProxyType(meta)
     )
+
+
+#: One title token and the full stop written after it as a token of its own (``M .``).
+_TITLE_TOKEN = re.compile(r"(\S+?)(?: ?\.)?(?: |$)")
+
+
+def titles_moved_out(text: str, spans: Sequence[Span], titles: frozenset[str]) -> tuple[Span, ...]:
+    """``spans`` with the title tokens that open a person span (``M . de Lasteyrie``, ``Mme
+    Curie``) moved out of it; a span made only of titles stays as it is."""
+    out = []
+    for span in spans:
+        start = span.start
+        if isinstance(span.label, Category) and taxonomy.COARSE_GROUP.get(span.label) == "NAME":
+            while (match := _TITLE_TOKEN.match(text, start, span.end)) and match.group(1) in titles:
+                if match.end() >= span.end:  # only titles: the span stays as annotated
+                    start = span.start
+                    break
+                start = match.end()
+        out.append(span if start == span.start else replace(span, start=start))
+    return tuple(out)
 
 
 def _tokens(

@@ -80,6 +80,7 @@ def score_run(
         "decoder": DECODER_VERSION,
         "precision": resolve(precision),
         "sets": {dev.name: len(dev.docs) for dev in sets},
+        "gold": {dev.name: dev.gold_digest() for dev in sets},
         "scopes": {dev.name: sorted(dev.scope or ()) for dev in sets},
         "figures": [*(key for _, key in FIGURES), "name_documents"],
         **({"router_sha256": sha256_file(folder / ROUTER_FILE)} if calibrated else {}),

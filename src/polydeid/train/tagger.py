@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import hashlib
 import json
 import logging
 import math
@@ -387,6 +388,17 @@ class DevSet:
     docs: list[AnnotatedDocument]
     scope: frozenset[Category] | None = None
     selects: bool = True  # counted in the selection value
+
+    def gold_digest(self) -> str:
+        """A checksum of the documents' texts and gold spans: scores kept for a set are stale
+        once the set is read differently (another reader convention, a corrected file)."""
+        digest = hashlib.sha256()
+        for doc in self.docs:
+            digest.update(f"{doc.id}\0{len(doc.text)}\0".encode())
+            digest.update(hashlib.sha256(doc.text.encode()).digest())
+            for span in doc.spans:
+                digest.update(f"{span.start},{span.end},{span.label.value};".encode())
+        return digest.hexdigest()[:16]
 
 
 def dev_sets(
