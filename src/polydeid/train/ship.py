@@ -36,7 +36,7 @@ def shipped_meta(run: Path, model_dir: Path, stage: int, init: str) -> dict[str,
     the packaged model's stages carried (its own as ``stage_<stage - 1>``)."""
     if stage < 2:
         raise ConfigError("a shipped stage follows the packaged one: --stage is at least 2")
-    new = json.loads((run / META_FILE).read_text("utf-8"))
+    new: dict[str, Any] = json.loads((run / META_FILE).read_text("utf-8"))
     old = json.loads((model_dir / META_FILE).read_text("utf-8"))
     previous = f"stage_{stage - 1}"
     if previous in old or f"stage_{stage}" in old:
