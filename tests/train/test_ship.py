@@ -8,11 +8,15 @@ from pathlib import Path
 import pytest
 
 from polydeid.core.errors import ConfigError
-from polydeid.detect.tagger.model import META_FILE, WEIGHTS_FILE, sha256_file
+from polydeid.detect.tagger.model import META_FILE, MODEL_DIR, WEIGHTS_FILE, sha256_file
 from polydeid.train import ship
 
+#: A real router (every shipped language), and the same marked as the run's own.
+ROUTER = (MODEL_DIR / "router.toml").read_text("utf-8")
+RUN_ROUTER = ROUTER + "\n# calibrated for the run\n"
 
-def _folder(path: Path, meta: dict, weights: bytes, router: str | None = "[en]\n") -> Path:
+
+def _folder(path: Path, meta: dict, weights: bytes, router: str | None = RUN_ROUTER) -> Path:
     path.mkdir()
     (path / WEIGHTS_FILE).write_bytes(weights)
     meta = {**meta, "weights_sha256": sha256_file(path / WEIGHTS_FILE)}
@@ -33,7 +37,7 @@ def packaged(tmp_path: Path) -> Path:
         "stage_3": {"recipe": {"seed": 5}},
         "stage_2": {"recipe": {"seed": 2}},
     }
-    return _folder(tmp_path / "model", meta, b"old weights", "[de]\n")
+    return _folder(tmp_path / "model", meta, b"old weights", ROUTER)
 
 
 def _run(tmp_path: Path, **changes: object) -> Path:
@@ -48,7 +52,7 @@ def test_a_run_ships_with_the_packaged_stages_carried(tmp_path: Path, packaged: 
     meta = json.loads((packaged / META_FILE).read_text("utf-8"))
     assert (packaged / WEIGHTS_FILE).read_bytes() == b"new weights"
     assert meta["weights_sha256"] == sha256_file(packaged / WEIGHTS_FILE)
-    assert (packaged / "router.toml").read_text() == "[en]\n"
+    assert (packaged / "router.toml").read_text() == RUN_ROUTER
     assert meta["recipe"] == {"seed": 11, "init": "stage 4 and more"}
     assert meta["stage_4"] == {
         "recipe": {"seed": 8, "init": "stage 3"},
@@ -65,13 +69,29 @@ def test_a_run_ships_with_the_packaged_stages_carried(tmp_path: Path, packaged: 
         ship.ship(run, packaged, 5, "again")
 
 
-@pytest.mark.parametrize("fault", ["no router", "other weights", "too large", "has stages"])
+@pytest.mark.parametrize(
+    "fault",
+    [
+        "no router",
+        "unreadable router",
+        "router lacks a language",
+        "other weights",
+        "too large",
+        "has stages",
+    ],
+)
 def test_a_run_that_cannot_ship_leaves_the_packaged_model_alone(
     tmp_path: Path, packaged: Path, fault: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     run = _run(tmp_path, **({"stage_2": {}} if fault == "has stages" else {}))
     if fault == "no router":
         (run / "router.toml").unlink()
+    elif fault == "unreadable router":
+        (run / "router.toml").write_text("[en]\n", "utf-8")
+    elif fault == "router lacks a language":
+        kept = RUN_ROUTER.replace("[languages.luo]", "[dropped.luo]")
+        assert kept != RUN_ROUTER
+        (run / "router.toml").write_text(kept, "utf-8")
     elif fault == "other weights":
         (run / WEIGHTS_FILE).write_bytes(b"changed after training")
     elif fault == "too large":

@@ -183,6 +183,23 @@ class RunSummary:
         return {"n_runs": self.n_runs, "stats": {k: v.to_dict() for k, v in self.stats.items()}}
 
 
+def _paired(
+    ids: Sequence[str],
+    difference: Callable[[Sequence[int]], float | None],
+    n_resamples: int,
+    seed: int,
+    level: float,
+) -> Interval:
+    """``difference`` over all of ``ids`` (their indices) with its percentile interval over
+    resamples that draw each index once for both sides."""
+    if not ids:
+        return Interval(None, None, None, 0)
+    rng = random.Random(seed)
+    population = range(len(ids))
+    draws = [difference(rng.choices(population, k=len(ids))) for _ in range(n_resamples)]
+    return _interval(difference(population), draws, level)
+
+
 def paired_recall_difference(
     first: Mapping[str, tuple[int, int]],
     second: Mapping[str, tuple[int, int]],
@@ -197,8 +214,6 @@ def paired_recall_difference(
     if set(first) != set(second):
         raise ValueError("a paired difference needs the same documents on both sides")
     ids = sorted(first)
-    if not ids:
-        return Interval(None, None, None, 0)
     columns = [[first[d][0] for d in ids], [second[d][0] for d in ids], [first[d][1] for d in ids]]
     if any(first[d][1] != second[d][1] for d in ids):
         raise ValueError("both sides must count the same gold spans")
@@ -209,10 +224,7 @@ def paired_recall_difference(
             return None
         return (sum(columns[0][i] for i in picks) - sum(columns[1][i] for i in picks)) / gold
 
-    rng = random.Random(seed)
-    population = range(len(ids))
-    draws = [difference(rng.choices(population, k=len(ids))) for _ in range(n_resamples)]
-    return _interval(difference(population), draws, level)
+    return _paired(ids, difference, n_resamples, seed, level)
 
 
 def paired_f1_difference(
@@ -230,8 +242,6 @@ def paired_f1_difference(
     if set(first) != set(second):
         raise ValueError("a paired difference needs the same documents on both sides")
     ids = sorted(first)
-    if not ids:
-        return Interval(None, None, None, 0)
     left = _columns([first[d] for d in ids])
     right = _columns([second[d] for d in ids])
 
@@ -240,10 +250,7 @@ def paired_f1_difference(
         b = PRF(*(sum(map(col.__getitem__, picks)) for col in right)).f1
         return None if a is None or b is None else a - b
 
-    rng = random.Random(seed)
-    population = range(len(ids))
-    draws = [difference(rng.choices(population, k=len(ids))) for _ in range(n_resamples)]
-    return _interval(difference(population), draws, level)
+    return _paired(ids, difference, n_resamples, seed, level)
 
 
 def _numeric_leaves(tree: Mapping[str, object], prefix: str = "") -> Iterator[tuple[str, float]]:

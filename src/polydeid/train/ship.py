@@ -1,14 +1,14 @@
 """Ship a trained and calibrated tagger run as the packaged model, keeping the stages' recipes.
 
-    python -m polydeid.train.ship runs/tagger-r9s12 --stage 5 \\
+    python -m polydeid.train.ship runs/tagger-r9 --stage 5 \\
         --init "stage 4 (...): its recipe, data and history under 'stage_4'; stage 5 ..."
 
 The run folder must hold the weights its ``tagger.json`` names (checksum), a ``router.toml``
-written by ``python -m polydeid.train.calibrate --model RUN``, and weight files under the size
-limit (:data:`MAX_WEIGHTS_BYTES`). The packaged model's own recipe, data counts, history and
-chosen epoch move under ``stage_<stage - 1>`` of the new ``tagger.json``, beside the earlier
-stages it carried, so that the model card's recipe can be resumed from the file. Nothing is
-written when a check fails.
+written by ``python -m polydeid.train.calibrate --model RUN`` that covers every language the
+packaged router covers, and weights under the size limit (:data:`MAX_WEIGHTS_BYTES`). The
+packaged model's own recipe, data counts, history and chosen epoch move under
+``stage_<stage - 1>`` of the new ``tagger.json``, beside the earlier stages it carried, so that
+the model card's recipe can be resumed from the file. Nothing is written when a check fails.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from polydeid.core.errors import ConfigError
-from polydeid.detect.tagger.detector import ROUTER_FILE
+from polydeid.core.errors import ConfigError, DetectorUnavailableError
+from polydeid.detect.tagger.detector import ROUTER_FILE, read_router, require_routes
 from polydeid.detect.tagger.model import META_FILE, MODEL_DIR, WEIGHTS_FILE, sha256_file
 
 #: The packaged weight files' total size may not exceed this (issue 35: under 60 MB).
@@ -39,8 +39,9 @@ def shipped_meta(run: Path, model_dir: Path, stage: int, init: str) -> dict[str,
     new: dict[str, Any] = json.loads((run / META_FILE).read_text("utf-8"))
     old = json.loads((model_dir / META_FILE).read_text("utf-8"))
     previous = f"stage_{stage - 1}"
-    if previous in old or f"stage_{stage}" in old:
-        raise ConfigError(f"the packaged model already records {previous}: is --stage right?")
+    recorded = [k for k in old if k.startswith("stage_") and int(k[len("stage_") :]) >= stage - 1]
+    if recorded:
+        raise ConfigError(f"the packaged model already records {recorded[0]}: is --stage right?")
     if any(k.startswith("stage_") for k in new):
         raise ConfigError("the run's tagger.json already carries stages: is it a run folder?")
     new["recipe"] = {**new["recipe"], "init": init}
@@ -50,8 +51,9 @@ def shipped_meta(run: Path, model_dir: Path, stage: int, init: str) -> dict[str,
     return new
 
 
-def check_run(run: Path) -> None:
-    """Raise :class:`ConfigError` unless ``run`` can ship (module docstring)."""
+def check_run(run: Path, model_dir: Path) -> None:
+    """Raise :class:`ConfigError` unless ``run`` can ship (module docstring); its router is read
+    as the detector reads it and must cover every language the packaged router covers."""
     meta_path, weights = run / META_FILE, run / WEIGHTS_FILE
     for path in (meta_path, weights, run / ROUTER_FILE):
         if not path.is_file():
@@ -59,15 +61,20 @@ def check_run(run: Path) -> None:
     meta = json.loads(meta_path.read_text("utf-8"))
     if sha256_file(weights) != meta.get("weights_sha256"):
         raise ConfigError("the weights are not the ones tagger.json names", location=str(run))
-    size = sum(p.stat().st_size for p in run.glob("*.safetensors"))
+    size = weights.stat().st_size
     if size > MAX_WEIGHTS_BYTES:
         raise ConfigError(f"weights of {size} bytes exceed {MAX_WEIGHTS_BYTES}", location=str(run))
+    try:
+        routes = read_router(run)
+    except DetectorUnavailableError as exc:
+        raise ConfigError(exc.message, location=str(run)) from None
+    require_routes(routes, read_router(model_dir), location=str(run / ROUTER_FILE))
 
 
 def ship(run: Path, model_dir: Path, stage: int, init: str) -> None:
     """Check ``run``, then replace the packaged weights, router and ``tagger.json`` with its
     own (the meta written last, after the files it names)."""
-    check_run(run)
+    check_run(run, model_dir)
     meta = shipped_meta(run, model_dir, stage, init)
     with tempfile.TemporaryDirectory(dir=model_dir) as tmp:
         staged = Path(tmp)

@@ -394,8 +394,7 @@ class DevSet:
         once the set is read differently (another reader convention, a corrected file)."""
         digest = hashlib.sha256()
         for doc in self.docs:
-            digest.update(f"{doc.id}\0{len(doc.text)}\0".encode())
-            digest.update(hashlib.sha256(doc.text.encode()).digest())
+            digest.update(f"{doc.id}\0{len(doc.text)}\0{doc.text}\0".encode())
             for span in doc.spans:
                 digest.update(f"{span.start},{span.end},{span.label.value};".encode())
         return digest.hexdigest()[:16]
@@ -487,23 +486,26 @@ def evaluate(
         readings.extend(zip(chunk, tagger.predict([d.text for d in chunk]), strict=True))
 
     def decoded(threshold: float | None) -> dict[str, list[Span]]:
-        """Every document decoded with its persons at ``threshold``, or (None) as the
-        detector reads it: its language's route."""
+        """Every document with its persons at ``threshold``, or (None) as the detector reads
+        it: at its language's route's thresholds, in the route's categories."""
         out = {}
         for doc, (aligned, probs) in readings:
-            route = None if threshold is not None or routes is None else routes[doc.lang]
+            route = routes[doc.lang] if threshold is None and routes is not None else None
             thresholds = (
-                dict.fromkeys(PERSON_CATEGORIES, threshold) if route is None else route.thresholds
+                dict.fromkeys(PERSON_CATEGORIES, 0.5 if threshold is None else threshold)
+                if route is None
+                else route.thresholds
             )
             spans = decode(
                 doc.text, aligned.grid, probs, thresholds, source="tagger",
                 names=name_words(doc.lang),
             )  # fmt: skip
-            kept = route.categories if route is not None else None
-            out[doc.id] = spans if kept is None else [s for s in spans if s.label in kept]
+            out[doc.id] = (
+                spans if route is None else [s for s in spans if s.label in route.categories]
+            )
         return out
 
-    scores = score_corpus(docs, decoded(0.5 if routes is None else None), categories=scope)
+    scores = score_corpus(docs, decoded(None if routes is not None else 0.5), categories=scope)
     persons = [scores.strict[c] for c in ("PERSON", "PERSON_THIRD_PARTY")]
     found = sum(p.found_gold for p in persons)
     gold = sum(p.gold for p in persons)
