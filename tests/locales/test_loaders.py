@@ -109,7 +109,6 @@ WORD_KINDS: list[tuple[str, Callable[[str], Any], Mapping[str, str]]] = [
         place_words,
         {
             "heads_before": "heads.before",
-            "conjunctions": "words.conjunctions",
             "joiners": "words.joiners",
             "organisations": "words.organisations",
             "locatives": "context.before",
@@ -143,7 +142,7 @@ def test_every_pack_ships_the_word_kinds(lang: str) -> None:
 
 def test_empty_without_a_file() -> None:
     # Only Dholuo writes administrative heads before a place; Chinese ships no places.toml.
-    assert place_words("luo").heads_before and place_words("luo").conjunctions
+    assert place_words("luo").heads_before and place_words("luo").joiners
     assert [c for c in LANGS if place_words(c).heads_before] == ["luo"]
     assert place_words("zh") == PlaceWords("zh")
     assert IdentifierWords("xx").words("national_id") == ()

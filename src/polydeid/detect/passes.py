@@ -21,7 +21,7 @@ from polydeid.core.resolve import ResolvePolicy
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category
 from polydeid.detect.kinship import drop_kinship_mentions
-from polydeid.detect.places import grow_to_heads, strip_conjunctions
+from polydeid.detect.places import grow_to_heads
 from polydeid.detect.propagate import propagate_names
 from polydeid.detect.roles import assign_label_roles, grow_to_values
 from polydeid.detect.vocabulary import drop_common_words
@@ -102,10 +102,6 @@ def _shaped(text: str, s: Span) -> bool:
     )
 
 
-def _conjunctions(ctx: SegmentContext, spans: tuple[Span, ...]) -> tuple[Span, ...]:
-    return strip_conjunctions(ctx.text, spans, ctx.lang)
-
-
 def _heads(ctx: SegmentContext, spans: tuple[Span, ...]) -> tuple[Span, ...]:
     return grow_to_heads(ctx.text, spans, ctx.lang)
 
@@ -139,12 +135,6 @@ SEGMENT_PASSES: tuple[SpanPass, ...] = (
         "a span of any detector that lacks its category's minimal shape (lexicon/data/"
         "shapes.toml: an ID with no digit, a phone shorter than any plan, an unlabelled clock "
         "range) goes",
-    ),
-    SpanPass(
-        "places.trailing_conjunction",
-        Stage.SEGMENT,
-        _conjunctions,
-        "a place span loses a conjunction it ends with ('county ma kisumu gi')",
     ),
     SpanPass(
         "places.administrative_head",

@@ -9,9 +9,6 @@ any case, any run of spaces between the head's words) therefore grows over the h
 span lying wholly inside the head (the model's "Sub County") is absorbed; a span of any other
 kind there, or one reaching across the head's start, leaves the place as it was.
 
-A place span that ends in a conjunction of its language (``[words] conjunctions``: Dholuo
-"gi", "kod") loses it: the model ran "county ma Kisumu gi" (and) towards the next place.
-
 Languages without a ``places.toml`` are unchanged; so is a head that ends a line before the
 name (a line is a field).
 """
@@ -42,37 +39,6 @@ def _head_pattern(lang: str) -> regex.Pattern[str] | None:
     words = sorted((h.split() for h in heads), key=len, reverse=True)
     alternatives = "|".join(r"[ \t]+".join(regex.escape(w) for w in ws) for ws in words)
     return regex.compile(rf"(?i)(?<!\w)(?:{alternatives})[ \t]+\Z")
-
-
-@cache
-def _conjunctions(lang: str) -> frozenset[str]:
-    return frozenset(w.casefold() for w in place_words(lang).conjunctions)
-
-
-def _without_conjunction(text: str, span: Span, conjunctions: frozenset[str]) -> Span:
-    """``span`` less a conjunction it ends with ("county ma kisumu gi" → "county ma kisumu")."""
-    head, _, last = text[span.start : span.end].rpartition(" ")
-    if head.strip() and last.casefold() in conjunctions:
-        end = span.start + len(head.rstrip())
-        return Span(span.start, end, span.label, span.source, span.score)
-    return span
-
-
-def adjust_places(text: str, spans: Sequence[Span], lang: str) -> tuple[Span, ...]:
-    """``spans`` (resolved: sorted, not overlapping) with each place span less a conjunction it
-    ends with (:func:`strip_conjunctions`) and grown over the administrative head written right
-    before it (:func:`grow_to_heads`)."""
-    return grow_to_heads(text, strip_conjunctions(text, spans, lang), lang)
-
-
-def strip_conjunctions(text: str, spans: Sequence[Span], lang: str) -> tuple[Span, ...]:
-    """``spans`` with each place span less a conjunction of ``lang`` it ends with."""
-    conjunctions = _conjunctions(lang)
-    if not conjunctions or not any(s.label in PLACES for s in spans):
-        return tuple(spans)
-    return tuple(
-        _without_conjunction(text, s, conjunctions) if s.label in PLACES else s for s in spans
-    )
 
 
 def grow_to_heads(text: str, spans: Sequence[Span], lang: str) -> tuple[Span, ...]:

@@ -523,7 +523,6 @@ class _PlaceWords(TypedDict, total=False):
     organisations: Words
     nouns_capitalised: bool
     german_nouns: bool
-    conjunctions: Words
 
 
 @strict

@@ -127,8 +127,6 @@ class NameWords:
     #: words trimmed from the start of a name: honorifics, greetings ("habari", "dear") and
     #: first-person pronouns (Dholuo "an")
     openers: frozenset[str] = frozenset()
-    #: first-person pronouns a writer puts before their own name
-    pronouns: frozenset[str] = frozenset()
     #: possessive endings of a name's last word ("'s")
     possessive_suffixes: tuple[str, ...] = ()
     #: whether a title written right before a name belongs to the name span
@@ -148,7 +146,6 @@ def name_words(lang: str) -> NameWords:
         titles=titles,
         honorifics=frozenset(t.casefold() for t in fmt.honorifics),
         openers=openers,
-        pronouns=frozenset(t.casefold() for t in fmt.pronouns),
         possessive_suffixes=fmt.possessive_suffixes,
         titles_in_names=fmt.titles_in_names,
         bare=titles | openers,

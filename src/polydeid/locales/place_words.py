@@ -6,8 +6,7 @@ around them (the country-level ``places.toml`` of place lists is :mod:`polydeid.
     [meta]     sources, licence
     [heads]    before = heads written right before a place's name and part of it
                ("county ma" in Dholuo "County ma Siaya")
-    [words]    conjunctions = words that never end a place ("gi", "kod": and, with);
-               nouns_capitalised = whether the language capitalises every noun (German), so
+    [words]    nouns_capitalised = whether the language capitalises every noun (German), so
                that a capital letter does not make a common word a name;
                german_nouns = whether its common nouns are read from ``german-nouns``
                (Wiktionary's German nouns) instead of word frequencies;
@@ -43,7 +42,6 @@ class PlaceWords:
 
     code: str
     heads_before: tuple[str, ...] = ()
-    conjunctions: tuple[str, ...] = ()
     nouns_capitalised: bool = False
     german_nouns: bool = False
     joiners: tuple[str, ...] = ()
@@ -69,7 +67,6 @@ def place_words(code: str) -> PlaceWords:
     return PlaceWords(
         code=code,
         heads_before=schema.strings(heads, "before", file, "heads."),
-        conjunctions=schema.strings(words, "conjunctions", file, "words."),
         nouns_capitalised=schema.flag(words, "nouns_capitalised", file, "words."),
         german_nouns=schema.flag(words, "german_nouns", file, "words."),
         joiners=schema.strings(words, "joiners", file, "words."),

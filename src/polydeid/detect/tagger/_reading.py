@@ -100,8 +100,7 @@ class Reading:
     """A span as the decoder reads it, before its category is voted: words ``first`` to
     ``last`` (``end``: its character end where a pass moved it off the last word's end),
     ``floor`` (words before it belong to an earlier span), ``floor_after`` (the first word a
-    later span may take), ``cued`` (a person by an honorific), ``introduced`` (a name a
-    first-person pronoun opens)."""
+    later span may take), ``cued`` (a person by an honorific)."""
 
     group: str
     first: int
@@ -112,7 +111,6 @@ class Reading:
     floor_after: int
     end: int | None = None
     cued: bool = False
-    introduced: bool = False
 
     def start_char(self, grid: Sequence[tuple[int, int]]) -> int:
         return grid[self.first][0]

@@ -146,22 +146,12 @@ def _vote(
     text, grid = ctx.text, ctx.grid
     placed = [(r, r.start_char(grid), r.end_char(grid)) for r in readings]
     votes: dict[str, dict[Category, float]] = {}
-    told: dict[str, dict[Category, float]] = {}  # the same, self-introductions left out
     for r, start, end in placed:
-        for table in (votes,) if r.introduced else (votes, told):
-            pool(table.setdefault(text[start:end], {}), r.mass)
-    # where a name is also written elsewhere than in a self-introduction, those mentions choose
-    # its role (where they read it as a name at all)
-    role_tallies = {
-        written: told[written]
-        if any(COARSE_GROUP[c] == "NAME" for c in told.get(written, ()))
-        else tally
-        for written, tally in votes.items()
-    }
+        pool(votes.setdefault(text[start:end], {}), r.mass)
     groups = {t: COARSE_GROUP[max(v, key=v.__getitem__)] for t, v in votes.items()}
     named = {text[start:end] for r, start, end in placed if r.cued}
     named.update(t for t, group in groups.items() if group == "NAME")
-    tallies: Mapping[str, Mapping[Category, float]] = {t: role_tallies[t] for t in named}
+    tallies: Mapping[str, Mapping[Category, float]] = {t: votes[t] for t in named}
     for p in staged.get(Stage.VOTES, ()):
         tallies = p.run(ctx, tallies)
     spans = []
@@ -171,7 +161,7 @@ def _vote(
         # an honorific said person: the votes choose only the role
         group = "NAME" if r.cued else groups[written]
         if group == "NAME":
-            tally = tallies.get(written, role_tallies[written])
+            tally = tallies.get(written, tally)
         category = max((c for c in tally if COARSE_GROUP[c] == group), key=tally.__getitem__)
         score = round(r.score, 4)  # the score a span reports is the one its threshold judged
         if score >= thresholds.get(category, default_threshold):

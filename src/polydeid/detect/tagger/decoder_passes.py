@@ -72,19 +72,6 @@ def _bracket(ctx: DecodeContext, i: int, current: Open | None, tag: WordTag | No
     return Cut.SKIP if ctx.word(i) in _BRACKETS else None
 
 
-def _full_stop(ctx: DecodeContext, i: int, current: Open | None, tag: WordTag | None) -> Cut | None:
-    text, grid = ctx.text, ctx.grid
-    if (
-        current is not None
-        and current.group == "NAME"
-        and ctx.word(i) == "."
-        and text[grid[i][1] : grid[i][1] + 1].isspace()
-        and _edge_word(text, grid, i, leading=False)
-    ):
-        return Cut.SKIP
-    return None
-
-
 def _kind_change(
     ctx: DecodeContext, i: int, current: Open | None, tag: WordTag | None
 ) -> Cut | None:
@@ -179,19 +166,6 @@ def _possessive(ctx: DecodeContext, r: Reading) -> Reading | None:
     return r
 
 
-def _self_introduction(ctx: DecodeContext, r: Reading) -> Reading | None:
-    names, text, grid = ctx.names, ctx.text, ctx.grid
-    if (
-        r.group == "NAME"
-        and names is not None
-        and r.first > 0
-        and ctx.word(r.first - 1).casefold() in names.pronouns
-        and text[grid[r.first - 1][1] : grid[r.first][0]].isspace()
-    ):
-        r.introduced = True  # "an Akong'o Opondo": I am …
-    return r
-
-
 # --- readings, together: before the votes ------------------------------------------------------
 
 
@@ -218,7 +192,6 @@ def _hyphen_join(ctx: DecodeContext, readings: list[Reading]) -> list[Reading]:
                     r.floor_after,
                     end=r.end_char(grid),
                     cued=a.cued or r.cued,
-                    introduced=a.introduced,
                 )
                 continue
         out.append(r)
@@ -281,13 +254,6 @@ DECODER_PASSES: tuple[SpanPass, ...] = (
         "a bracket ends a span and belongs to none ('Hospital Virgen del Rocío (Sevilla)')",
     ),
     SpanPass(
-        "decode.full_stop",
-        Stage.BOUNDARY,
-        _full_stop,
-        "a full stop (a dot after a word that is no initial or abbreviation, then a space) "
-        "ends a name ('father: Ester.')",
-    ),
-    SpanPass(
         "decode.kind_change",
         Stage.BOUNDARY,
         _kind_change,
@@ -342,13 +308,6 @@ DECODER_PASSES: tuple[SpanPass, ...] = (
         Stage.READING,
         _possessive,
         'a name loses a possessive ending of its last word ("Bentley\'s")',
-    ),
-    SpanPass(
-        "decode.self_introduction",
-        Stage.READING,
-        _self_introduction,
-        "a name a first-person pronoun opens ('an Akong'o Opondo', I am …) votes on its role "
-        "only where it is written nowhere else: it says who writes, not whose record it is",
     ),
     SpanPass(
         "decode.hyphen_join",
