@@ -45,6 +45,39 @@ def test_case_variants_keep_offsets_and_change_only_case() -> None:
     assert all("İ" in v and "ß" in v for v in seen)  # length-changing case maps not applied
 
 
+def test_line_start_variants_open_at_a_sentence_or_a_name_and_keep_every_span_whole() -> None:
+    text = (
+        "Name: Achieng' Otieno\nSeen today. Dr. Ann Lee reviewed her. "
+        "Achieng' Otieno was well. Plan: review in 2 weeks."
+    )
+    first, second = text.index("Achieng'"), text.rindex("Achieng'")
+    doctor = text.index("Dr.")
+    spans = (
+        Span(first, first + 15, Category.PERSON, "gold:x"),
+        Span(doctor, doctor + len("Dr. Ann Lee"), Category.PERSON_THIRD_PARTY, "gold:x"),
+        Span(second, second + 15, Category.PERSON, "gold:x"),
+    )
+    doc = AnnotatedDocument(id="d1", text=text, lang="en", spans=spans)
+    openings = set()
+    for seed in range(40):
+        variant = training.line_start_variant(doc, random.Random(seed))
+        assert variant is not None and doc.text.endswith(variant.text.replace("\n", " ")[-20:])
+        cut = len(doc.text) - len(variant.text)
+        assert variant.id == f"d1#line{cut}"
+        # every span after the cut is kept, word for word, and none other
+        kept = [(doc.text[s.start : s.end], s.label) for s in doc.spans if s.start >= cut]
+        assert [(variant.text[s.start : s.end], s.label) for s in variant.spans] == kept
+        # a sentence end's space becomes a line break; one inside a name ("Dr. Ann") does not
+        assert "Dr.\nAnn" not in variant.text
+        if "her. Achieng'" in doc.text[cut:]:
+            assert "her.\nAchieng'" in variant.text
+        openings.add(variant.text.split()[0])
+    assert {"Achieng'", "Seen", "Dr.", "Plan:"} <= openings
+    # a text with no sentence or name after its first character has no variant
+    plain = AnnotatedDocument(id="d2", text="fever and cough", lang="en", spans=())
+    assert training.line_start_variant(plain, random.Random(0)) is None
+
+
 def test_holdout_split_is_stable_and_about_thirty_percent() -> None:
     ids = [f"doc-{i}" for i in range(4000)]
     held = [i for i in ids if training.in_holdout(i)]
