@@ -95,3 +95,32 @@ def test_evaluate_reads_each_document_at_its_routes_thresholds_and_categories() 
     assert scored["name_documents"] == {"s1": [1, 1]}
     assert scored["names"][2]["threshold"] == 0.5  # the sweep is the same either way
     assert scored["names"] == evaluate(tagger, docs)["names"]
+
+
+def test_dev_documents_read_the_calibration_corpora_of_the_shared_list(tmp_path) -> None:
+    """Calibration reads its real development data from evaluate.devsets' one list: the
+    language's corpora named in CALIBRATION_CORPORA, cut and scoped as evaluation cuts them;
+    another corpus of the language in the same data folder is not read."""
+    from polydeid.evaluate.devsets import DEV_CORPORA, read_dev_corpus
+    from polydeid.train.calibrate import CALIBRATION_CORPORA, dev_documents
+    from polydeid.train.tagger import rooted
+
+    sentences = [f"Mzee\tO\nKibet{k}\tB-PER\nalifika\tO\nleo\tO\n" for k in range(12)]
+    (tmp_path / "masakhaner" / "swa").mkdir(parents=True)
+    (tmp_path / "masakhaner" / "swa" / "dev.txt").write_text("\n".join(sentences), "utf-8")
+    docs, scopes = dev_documents("sw", 2, tmp_path)
+    real = [d for d in docs if d.id in scopes]
+    spec = next(s for s in DEV_CORPORA if s.name.startswith("MasakhaNER dev swa"))
+    expected = list(read_dev_corpus(rooted(spec, tmp_path)).documents)
+    assert [(d.text, d.spans) for d in real] == [(d.text, d.spans) for d in expected]
+    assert len(real) == 2  # 12 sentences, 10 a document, as evaluation cuts them
+    assert all(Category.PERSON in scopes[d.id] and Category.AGE not in scopes[d.id] for d in real)
+    assert len(docs) - len(real) == 2  # the synthetic dev-split notes
+    # an English web corpus beside it is no calibration corpus: only synthetic notes are read
+    uner = next(s for s in DEV_CORPORA if s.name.startswith("UNER dev en"))
+    assert not uner.name.startswith(CALIBRATION_CORPORA)
+    target = rooted(uner, tmp_path).location
+    target.parent.mkdir(parents=True)
+    target.write_text("# sent_id = 1\n1\tKibet\tB-PER\t-\t-\n2\tcame\tO\t-\t-\n", "utf-8")
+    english, english_scopes = dev_documents("en", 1, tmp_path)
+    assert len(english) == 1 and not english_scopes

@@ -2,15 +2,16 @@
 
     python -m polydeid.train.calibrate --model src/polydeid/detect/tagger/model [--floor 0.85]
 
-For each language, development documents with **unseen names** (synthetic documents of the
-*dev* name split, plus the language's real development data: MEDDOCAN dev, the held-out 30 % of
-GermEval 2014 and ASQ-PHI, MasakhaNER dev — "select" data may choose thresholds) are tagged
-once with every threshold at 0.05. For each category, the threshold kept is the one with the
-highest strict recall whose precision is at least ``--floor``, searched only at or below the
-uncalibrated 0.5 — so calibration can never lower recall against the uncalibrated model; when
-no threshold reaches the floor, 0.5 stays. Categories are in scope for a language unless its
-records never carry them (tribes where no country of the language records them, clans where
-the language has no clan names).
+For each language, development documents with **unseen names** — synthetic documents of the
+*dev* name split, and the language's real development corpora named in
+:data:`CALIBRATION_CORPORA` (MEDDOCAN dev, the held-out 30 % of GermEval 2014 and ASQ-PHI,
+MasakhaNER dev; "select" data may choose thresholds), read from the one list of
+:mod:`polydeid.evaluate.devsets` — are tagged once with every threshold at 0.05. For each
+category, the threshold kept is the one with the highest strict recall whose precision is at
+least ``--floor``, searched only at or below the uncalibrated 0.5 — so calibration can never
+lower recall against the uncalibrated model; when no threshold reaches the floor, 0.5 stays.
+Categories are in scope for a language unless its records never carry them (tribes where no
+country of the language records them, clans where the language has no clan names).
 """
 
 from __future__ import annotations
@@ -27,33 +28,22 @@ from polydeid.corpora import AnnotatedDocument
 from polydeid.detect.tagger.decode import decode
 from polydeid.detect.tagger.detector import DEFAULT_THRESHOLD, ROUTER_FILE
 from polydeid.detect.tagger.model import TaggerModel
+from polydeid.evaluate.devsets import DEV_CORPORA, read_dev_corpus
 from polydeid.locales import default_countries, languages
 from polydeid.locales.names import name_data, name_words
 from polydeid.locales.people import country_people
 from polydeid.locales.synth import synth_data
-from polydeid.train.tagger import DATA, Source, read_source
+from polydeid.train.tagger import DATA, rooted
 
 log = logging.getLogger("polydeid.train")
 
 GRID = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5)
 
-REAL_DEV = (
-    Source("meddocan-dev", "meddocan/dev", "brat", "meddocan", "es"),
-    Source("asq-phi-holdout", "asq_phi/queries-dev.txt", "valuetags", "asq_phi", "en", "dev"),
-    Source(
-        "germeval-holdout",
-        "germeval2014/NER-de-dev.tsv",
-        "germeval2014",
-        "germeval2014",
-        "de",
-        "dev",
-        sentences=1,
-    ),
-    Source("masakhaner-lug", "masakhaner/lug/dev.txt", "conll", "conll", "lg", sentences=10),
-    Source("masakhaner-swa", "masakhaner/swa/dev.txt", "conll", "conll", "sw", sentences=10),
-    Source("masakhaner-kin", "masakhaner/kin/dev.txt", "conll", "conll", "rw", sentences=10),
-    Source("masakhaner-luo", "masakhaner/luo/dev.txt", "conll", "conll", "luo", sentences=10),
-)
+#: The real development corpora calibration reads, by the start of their names in
+#: :data:`polydeid.evaluate.devsets.DEV_CORPORA` (one list of corpora for training, calibration
+#: and evaluation). Each annotates patients and third parties as polydeid does, or persons
+#: whose role the model's votes give ("select" MasakhaNER may choose thresholds).
+CALIBRATION_CORPORA = ("MEDDOCAN dev", "ASQ-PHI dev", "GermEval 2014 dev", "MasakhaNER dev")
 
 
 def in_scope(lang: str) -> list[Category]:
@@ -85,13 +75,18 @@ def dev_documents(
 
     docs = list(generate(per_language=per_language, seed=11, langs=[lang], name_split="dev"))
     scopes: dict[str, frozenset[Category]] = {}
-    for source in REAL_DEV:
-        if source.lang == lang and (data / source.path).exists():
-            read = read_source(source, data)
-            scope = scored_categories(source.scheme)
-            if scope is not None:
-                scopes.update((d.id, scope) for d in read)
-            docs.extend(read)
+    for spec in DEV_CORPORA:
+        spec = rooted(spec, data)
+        if spec.lang != lang or not spec.name.startswith(CALIBRATION_CORPORA):
+            continue
+        if not spec.location.exists():
+            log.warning("development set %s is absent; skipped", spec.name)
+            continue
+        read = list(read_dev_corpus(spec).documents)
+        scope = scored_categories(spec.scheme)
+        if scope is not None:
+            scopes.update((d.id, scope) for d in read)
+        docs.extend(read)
     return docs, scopes
 
 

@@ -476,7 +476,7 @@ def dev_sets(
     for spec in DEV_CORPORA:
         if not corpora or not spec.name.startswith(tuple(corpora)):
             continue
-        spec = _rooted(spec, data)
+        spec = rooted(spec, data)
         if not spec.location.exists():
             log.warning("development set %s is absent; skipped", spec.name)
             continue
@@ -486,7 +486,7 @@ def dev_sets(
     return sets
 
 
-def _rooted(spec: DevCorpus, data: Path) -> DevCorpus:
+def rooted(spec: DevCorpus, data: Path) -> DevCorpus:
     """``spec`` read from ``data`` where it is a shared corpus."""
     return dataclasses.replace(spec, root=data) if spec.root == DATA else spec
 
