@@ -302,6 +302,8 @@ def case_variant(doc: AnnotatedDocument, rng: random.Random) -> AnnotatedDocumen
     return dataclasses.replace(doc, text=text)
 
 
+#: The categories of a person's name.
+_NAMES = frozenset({Category.PERSON, Category.PERSON_THIRD_PARTY})
 #: A sentence end inside a line: its space may become a line break (offsets unchanged).
 _SENTENCE_END = re.compile(r"(?<=\w\w[.!?]) (?=\w)")
 #: Where a sentence may open a line start variant: the text's or a line's start, or after a
@@ -317,10 +319,9 @@ def line_start_variant(doc: AnnotatedDocument, rng: random.Random) -> AnnotatedD
     Half of the time the cut is at a person's name instead (one the text writes after a space
     or a line break: a sentence's subject, or a form's value whose label is cut off), where
     there is one. Documents and lines open with a person's name in news, chats and typed
-    notes ("Koyoo wacho ni …", Koyoo says that …), but every synthetic note opens with a
-    title or a label: without these the tagger read an unfamiliar name there as no name
-    (MasakhaNER Dholuo dev: 1 of 8 line-initial persons found, 46 of 59 elsewhere). No span
-    loses or changes a character: a cut or a line break never falls inside one.
+    notes ("Koyoo wacho ni …", Koyoo says that …), while every synthetic note opens with a
+    title or a label (the model card's line-start trial). No span loses or changes a
+    character: a cut or a line break never falls inside one.
     """
     inside = {k for s in doc.spans for k in range(s.start + 1, s.end)}
     starts = [m.start() for m in _SENTENCE_START.finditer(doc.text) if m.start() > 0]
@@ -344,9 +345,6 @@ def line_start_variant(doc: AnnotatedDocument, rng: random.Random) -> AnnotatedD
     spans = tuple(s.shifted(-cut) for s in doc.spans if s.start >= cut)
     facts = tuple(s.shifted(-cut) for s in doc.facts if s.start >= cut)
     return dataclasses.replace(doc, id=f"{doc.id}#line{cut}", text=text, spans=spans, facts=facts)
-
-
-_NAMES = frozenset({Category.PERSON, Category.PERSON_THIRD_PARTY})
 
 
 def synth_extra(option: str) -> dict[str, int]:
