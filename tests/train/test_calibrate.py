@@ -75,6 +75,22 @@ def test_predictions_outside_a_corpus_scope_do_not_count_against_a_category() ->
     assert scoped[Category.PERSON] == unscoped[Category.PERSON]
 
 
+def test_a_corpus_without_roles_lends_its_persons_the_models_role() -> None:
+    # news marks "Baraka" a person without saying whose record it is; the model reads a third
+    # party, weakly in one document
+    tagger = _Tagger({"Baraka": ("B-PERSON_THIRD_PARTY", 0.3)})
+    docs = [_doc("news1", age_gold=False), _doc("news2", age_gold=False)]
+    strict = fit(tagger, docs, floor=0.85)
+    # read strictly, every third-party reading is wrong and no person is found: 0.5 stays
+    assert strict[Category.PERSON][2] == 0.0 and strict[Category.PERSON_THIRD_PARTY][0] == 0.5
+    lent = fit(tagger, docs, floor=0.85, roleless={"news1", "news2"})
+    assert lent[Category.PERSON_THIRD_PARTY] == (0.05, 1.0, 1.0, 2)
+    assert lent[Category.PERSON][3] == 0  # no person left without the model's role
+    # a name the model does not find keeps the corpus's label and counts as missed
+    missed = fit(_Tagger({}), docs, floor=0.85, roleless={"news1", "news2"})
+    assert missed[Category.PERSON] == (0.5, None, 0.0, 2)
+
+
 def test_evaluate_reads_each_document_at_its_routes_thresholds_and_categories() -> None:
     from types import MappingProxyType
 
@@ -108,12 +124,13 @@ def test_dev_documents_read_the_calibration_corpora_of_the_shared_list(tmp_path)
     sentences = [f"Mzee\tO\nKibet{k}\tB-PER\nalifika\tO\nleo\tO\n" for k in range(12)]
     (tmp_path / "masakhaner" / "swa").mkdir(parents=True)
     (tmp_path / "masakhaner" / "swa" / "dev.txt").write_text("\n".join(sentences), "utf-8")
-    docs, scopes = dev_documents("sw", 2, tmp_path)
+    docs, scopes, roleless = dev_documents("sw", 2, tmp_path)
     real = [d for d in docs if d.id in scopes]
     spec = next(s for s in DEV_CORPORA if s.name.startswith("MasakhaNER dev swa"))
     expected = list(read_dev_corpus(rooted(spec, tmp_path)).documents)
     assert [(d.text, d.spans) for d in real] == [(d.text, d.spans) for d in expected]
     assert len(real) == 2  # 12 sentences, 10 a document, as evaluation cuts them
+    assert roleless == {d.id for d in real}  # CoNLL PER: persons without roles
     assert all(Category.PERSON in scopes[d.id] and Category.AGE not in scopes[d.id] for d in real)
     assert len(docs) - len(real) == 2  # the synthetic dev-split notes
     # an English web corpus beside it is no calibration corpus: only synthetic notes are read
@@ -122,5 +139,5 @@ def test_dev_documents_read_the_calibration_corpora_of_the_shared_list(tmp_path)
     target = rooted(uner, tmp_path).location
     target.parent.mkdir(parents=True)
     target.write_text("# sent_id = 1\n1\tKibet\tB-PER\t-\t-\n2\tcame\tO\t-\t-\n", "utf-8")
-    english, english_scopes = dev_documents("en", 1, tmp_path)
+    english, english_scopes, _ = dev_documents("en", 1, tmp_path)
     assert len(english) == 1 and not english_scopes

@@ -20,10 +20,10 @@ import argparse
 import logging
 import sys
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
-from polydeid.core.taxonomy import Category
+from polydeid.core.taxonomy import COARSE_GROUP, Category, scheme
 from polydeid.corpora import AnnotatedDocument
 from polydeid.detect.tagger.decode import decode
 from polydeid.detect.tagger.detector import DEFAULT_THRESHOLD, ROUTER_FILE
@@ -66,15 +66,18 @@ def in_scope(lang: str) -> list[Category]:
 
 def dev_documents(
     lang: str, per_language: int, data: Path
-) -> tuple[list[AnnotatedDocument], dict[str, frozenset[Category]]]:
+) -> tuple[list[AnnotatedDocument], dict[str, frozenset[Category]], frozenset[str]]:
     """The language's development documents, and for those of real corpora the categories
     their scheme can mark (:func:`polydeid.evaluate.harness.scored_categories`): an age found
-    in MasakhaNER news is neither right nor wrong by its gold, so it does not count there."""
+    in MasakhaNER news is neither right nor wrong by its gold, so it does not count there;
+    and the ids of the documents whose corpus marks persons without their role
+    (:func:`marks_roles`)."""
     from polydeid.evaluate.harness import scored_categories
     from polydeid.synth.generate import generate
 
     docs = list(generate(per_language=per_language, seed=11, langs=[lang], name_split="dev"))
     scopes: dict[str, frozenset[Category]] = {}
+    roleless: set[str] = set()
     for spec in DEV_CORPORA:
         spec = rooted(spec, data)
         if spec.lang != lang or not spec.name.startswith(CALIBRATION_CORPORA):
@@ -86,8 +89,16 @@ def dev_documents(
         scope = scored_categories(spec.scheme)
         if scope is not None:
             scopes.update((d.id, scope) for d in read)
+        if not marks_roles(spec.scheme):
+            roleless.update(d.id for d in read)
         docs.extend(read)
-    return docs, scopes
+    return docs, scopes, frozenset(roleless)
+
+
+def marks_roles(scheme_name: str) -> bool:
+    """Whether a scheme tells a patient's name from a third party's (MEDDOCAN does; CoNLL
+    ``PER``, GermEval and ASQ-PHI ``NAME`` do not)."""
+    return Category.PERSON_THIRD_PARTY in scheme(scheme_name).mapping.values()
 
 
 def fit(
@@ -95,12 +106,17 @@ def fit(
     docs: Sequence[AnnotatedDocument],
     floor: float,
     scopes: Mapping[str, frozenset[Category]] | None = None,
+    roleless: Collection[str] = (),
 ) -> dict[Category, tuple[float, float | None, float | None, int]]:
     """Per category: (threshold, precision, recall, gold count) at the chosen threshold.
 
     ``scopes`` (by document id) limits a document's predictions to the categories its corpus
-    annotates; documents not named are scored in every category."""
+    annotates; documents not named are scored in every category. In the documents named in
+    ``roleless`` (a corpus that marks persons without saying whose record it is) a gold name
+    takes the role the model gives the span at the same place, so a role is never counted
+    wrong where the corpus has none."""
     scopes = scopes or {}
+    roleless = frozenset(roleless)
     candidates: list[tuple[str, Category, int, int, float]] = []
     gold: dict[Category, set[tuple[str, int, int]]] = defaultdict(set)
     for start in range(0, len(docs), 8):
@@ -117,9 +133,17 @@ def fit(
                 if scope is not None and span.label not in scope:
                     continue
                 candidates.append((doc.id, span.label, span.start, span.end, span.score or 0.0))
+            roles = (
+                {(s.start, s.end): s.label for s in spans if COARSE_GROUP[s.label] == "NAME"}
+                if doc.id in roleless
+                else {}
+            )
             for span in doc.spans:
                 if isinstance(span.label, Category):
-                    gold[span.label].add((doc.id, span.start, span.end))
+                    label = span.label
+                    if roles and COARSE_GROUP[label] == "NAME":
+                        label = roles.get((span.start, span.end), label)
+                    gold[label].add((doc.id, span.start, span.end))
     chosen: dict[Category, tuple[float, float | None, float | None, int]] = {}
     for category in Category:
         found = [c for c in candidates if c[1] is category]
@@ -190,10 +214,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     langs = args.langs.split(",") if args.langs else list(languages())
     fitted = {}
     for lang in langs:
-        docs, scopes = dev_documents(lang, args.per_language, args.data)
+        docs, scopes, roleless = dev_documents(lang, args.per_language, args.data)
         fitted[lang] = {
             "categories": in_scope(lang),
-            "fit": fit(tagger, docs, args.floor, scopes),
+            "fit": fit(tagger, docs, args.floor, scopes, roleless),
         }
         log.info("calibrated %s on %d documents", lang, len(docs))
     path = write_router(args.model, fitted, args.floor, args.per_language)
