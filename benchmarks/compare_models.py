@@ -23,13 +23,14 @@ from pathlib import Path
 
 from quality import DEV_CORPORA, read_dev_corpus
 
-import polydeid.detect.tagger.detector as tagger_detector
 from polydeid.core.segments import Origin, Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import COARSE_GROUP, Category
 from polydeid.detect.pipeline import Pipeline
-from polydeid.detect.profiles import profile_detectors
+from polydeid.detect.registry import PROFILES, TAGGER, create
+from polydeid.detect.tagger.detector import TaggerDetector
 from polydeid.evaluate.bootstrap import paired_recall_difference
+from polydeid.locales import languages
 
 
 def _is_name(span: Span) -> bool:
@@ -38,12 +39,15 @@ def _is_name(span: Span) -> bool:
 
 def name_counts(folder: Path, only: list[str]) -> dict[str, dict[str, tuple[int, int]]]:
     """Per corpus, per document: ``(found, gold)`` names with the tagger in ``folder``."""
-    shipped = tagger_detector.MODEL_DIR
-    tagger_detector.MODEL_DIR = folder  # the profile builds its tagger from the default folder
-    try:
-        pipeline = Pipeline(profile_detectors("default"))
-    finally:
-        tagger_detector.MODEL_DIR = shipped
+    # the default profile's detectors, in its order, with the tagger read from ``folder``
+    pipeline = Pipeline(
+        [
+            TaggerDetector(folder, required_languages=languages())
+            if name == TAGGER
+            else create(name)
+            for name in PROFILES["default"]
+        ]
+    )
     out: dict[str, dict[str, tuple[int, int]]] = {}
     for spec in DEV_CORPORA:
         if not any(key in spec.name for key in only):

@@ -117,9 +117,10 @@ def test_dev_documents_read_the_calibration_corpora_of_the_shared_list(tmp_path)
     """Calibration reads its real development data from evaluate.devsets' one list: the
     language's corpora named in CALIBRATION_CORPORA, cut and scoped as evaluation cuts them;
     another corpus of the language in the same data folder is not read."""
+    import dataclasses
+
     from polydeid.evaluate.devsets import DEV_CORPORA, read_dev_corpus
     from polydeid.train.calibrate import CALIBRATION_CORPORA, dev_documents
-    from polydeid.train.tagger import rooted
 
     sentences = [f"Mzee\tO\nKibet{k}\tB-PER\nalifika\tO\nleo\tO\n" for k in range(12)]
     (tmp_path / "masakhaner" / "swa").mkdir(parents=True)
@@ -127,7 +128,7 @@ def test_dev_documents_read_the_calibration_corpora_of_the_shared_list(tmp_path)
     docs, scopes, roleless = dev_documents("sw", 2, tmp_path)
     real = [d for d in docs if d.id in scopes]
     spec = next(s for s in DEV_CORPORA if s.name.startswith("MasakhaNER dev swa"))
-    expected = list(read_dev_corpus(rooted(spec, tmp_path)).documents)
+    expected = list(read_dev_corpus(dataclasses.replace(spec, root=tmp_path)).documents)
     assert [(d.text, d.spans) for d in real] == [(d.text, d.spans) for d in expected]
     assert len(real) == 2  # 12 sentences, 10 a document, as evaluation cuts them
     assert roleless == {d.id for d in real}  # CoNLL PER: persons without roles
@@ -136,7 +137,7 @@ def test_dev_documents_read_the_calibration_corpora_of_the_shared_list(tmp_path)
     # an English web corpus beside it is no calibration corpus: only synthetic notes are read
     uner = next(s for s in DEV_CORPORA if s.name.startswith("UNER dev en"))
     assert not uner.name.startswith(CALIBRATION_CORPORA)
-    target = rooted(uner, tmp_path).location
+    target = dataclasses.replace(uner, root=tmp_path).location
     target.parent.mkdir(parents=True)
     target.write_text("# sent_id = 1\n1\tKibet\tB-PER\t-\t-\n2\tcame\tO\t-\t-\n", "utf-8")
     english, english_scopes, _ = dev_documents("en", 1, tmp_path)

@@ -28,12 +28,11 @@ from polydeid.corpora import AnnotatedDocument
 from polydeid.detect.tagger.decode import decode
 from polydeid.detect.tagger.detector import DEFAULT_THRESHOLD, ROUTER_FILE
 from polydeid.detect.tagger.model import TaggerModel
-from polydeid.evaluate.devsets import DEV_CORPORA, read_dev_corpus
 from polydeid.locales import default_countries, languages
 from polydeid.locales.names import name_data, name_words
 from polydeid.locales.people import country_people
 from polydeid.locales.synth import synth_data
-from polydeid.train.tagger import DATA, rooted
+from polydeid.train.tagger import DATA, dev_corpora
 
 log = logging.getLogger("polydeid.train")
 
@@ -78,14 +77,7 @@ def dev_documents(
     docs = list(generate(per_language=per_language, seed=11, langs=[lang], name_split="dev"))
     scopes: dict[str, frozenset[Category]] = {}
     roleless: set[str] = set()
-    for spec in DEV_CORPORA:
-        spec = rooted(spec, data)
-        if spec.lang != lang or not spec.name.startswith(CALIBRATION_CORPORA):
-            continue
-        if not spec.location.exists():
-            log.warning("development set %s is absent; skipped", spec.name)
-            continue
-        read = list(read_dev_corpus(spec).documents)
+    for spec, read in dev_corpora(data, CALIBRATION_CORPORA, lang):
         scope = scored_categories(spec.scheme)
         if scope is not None:
             scopes.update((d.id, scope) for d in read)

@@ -61,7 +61,7 @@ import random
 import re
 import sys
 import time
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -471,22 +471,30 @@ def dev_sets(
     seed = 7 if synthetic_split == "dev" else 29
     synthetic = generate(per_language=synthetic_per_language, seed=seed, name_split=synthetic_split)
     sets = [DevSet("synthetic-unseen", "*", list(synthetic), selects=False)]
-    for spec in DEV_CORPORA:
-        if not corpora or not spec.name.startswith(tuple(corpora)):
-            continue
-        spec = rooted(spec, data)
-        if not spec.location.exists():
-            log.warning("development set %s is absent; skipped", spec.name)
-            continue
-        docs = list(read_dev_corpus(spec).documents)
+    for spec, docs in dev_corpora(data, corpora):
         docs = docs[:dev_docs] if dev_docs else docs
         sets.append(DevSet(spec.name, spec.lang, docs, scored_categories(spec.scheme)))
     return sets
 
 
-def rooted(spec: DevCorpus, data: Path) -> DevCorpus:
-    """``spec`` read from ``data`` where it is a shared corpus."""
-    return dataclasses.replace(spec, root=data) if spec.root == DATA else spec
+def dev_corpora(
+    data: Path, corpora: Sequence[str], lang: str | None = None
+) -> Iterator[tuple[DevCorpus, list[AnnotatedDocument]]]:
+    """Each development corpus of :data:`~polydeid.evaluate.devsets.DEV_CORPORA` whose name
+    starts with one of ``corpora`` (and of language ``lang``, if given) that is present under
+    ``data``, with its documents as evaluation cuts them; an absent one is logged by name and
+    skipped."""
+    for spec in DEV_CORPORA:
+        if not corpora or not spec.name.startswith(tuple(corpora)):
+            continue
+        if lang is not None and spec.lang != lang:
+            continue
+        if spec.root == DATA:
+            spec = dataclasses.replace(spec, root=data)
+        if not spec.location.exists():
+            log.warning("development set %s is absent; skipped", spec.name)
+            continue
+        yield spec, list(read_dev_corpus(spec).documents)
 
 
 def selection_value(entries: Sequence[tuple[DevSet, dict[str, Any]]]) -> float | None:
