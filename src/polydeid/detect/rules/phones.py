@@ -229,13 +229,13 @@ class _Scan:
         if not low <= len(digits) <= high:
             return False
         keep = None if kept is None else kept.keep
-        plans = _plans_of_length(len(digits)) if kept is None else kept.plans
+        among = None if kept is None else kept.regions
         favourites = self.favourites
         tried = []
         by_region = _plan_by_region(len(digits))
         for region in favourites:
             plan = by_region.get(region)
-            if plan is None or (kept is not None and region not in kept.regions):
+            if plan is None or (among is not None and region not in among):
                 continue
             tried.append(region)
             if _reads_foreign(digits, plan, self.regions, self.read, keep) and (
@@ -245,10 +245,11 @@ class _Scan:
                 favourites.insert(0, region)
                 return True
         own, memo = self.regions, self.read
-        passed = _sieve(len(digits)).regions(digits)
-        for plan in plans:
+        sieve = _sieve(len(digits))
+        for k in sieve.positions(digits):
+            plan = sieve.plans[k]
             region = plan.region
-            if region not in passed or region in tried or region in own:
+            if region in tried or region in own or (among is not None and region not in among):
                 continue
             if not plan.may_be_valid(digits):
                 continue
@@ -265,11 +266,10 @@ _FAVOURITES = 8
 
 @dataclass(frozen=True, slots=True)
 class _Kept:
-    """The regions a grouped foreign candidate may be written as (:func:`_may_keep`), their
-    plans in code order, and the finer filter asked before a parse (:func:`_format_may_write`)."""
+    """The regions a grouped foreign candidate may be written as (:func:`_may_keep`) and the
+    finer filter asked before a parse (:func:`_format_may_write`)."""
 
     regions: frozenset[str]
-    plans: tuple[_Plan, ...]
     keep: Callable[[str], bool]
 
 
@@ -1096,12 +1096,23 @@ class _Sieve:
     stripped: FullMatchSet  # prefix pattern, then general description, of ``stripping``
     stripping: tuple[int, ...]  # the plans with a prefix pattern
 
+    def positions(self, digits: str) -> list[int]:
+        """The positions in :attr:`plans` of the regions that may read ``digits``, in order."""
+        type_of = self.type_of
+        typed = self.types.matching(digits)
+        found = [k for k in self.generals.matching(digits) if type_of[k] in typed]
+        stripped = self.stripped.matching(digits)
+        if stripped:
+            stripping = self.stripping
+            found = sorted({*found, *(stripping[k] for k in stripped)})
+        else:
+            found.sort()
+        return found
+
     def regions(self, digits: str) -> frozenset[str]:
-        plans, type_of = self.plans, self.type_of
-        typed = set(self.types.matching(digits))
-        found = {plans[k].region for k in self.generals.matching(digits) if type_of[k] in typed}
-        found.update(plans[self.stripping[k]].region for k in self.stripped.matching(digits))
-        return frozenset(found)
+        """The regions of :meth:`positions`."""
+        plans = self.plans
+        return frozenset(plans[k].region for k in self.positions(digits))
 
 
 @cache
@@ -1214,7 +1225,7 @@ def _foreign_verdict(
         return _written_as_in(candidate, digits, region, scan.read, groups_by_prefix)
 
     key = _keep_key(candidate, digits)
-    kept = None if key is None else _Kept(_keepers(*key), _plans_among(*key), keep)
+    kept = None if key is None else _Kept(_keepers(*key), keep)
     found = scan.foreign(digits, kept, written, candidate)
     return _Verdict(SOURCE_FOREIGN, 0.8) if found else None
 
@@ -1340,12 +1351,6 @@ def _keepers(n_digits: int, groups: tuple[int, ...], lead: str) -> frozenset[str
     if n_digits >= _FOREIGN_UNPREFIXED_DIGITS and len(groups) > 1:
         found = found | _writers(groups, lead[0])
     return found
-
-
-@lru_cache(maxsize=4096)
-def _plans_among(n_digits: int, groups: tuple[int, ...], lead: str) -> tuple[_Plan, ...]:
-    regions = _keepers(n_digits, groups, lead)
-    return tuple(plan for plan in _plans_of_length(n_digits) if plan.region in regions)
 
 
 @cache
