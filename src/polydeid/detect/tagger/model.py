@@ -352,15 +352,27 @@ def _network_state(
     base: Path, weights: Path, config: dict[str, Any], layers: int
 ) -> dict[str, Any]:
     """The tensors the network is computed from (:func:`~polydeid.detect.tagger._fast.state_keys`):
-    the encoder's, with the shipped ones in place of theirs. Fails closed as
+    the encoder's, with the shipped ones in place of theirs; the encoder's word embeddings as
+    its Q4_0 table (:class:`~polydeid.detect.tagger._fast.Q4Rows`), the rest as float32
+    tensors. Only the tensors the network needs are read. Fails closed as
     :func:`_reference_model` does: a shipped tensor of another shape or name than the model's,
     or a tensor neither file has."""
+    from safetensors import safe_open
     from safetensors.torch import load_file
 
-    from polydeid.detect.tagger._fast import state_keys
+    from polydeid.detect.tagger._fast import Q4Rows, state_keys
+    from polydeid.detect.tagger.encoder import WORD_TABLE_FILE
 
-    state = {f"bert.{k}": v for k, v in load_file(str(base / "model.safetensors")).items()}
     needed = state_keys(layers)
+    word = "bert.embeddings.word_embeddings.weight"
+    state: dict[str, Any] = {}
+    with safe_open(str(base / "model.safetensors"), framework="pt") as encoder:
+        for key in encoder.keys():  # noqa: SIM118 - a safetensors handle, not a dict
+            name = f"bert.{key}"
+            if name in needed and name != word:
+                state[name] = encoder.get_tensor(key)
+    table = load_file(str(base / WORD_TABLE_FILE))
+    state[word] = Q4Rows(table["scales"], table["codes"])
     hidden = int(config["hidden_size"])
     shapes = {k: tuple(state[k].shape) for k in needed if k in state}
     shapes |= {"classifier.weight": (len(TAGS), hidden), "classifier.bias": (len(TAGS),)}
