@@ -85,6 +85,40 @@ def test_prediction_covers_every_word_of_long_texts(tiny: Path) -> None:
     assert results[2][1] == []
 
 
+def test_prediction_returns_the_activations_memory_every_few_hundred_tokens(
+    tiny: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The freed memory of the activations goes back to the system once a window's worth of
+    tokens (:data:`RELEASE_TOKENS`) has been read since the last time, not on every call."""
+    from polydeid.core import heap
+    from polydeid.detect.tagger.model import RELEASE_TOKENS
+
+    released: list[int] = []
+    monkeypatch.setattr(heap, "release", lambda: released.append(1) or True)
+    model = TaggerModel.load(tiny)
+    model.predict(["Kliniki."])  # a few tokens: not yet
+    assert released == []
+    model.predict(["Mgonjwa Achieng' Otieno, miaka 45. " * 60])
+    assert 1 <= len(released) <= 1 + 60 * 20 // RELEASE_TOKENS
+
+
+def test_windows_are_read_in_batches_of_at_most_the_token_budget(tiny: Path) -> None:
+    """Windows (shortest first) go together while the batch, padded to its widest window,
+    holds at most ``batch_tokens`` input tokens; a window wider than that is read alone."""
+    from polydeid.detect.tagger.model import padded_width
+
+    model = TaggerModel.load(tiny)
+    model.batch_tokens = 256
+    lengths = [3, 5, 14, 14, 30, 30, 30, 62, 62, 126, 300]
+    items = [(k, 0, n) for k, n in enumerate(lengths)]
+    batches = list(model._batches(items))
+    assert [item for batch, _ in batches for item in batch] == items
+    for batch, width in batches:
+        assert width == padded_width(max(e for _, _, e in batch) + 2, model.width_align)
+        assert len(batch) * width <= 256 or len(batch) == 1
+    assert [len(b) for b, _ in batches] == [7, 2, 1, 1]  # widths 32, 64, 128, 304
+
+
 def test_a_text_longer_than_the_encoder_is_read_without_a_warning(
     tiny: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from polydeid.core.budget import checkpoint
 from polydeid.core.errors import ConfigError, DetectorUnavailableError
+from polydeid.core.heap import Releaser
 from polydeid.detect.tagger.precision import autocast, resolve, resolve_device
 from polydeid.detect.tagger.windows import (
     TAGS,
@@ -32,6 +33,17 @@ from polydeid.detect.tagger.windows import (
 )
 
 WEIGHTS_FILE = "weights.safetensors"
+#: Input tokens, padding included, read together in one batch of windows, by device: four
+#: full windows on a CPU, sixteen on a GPU; more of shorter ones. A CPU reads a batch of long
+#: windows no faster than the same windows one after another, and a batch's activations grow
+#: with it: a small batch keeps the process's peak memory down at no cost
+#: (``benchmarks/results/memory.md``); short windows share a batch, as the call's own cost
+#: is most of theirs.
+BATCH_TOKENS = {"cpu": 1024, "cuda": 4096}
+#: Input tokens (padding included) read between two returns of freed memory to the system
+#: (:class:`~polydeid.core.heap.Releaser`): a window of 256 tokens is tens of milliseconds of
+#: work on a CPU, a return a fraction of one.
+RELEASE_TOKENS = 256
 #: Model inputs are padded to a multiple of this many tokens. The CPU's matrix kernels
 #: (oneDNN) are built for each input shape the first time they see it — about 25 ms a shape
 #: for this network — so texts of free lengths pay that on nearly every call; padded, a
@@ -97,15 +109,25 @@ def sha256_file(path: Path) -> str:
 
 @dataclass(frozen=True)
 class _Weights:
-    """A tagger loaded for inference alone: its network's tensors and configuration
-    (:meth:`FastTagger.from_state`), the reader of its tokens, and how to build the
-    ``transformers`` model and tokenizer if they are asked for."""
+    """A tagger loaded for inference alone: its configuration, the reader of its tokens, how
+    to read its network's tensors (:func:`_network_state`) and how to build the
+    ``transformers`` model and tokenizer if they are asked for. ``first``: the tensors read
+    (and checked) at load, until a network is built from them; a network built later reads
+    them again, so that no copy outlives the network built from it."""
 
-    state: dict[str, Any]
     config: dict[str, Any]
     layers: int
     reader: Any
     full: Callable[[], tuple[Any, Any]]
+    read_state: Callable[[], dict[str, Any]]
+    first: list[dict[str, Any]]
+
+    def network(self, precision: str) -> Any:
+        """The network in ``precision`` (:meth:`FastTagger.from_state`)."""
+        from polydeid.detect.tagger._fast import FastTagger
+
+        state = self.first.pop() if self.first else self.read_state()
+        return FastTagger.from_state(state, self.config, self.layers, precision)
 
 
 class TaggerModel:
@@ -117,7 +139,7 @@ class TaggerModel:
         tokenizer: Any,
         meta: TaggerMeta,
         *,
-        batch_size: int = 16,
+        batch_tokens: int | None = None,
         precision: str = "float32",
         owns_model: bool = False,
         weights: _Weights | None = None,
@@ -129,7 +151,9 @@ class TaggerModel:
         #: (then ``model`` and ``tokenizer`` are built only when asked for)
         self._weights = weights
         self.meta = meta
-        self.batch_size = batch_size
+        #: input tokens (padding included) a batch of windows may hold (default:
+        #: :data:`BATCH_TOKENS` for the device); a window longer than that is read alone
+        self.batch_tokens = batch_tokens or BATCH_TOKENS.get(device, BATCH_TOKENS["cuda"])
         self.precision = precision
         #: where the network runs (``cpu`` or ``cuda``; :func:`resolve_device`)
         self.device = device
@@ -140,6 +164,8 @@ class TaggerModel:
         #: to it, such as one being trained
         self.owns_model = owns_model
         self._fast: dict[str, Any] = {}  # precision -> FastTagger
+        #: the activations' freed memory goes back to the system every so many input tokens
+        self._release = Releaser(RELEASE_TOKENS)
         inference = meta.raw.get("inference", {})
         #: tokens neighbouring windows share at least (tagger.json, else training's overlap)
         self.min_overlap = int(inference.get("min_overlap", meta.max_tokens - meta.stride))
@@ -258,8 +284,10 @@ class TaggerModel:
                 owns_model=True,
                 device=device,
             )
-        state = _network_state(base, weights, config, layers)
-        read = _Weights(state, config, layers, load_token_reader(base), full)
+        def state() -> dict[str, Any]:
+            return _network_state(base, weights, config, layers)
+
+        read = _Weights(config, layers, load_token_reader(base), full, state, [state()])
         return cls(None, None, meta, precision=precision, owns_model=True, weights=read)
 
     def _forward(self) -> Any:
@@ -275,7 +303,7 @@ class TaggerModel:
         if fast is None and self.owns_model and self.device == "cpu":
             read = self._weights
             if read is not None:
-                fast = FastTagger.from_state(read.state, read.config, read.layers, self.precision)
+                fast = read.network(self.precision)
             elif supports(self.model):
                 fast = FastTagger(self.model, self.precision)
             if fast is not None:
@@ -297,6 +325,24 @@ class TaggerModel:
         fast = self._fast.get(precision)
         return bool(fast is not None and fast.products.packed)
 
+    def _batches(
+        self, items: Sequence[tuple[int, int, int]]
+    ) -> Iterator[tuple[list[tuple[int, int, int]], int]]:
+        """``items`` (windows, shortest first) cut into batches of at most
+        :attr:`batch_tokens` input tokens, padding included, each with its input width."""
+        batch: list[tuple[int, int, int]] = []
+        width = 0
+        for item in items:
+            _, s, e = item
+            wider = max(width, padded_width(e - s + 2, self.width_align))
+            if batch and (len(batch) + 1) * wider > self.batch_tokens:
+                yield batch, width
+                batch, wider = [], padded_width(e - s + 2, self.width_align)
+            batch.append(item)
+            width = wider
+        if batch:
+            yield batch, width
+
     def predict(self, texts: Sequence[str]) -> list[tuple[Aligned, list[list[float] | None]]]:
         """For each text: its alignment and per-word tag probabilities (None: no token)."""
         import torch
@@ -314,10 +360,8 @@ class TaggerModel:
         order = sorted(range(len(items)), key=lambda i: items[i][2] - items[i][1])
         cls_id, sep_id, pad_id = reader.cls_token_id, reader.sep_token_id, reader.pad_token_id
         with torch.inference_mode():
-            for b in range(0, len(order), self.batch_size):
+            for batch, width in self._batches([items[i] for i in order]):
                 checkpoint()  # the work budget, between batches of windows
-                batch = [items[i] for i in order[b : b + self.batch_size]]
-                width = padded_width(max(e - s for _, s, e in batch) + 2, self.width_align)
                 ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
                 mask = torch.zeros((len(batch), width), dtype=torch.long)
                 for row, (d, s, e) in enumerate(batch):
@@ -328,6 +372,8 @@ class TaggerModel:
                 probs = torch.softmax(logits.float(), dim=-1).cpu()
                 for row, (d, s, _) in enumerate(batch):
                     results[(d, s)] = probs[row, 1:]
+                self._release.done(ids.numel())
+                del ids, mask, logits, probs
         return word_rows(docs, plans, results)
 
 
@@ -365,28 +411,29 @@ def _network_state(
 
     needed = state_keys(layers)
     word = "bert.embeddings.word_embeddings.weight"
+    hidden = int(config["hidden_size"])
+    shipped = _shipped(weights)
     state: dict[str, Any] = {}
     with safe_open(str(base / "model.safetensors"), framework="pt") as encoder:
-        for key in encoder.keys():  # noqa: SIM118 - a safetensors handle, not a dict
-            name = f"bert.{key}"
-            if name in needed and name != word:
-                state[name] = encoder.get_tensor(key)
-    table = load_file(str(base / WORD_TABLE_FILE))
-    state[word] = Q4Rows(table["scales"], table["codes"])
-    hidden = int(config["hidden_size"])
-    shapes = {k: tuple(state[k].shape) for k in needed if k in state}
-    shapes |= {"classifier.weight": (len(TAGS), hidden), "classifier.bias": (len(TAGS),)}
-    shipped = _shipped(weights)
-    allowed = set(needed) | {k for k in state if not k.startswith("bert.encoder.layer.")}
-    bad = [
-        k
-        for k, v in shipped.items()
-        if k not in allowed or (k in shapes and tuple(v.shape) != shapes[k])
-    ]
-    if bad:
-        raise DetectorUnavailableError(
-            f"tagger weights do not fit the encoder ({len(bad)} tensors)"
-        )
+        keys = {f"bert.{key}": key for key in encoder.keys()}  # noqa: SIM118 - not a dict
+        shapes = {k: tuple(encoder.get_slice(keys[k]).get_shape()) for k in needed if k in keys}
+        shapes |= {"classifier.weight": (len(TAGS), hidden), "classifier.bias": (len(TAGS),)}
+        allowed = set(needed) | {k for k in keys if not k.startswith("bert.encoder.layer.")}
+        bad = [
+            k
+            for k, v in shipped.items()
+            if k not in allowed or (k in shapes and tuple(v.shape) != shapes[k])
+        ]
+        if bad:
+            raise DetectorUnavailableError(
+                f"tagger weights do not fit the encoder ({len(bad)} tensors)"
+            )
+        for name in needed:  # the encoder's tensors the shipped ones do not replace
+            if name in keys and name not in shipped and name != word:
+                state[name] = encoder.get_tensor(keys[name])
+    if word in needed and word in keys and word not in shipped:
+        table = load_file(str(base / WORD_TABLE_FILE))
+        state[word] = Q4Rows(table["scales"], table["codes"])
     state.update(shipped)
     missing = [k for k in needed if k not in state]
     if missing:
