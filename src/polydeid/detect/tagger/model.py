@@ -284,6 +284,7 @@ class TaggerModel:
                 owns_model=True,
                 device=device,
             )
+
         def state() -> dict[str, Any]:
             return _network_state(base, weights, config, layers)
 
