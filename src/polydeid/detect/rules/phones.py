@@ -1109,11 +1109,6 @@ class _Sieve:
             found.sort()
         return found
 
-    def regions(self, digits: str) -> frozenset[str]:
-        """The regions of :meth:`positions`."""
-        plans = self.plans
-        return frozenset(plans[k].region for k in self.positions(digits))
-
 
 @cache
 def _sieve(n_digits: int) -> _Sieve:

@@ -703,13 +703,13 @@ def _write_model(e5: E5File, out: Path) -> None:
         eos_token_id=vocab.eos,
         architectures=["BertModel"],
     )
-    config.dtype = "float32"
-    config.save_pretrained(out)
-    save_file(bert_state_dict(e5), str(out / "model.safetensors"), metadata={"format": "pt"})
     if cfg.hidden % _QK:
         raise EncoderFileError(
             f"hidden size {cfg.hidden} is not a whole number of Q4_0 blocks", location=str(e5.path)
         )
+    config.dtype = "float32"
+    config.save_pretrained(out)
+    save_file(bert_state_dict(e5), str(out / "model.safetensors"), metadata={"format": "pt"})
     blocks = e5.blocks["emb.word"].reshape(cfg.vocab, cfg.hidden // _QK)
     table = {
         "scales": np.ascontiguousarray(blocks["d"], dtype=np.float16),

@@ -374,7 +374,6 @@ class TaggerModel:
                 for row, (d, s, _) in enumerate(batch):
                     results[(d, s)] = probs[row, 1:]
                 self._release.done(ids.numel())
-                del ids, mask, logits, probs
         return word_rows(docs, plans, results)
 
 
