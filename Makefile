@@ -7,14 +7,17 @@ STAMP  := $(VENV)/.installed
 .PHONY: setup demo test test-fast lint bench clean
 
 SYSTEM := $(VENV)/.system-packages
-# Debian packages the tests need: Chromium (the web page's browser test) and a PostgreSQL
-# server (the vault's concurrency test starts its own throw-away cluster).
-SYSTEM_PACKAGES := chromium chromium-driver postgresql
+# Debian packages the tests need: Chromium (the web page's browser test), a PostgreSQL
+# server (the vault's concurrency test starts its own throw-away cluster), and a C compiler
+# with the Python headers (scripts/compile.py builds the hot rule modules with mypyc).
+SYSTEM_PACKAGES := chromium chromium-driver postgresql gcc python3-dev
+PY_HEADER := $(shell $(PYTHON) -c "import sysconfig; print(sysconfig.get_paths()['include'])")/Python.h
 
 $(SYSTEM):
 	@mkdir -p $(VENV)
 	@if command -v chromium >/dev/null && command -v chromedriver >/dev/null \
-	    && ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \
+	    && ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 \
+	    && command -v gcc >/dev/null && [ -f "$(PY_HEADER)" ]; then \
 	  echo "system packages present: $(SYSTEM_PACKAGES)"; \
 	else \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
@@ -30,7 +33,14 @@ $(STAMP): pyproject.toml
 	  -e '.[dev,presidio,hf,tagger,serve,batch,postgres,spark,onnx]'
 	touch $(STAMP)
 
-setup: $(SYSTEM) $(STAMP)
+# The rule modules compiled ahead of time (polydeid._compiled.MODULES), rebuilt when a source
+# changes; a module whose build is older than its source runs from its source meanwhile.
+COMPILED := src/polydeid/_compiled.json
+$(COMPILED): $(STAMP) scripts/compile.py src/polydeid/_compiled.py \
+    $(shell $(PYTHON) scripts/compile.py --sources)
+	$(BIN)/python scripts/compile.py
+
+setup: $(SYSTEM) $(STAMP) $(COMPILED)
 
 demo: setup
 	$(BIN)/python examples/demo.py
@@ -38,12 +48,12 @@ demo: setup
 	$(BIN)/polydeid redact examples/notes.jsonl --policy numbered
 
 lint: setup
-	$(BIN)/ruff check src tests benchmarks examples
-	$(BIN)/ruff format --check src tests benchmarks examples
+	$(BIN)/ruff check src tests benchmarks examples scripts/compile.py
+	$(BIN)/ruff format --check src tests benchmarks examples scripts/compile.py
 	$(BIN)/mypy
 
 test: setup lint
-	$(BIN)/pytest
+	POLYDEID_REQUIRE_COMPILED=1 $(BIN)/pytest
 
 # The quick loop (under two minutes on 2 cores): every test outside the slow tiers, the
 # markers in pyproject.toml; `make test` runs them all.
@@ -54,4 +64,5 @@ bench: setup
 	$(BIN)/python benchmarks/rules_speed.py
 
 clean:
+	$(PYTHON) scripts/compile.py --clean
 	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache .ruff_cache .mypy_cache .hypothesis

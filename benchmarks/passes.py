@@ -137,7 +137,15 @@ def cpu_model() -> str:
     flags = next((set(ln.split(":", 1)[1].split()) for ln in info if ln.startswith("flags")), set())
     present = [f for f in _SPEED_FLAGS if f in flags]
     listed = " ".join(present) or "none of " + "/".join(_SPEED_FLAGS)
-    return f"{model or 'unknown CPU'}; flags: {listed}"
+    return f"{model or 'unknown CPU'}; flags: {listed}; {compiled_note()}"
+
+
+def compiled_note() -> str:
+    """Which of polydeid's modules this process runs compiled ahead of time (mypyc)."""
+    from polydeid import _compiled
+
+    running = [m.rsplit(".", 1)[1] for m, s in _compiled.status().items() if s == "compiled"]
+    return f"compiled: {', '.join(running)} (mypyc)" if running else "compiled: none"
 
 
 def reference_seconds(repeat: int = 5) -> float:

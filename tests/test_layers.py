@@ -20,6 +20,7 @@ ROOT = "<root>"  # polydeid/__init__.py
 #: The layers, lowest first. A module imports its own package and lower layers only; the
 #: packages of one layer import none of one another.
 LAYERS: tuple[tuple[str, ...], ...] = (
+    ("_compiled",),  # which modules run compiled (imports nothing of polydeid)
     ("core",),  # spans, segments, taxonomy, errors, resolution
     ("text",),  # scripts, word grid, guarded patterns, normalisation
     ("locales",),  # language and country data, one loader per kind

@@ -6,6 +6,8 @@ documents), the value types (:class:`Span`, :class:`Segment`, :class:`Category`,
 :mod:`polydeid.core.errors`). Test doubles live in :mod:`polydeid.testing`.
 """
 
+# First: a module compiled ahead of time runs only while its build matches its source.
+from polydeid import _compiled  # noqa: F401  (installs the guard as it is imported)
 from polydeid.api import Deidentifier, RedactedDocument
 from polydeid.core.errors import (
     ChatEndpointError,

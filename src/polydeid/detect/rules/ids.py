@@ -63,7 +63,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from functools import cache
-from typing import Any
+from typing import Any, ClassVar
 
 import regex
 from stdnum import luhn
@@ -321,7 +321,7 @@ class LabelLexicon(ContextLexicon):
             pattern = self._key_pattern(key)
             if pattern is not None:
                 m = pattern.match(text, max(0, pos - _LABEL_REACH), pos)
-                if m is not None:
+                if m is not None and m.lastgroup is not None:
                     return self.kinds[int(m.lastgroup[1:])], m.start()
             filler = self._filler_end(word, unspaced)
             if filler is None:
@@ -385,7 +385,9 @@ def _token_start(text: str, a: int) -> int:
         return a
     before = text[a - 1]
     if before in _TOKEN_CHARS:
-        start = _TOKEN_LEFT.match(text, max(0, a - _MAX_TOKEN), a).start()
+        left = _TOKEN_LEFT.match(text, max(0, a - _MAX_TOKEN), a)
+        assert left is not None  # the pattern matches the empty string
+        start = left.start()
         while start < a and text[start] in "#-/._":
             start += 1
         return start
@@ -413,6 +415,7 @@ def _token_start_and_word(text: str, a: int) -> tuple[int, str | None]:
         start = _token_start(text, a)
         return start, _word_at(text, start)
     m = _TOKEN_LEFT_AND_WORD.match(text, max(0, a - 80), a)
+    assert m is not None  # the pattern matches the empty string
     start = trimmed = m.start("token")
     while trimmed < a and text[trimmed] in "#-/._":
         trimmed += 1
@@ -420,7 +423,9 @@ def _token_start_and_word(text: str, a: int) -> tuple[int, str | None]:
 
 
 def _token_end(text: str, start: int, a: int, b: int) -> int:
-    end = _TOKEN_RIGHT.match(text, b, b + _MAX_TOKEN).end()
+    right = _TOKEN_RIGHT.match(text, b, b + _MAX_TOKEN)
+    assert right is not None  # the pattern matches the empty string
+    end = right.end()
     while end > b and text[end - 1] in "-/._":
         end -= 1
     if end == b and (start == a or text[a - 1] == " "):
@@ -455,7 +460,8 @@ def _glued_token(
     ):
         return None
     start, word = _token_start_and_word(text, a)
-    first = a if start == a else _FIRST_DIGIT.search(text, start, a + 1).start()
+    digit = None if start == a else _FIRST_DIGIT.search(text, start, a + 1)
+    first = a if digit is None else digit.start()  # the run at ``a`` is digits
     if word is not None and lexicon.may_end(word):
         return start, first
     if first > start and text[first - 1] in "-/.#" and lexicon.may_label(text, first):
@@ -946,11 +952,11 @@ class IdentifierRule(RuleDetector):
     """
 
     id = RULE_ID
-    labels: frozenset[Category | Fact] = frozenset(
+    labels: ClassVar[frozenset[Category | Fact]] = frozenset(
         {Category.ID_NATIONAL, Category.ID_OTHER, Category.LOCATION_ADDRESS}
     )
     #: Of addresses, only labelled postal codes (see registry.profile_categories).
-    partial_labels: frozenset[Category] = frozenset({Category.LOCATION_ADDRESS})
+    partial_labels: ClassVar[frozenset[Category]] = frozenset({Category.LOCATION_ADDRESS})
 
     def __init__(self) -> None:
         self._groups = _format_groups()

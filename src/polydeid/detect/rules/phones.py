@@ -56,6 +56,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cache, lru_cache
+from typing import ClassVar, Final
 
 import phonenumbers
 import regex
@@ -98,7 +99,7 @@ _DIGIT = f"[{_DIGITS}]"
 #: hyphens, minus, full-width hyphen and parentheses).
 _ASCII_SEPARATORS = " \t./()\\-"
 _TYPOGRAPHIC_SEPARATORS = "\u00a0\u202f\u2010\u2011\u2012\u2013\u2212\uff0d\uff08\uff09"
-_MAX_SEPARATOR = 3
+_MAX_SEPARATOR: Final = 3
 
 #: A run: a digit, then digits and separators, then a digit, at least seven characters. One
 #: character class keeps the engine's scan fast; groups, separators and what comes before the
@@ -109,31 +110,31 @@ _RUN_UNICODE = compile_pattern(
     rf"{_DIGIT}[{_DIGITS}{_ASCII_SEPARATORS}{_TYPOGRAPHIC_SEPARATORS}]{{5,}}{_DIGIT}"
 )
 #: Scripts whose texts may write phone numbers with native (non-ASCII) digits.
-_NATIVE_DIGIT_SCRIPTS = frozenset({"Arabic", "Devanagari", "Han"})
-_TYPOGRAPHIC = tuple(_TYPOGRAPHIC_SEPARATORS)
+_NATIVE_DIGIT_SCRIPTS: Final = frozenset({"Arabic", "Devanagari", "Han"})
+_TYPOGRAPHIC: Final = tuple(_TYPOGRAPHIC_SEPARATORS)
 #: A digit group, and a run that is exactly one date (fast path: most seven-digit runs in
 #: clinical text). Asked of short strings many times per number, so compiled with ``re``
 #: (the same classes, a third of the call's cost).
-_GROUP = re.compile(rf"{_DIGIT}++")
-_DATE_RUN = re.compile(
+_GROUP: Final = re.compile(rf"{_DIGIT}++")
+_DATE_RUN: Final = re.compile(
     rf"{_DIGIT}{{1,2}}([./\-]){_DIGIT}{{1,2}}\1(?:{_DIGIT}{{4}}|{_DIGIT}{{2}})"
     rf"|{_DIGIT}{{4}}([./\-]){_DIGIT}{{1,2}}\2{_DIGIT}{{1,2}}"
 )
 #: Zero in each digit set: a trunk prefix or ``00`` starts a number inside a run.
-_ZEROS = "0\u0660\u06f0\u0966\uff10"
+_ZEROS: Final = "0\u0660\u06f0\u0966\uff10"
 #: Signs that glue a run to what precedes it (``#1234567``, ``+1 2 …`` after a digit).
-_GLUE_SIGNS = "_@#%&+\uff0b"
+_GLUE_SIGNS: Final = "_@#%&+\uff0b"
 
 #: Digit counts a candidate may have (after ``+``/``00``: country code and number, E.164).
-_INTL_DIGITS = (8, 15)
-_NATIONAL_DIGITS = (7, 14)
+_INTL_DIGITS: Final = (8, 15)
+_NATIONAL_DIGITS: Final = (7, 14)
 #: Runs with more digits than this are lists or long identifiers: even their first candidate
 #: must start with ``+``, ``(`` or ``0``.
-_LONG_RUN_DIGITS = 15
+_LONG_RUN_DIGITS: Final = 15
 #: How far before a candidate a context word may be.
-_CONTEXT_CHARS = 40
+_CONTEXT_CHARS: Final = 40
 #: Segment hints that count as phone context (a field known to hold a phone number).
-_PHONE_HINTS = frozenset({"field:phone", "field:telephone", "field:mobile", "field:fax"})
+_PHONE_HINTS: Final = frozenset({"field:phone", "field:telephone", "field:mobile", "field:fax"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,7 +164,7 @@ class _Shape:
     spaced_out: bool
 
 
-_SHAPES = {
+_SHAPES: Final = {
     (grouped, spaced): _Shape(grouped, spaced)
     for grouped in (False, True)
     for spaced in (False, True)
@@ -261,7 +262,7 @@ class _Scan:
 
 
 #: How many regions that read foreign numbers a scan reads first.
-_FAVOURITES = 8
+_FAVOURITES: Final = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -362,7 +363,7 @@ class _Reading(Enum):
 
 
 #: Longest national significant number phonenumbers' metadata describes.
-_MAX_NSN_DIGITS = 17
+_MAX_NSN_DIGITS: Final = 17
 
 
 @dataclass(frozen=True, slots=True)
@@ -593,7 +594,7 @@ class _RegionShape:
         match, _, written_groups = chosen
         group = match.group
         pieces = [
-            "".join([group(piece) if type(piece) is int else piece for piece in written])
+            "".join([group(piece) if isinstance(piece, int) else piece for piece in written])
             for written in written_groups
         ]
         return tuple(map(len, pieces)), "".join(pieces)
@@ -643,6 +644,14 @@ def _locale(langs: tuple[str, ...]) -> _PhoneLocale:
 
 
 @cache
+def _metadata(region: str) -> phonenumbers.PhoneMetadata:
+    """phonenumbers' metadata of ``region``, one of its supported regions."""
+    metadata = phonenumbers.PhoneMetadata.metadata_for_region(region)
+    if metadata is None:
+        raise UnknownCountryError(region)
+    return metadata
+
+
 def _regions(countries: tuple[str, ...]) -> tuple[str, ...]:
     """Upper-cased region codes, checked against phonenumbers' metadata."""
     regions = tuple(dict.fromkeys(c.upper() for c in countries))
@@ -676,11 +685,14 @@ def _national_lengths(regions: tuple[str, ...]) -> frozenset[int]:
 def _region_shape(region: str) -> _RegionShape:
     """The numbering plan of ``region``, with the number types of every region sharing its code."""
     # As in phonenumbers, a Canadian number is valid when read in the United States.
-    metadata = phonenumbers.PhoneMetadata.metadata_for_region(region)
+    metadata = _metadata(region)
     general = metadata.general_desc
+    if general is None:
+        raise UnknownCountryError(region)
+    country_code = int(metadata.country_code or 0)
     siblings = [
         phonenumbers.PhoneMetadata.metadata_for_region(r)
-        for r in phonenumbers.COUNTRY_CODE_TO_REGION_CODE.get(metadata.country_code, (region,))
+        for r in phonenumbers.COUNTRY_CODE_TO_REGION_CODE.get(country_code, (region,))
     ]
     types = tuple(
         d
@@ -694,10 +706,10 @@ def _region_shape(region: str) -> _RegionShape:
     formats = tuple(
         _Format(
             re.compile(f.leading_digits_pattern[-1]) if f.leading_digits_pattern else None,
-            re.compile(f.pattern),
+            re.compile(f.pattern or ""),
             _digits((f.national_prefix_formatting_rule or "").replace("\\1", "")),
             recipe,
-            _written_widths(f.pattern, recipe),
+            _written_widths(f.pattern or "", recipe),
         )
         for f in metadata.number_format
         for recipe in [_recipe(_national_rule(f))]
@@ -707,7 +719,7 @@ def _region_shape(region: str) -> _RegionShape:
     dialling = metadata.international_prefix
     return _RegionShape(
         prefix=metadata.national_prefix or "",
-        country_code=str(metadata.country_code),
+        country_code=str(country_code),
         strip=strip,
         strip_digits=rule if rule and rule.isdigit() else None,
         valid=valid,
@@ -1000,20 +1012,20 @@ def _find_national(digits: str, regions: Sequence[str]) -> _Finding | None:
 
 
 #: Digit counts a foreign candidate may have (every region's national lengths lie in it).
-_FOREIGN_LENGTHS = frozenset(range(_NATIONAL_DIGITS[0], _NATIONAL_DIGITS[1] + 1))
+_FOREIGN_LENGTHS: Final = frozenset(range(_NATIONAL_DIGITS[0], _NATIONAL_DIGITS[1] + 1))
 
 
 #: Fewest digits of a foreign number known by its national grouping alone: shorter groupings
 #: (``2019 - 2024``, ``1234 5678``) are as often years or identifiers.
-_FOREIGN_UNPREFIXED_DIGITS = 10
+_FOREIGN_UNPREFIXED_DIGITS: Final = 10
 #: Digits of a bare foreign mobile number led by its trunk prefix ``0`` (``0612345678``,
 #: ``07911123456``): a longer bare string is as often a national identifier (a Vietnamese
 #: citizen-ID number has twelve digits led by ``0``).
-_FOREIGN_BARE_DIGITS = (10, 11)
+_FOREIGN_BARE_DIGITS: Final = (10, 11)
 #: Digits of the first group of a foreign number known by its trunk prefix ``0``: the prefix
 #: and an area or network code (``020``, ``0772``, ``01512``); ``08 08 76541`` is a licence
 #: number, ``03577050 06`` part of a social-security number.
-_FOREIGN_LEAD_DIGITS = (3, 5)
+_FOREIGN_LEAD_DIGITS: Final = (3, 5)
 
 
 @dataclass(frozen=True, slots=True)
@@ -1054,8 +1066,8 @@ def _plans_of_length(n_digits: int) -> tuple[_Plan, ...]:
     """Every region (in code order) whose numbers written nationally can have ``n_digits``."""
     plans = []
     for region in sorted(phonenumbers.SUPPORTED_REGIONS):
-        metadata = phonenumbers.PhoneMetadata.metadata_for_region(region)
-        general = metadata.general_desc if metadata is not None else None
+        metadata = _metadata(region)
+        general = metadata.general_desc
         if general is None or not general.national_number_pattern:
             continue
         prefix = metadata.national_prefix or ""
@@ -1124,13 +1136,18 @@ def _sieve(n_digits: int) -> _Sieve:
         entry = types.setdefault(id(valid), (len(types), valid.types(n_digits)))
         type_of.append(entry[0])
     stripping = tuple(k for k, plan in enumerate(plans) if plan.strip is not None)
+    strips = [plans[k].strip for k in stripping]
     return _Sieve(
         plans,
         FullMatchSet([plan.general.pattern for plan in plans]),
         FullMatchSet([source for _, source in types.values()]),
         tuple(type_of),
         FullMatchSet(
-            [f"(?:{plans[k].strip.pattern})(?:{plans[k].general.pattern})" for k in stripping]
+            [
+                f"(?:{strip.pattern})(?:{plans[k].general.pattern})"
+                for k, strip in zip(stripping, strips, strict=True)
+                if strip is not None
+            ]
         ),
         stripping,
     )
@@ -1351,8 +1368,8 @@ def _keepers(n_digits: int, groups: tuple[int, ...], lead: str) -> frozenset[str
 @cache
 def _main_region(region: str) -> str:
     """The region whose formats phonenumbers writes ``region``'s numbers in."""
-    metadata = phonenumbers.PhoneMetadata.metadata_for_region(region)
-    return str(phonenumbers.region_code_for_country_code(metadata.country_code))
+    code = _metadata(region).country_code
+    return str(phonenumbers.region_code_for_country_code(int(code or 0)))
 
 
 def _written_as_in(
@@ -1439,7 +1456,7 @@ def _example_mobile_length(region: str) -> int | None:
 
 
 #: Number types read as mobile numbers (their groupings are written without a trunk prefix).
-_MOBILE_TYPES = frozenset(
+_MOBILE_TYPES: Final = frozenset(
     {phonenumbers.PhoneNumberType.MOBILE, phonenumbers.PhoneNumberType.FIXED_LINE_OR_MOBILE}
 )
 
@@ -1503,7 +1520,7 @@ def _has_account_blocks(groups: Sequence[tuple[int, int]]) -> bool:
 
 
 #: The only separators that can make a pair of groups a reading, decimal, range or date.
-_BLOCKING_SEPARATORS = frozenset({"/", ".", "-", "\u2013"})
+_BLOCKING_SEPARATORS: Final = frozenset({"/", ".", "-", "\u2013"})
 
 
 def _blocked_groups(text: str, groups: Sequence[tuple[int, int]]) -> frozenset[int]:
@@ -1559,7 +1576,7 @@ class PhoneRule(RuleDetector):
     """Telephone and fax numbers, validated with the ``phonenumbers`` metadata."""
 
     id = "rules.phones.v1"
-    labels: frozenset[Category | Fact] = frozenset({Category.CONTACT_PHONE})
+    labels: ClassVar[frozenset[Category | Fact]] = frozenset({Category.CONTACT_PHONE})
 
     def __init__(self) -> None:
         # Keep phonenumbers' compiled metadata patterns: checking numbers of many regions

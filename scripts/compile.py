@@ -1,0 +1,117 @@
+"""Compile polydeid's hot rule modules ahead of time with mypyc (``make setup`` runs it).
+
+Reads the modules to compile from ``polydeid._compiled.MODULES``, builds each into a C extension
+module with mypyc (from the pinned ``mypy``) in a temporary directory, puts the extension
+modules beside their sources in the installed package (``src/polydeid`` for the editable
+install) and writes ``polydeid/_compiled.json`` with the SHA-256 of each source compiled: a
+module whose source changes afterwards runs from its source again (``polydeid._compiled``)
+until this script is run anew. Exits non-zero, having changed nothing, where the build fails.
+
+    .venv/bin/python scripts/compile.py            # build and install
+    .venv/bin/python scripts/compile.py --clean    # remove the built modules and manifest
+    .venv/bin/python scripts/compile.py --sources  # print the source files (for make)
+
+Needs a C compiler and the Python headers (``gcc``; ``python3-dev`` on Debian's own Python).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "src" / "polydeid"
+GUARD = PACKAGE / "_compiled.py"
+
+
+def modules() -> tuple[str, ...]:
+    """``MODULES`` of ``polydeid/_compiled.py``, read without importing polydeid."""
+    for node in ast.parse(GUARD.read_text(encoding="utf-8")).body:
+        if (
+            isinstance(node, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == "MODULES" for t in node.targets)
+            and isinstance(node.value, ast.Tuple)
+        ):
+            return tuple(ast.literal_eval(node.value))
+    raise SystemExit(f"no MODULES tuple in {GUARD}")
+
+
+def sources() -> list[Path]:
+    root = PACKAGE.parent
+    return [root.joinpath(*m.split(".")).with_suffix(".py") for m in modules()]
+
+
+def built_files(root: Path) -> list[Path]:
+    """Extension modules mypyc built for the package (the modules and their shared library)."""
+    return sorted(p for p in (root / "polydeid").rglob("*.so") if p.is_file()) + sorted(
+        p for p in (root / "polydeid").rglob("*.pyd") if p.is_file()
+    )
+
+
+def clean() -> None:
+    for path in built_files(PACKAGE.parent):
+        path.unlink()
+    PACKAGE.joinpath("_compiled.json").unlink(missing_ok=True)
+
+
+def build() -> None:
+    import hashlib
+
+    from mypyc.build import mypycify
+    from setuptools import Distribution
+
+    files = sources()
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="polydeid-compile-") as tmp:
+        work = Path(tmp)
+        extensions = mypycify(
+            [str(path) for path in files], opt_level="3", separate=True, target_dir=str(work / "c")
+        )
+        dist = Distribution({"name": "polydeid-compiled", "ext_modules": extensions})
+        command = dist.get_command_obj("build_ext")
+        command.build_lib = str(work / "lib")  # type: ignore[attr-defined]
+        command.build_temp = str(work / "temp")  # type: ignore[attr-defined]
+        dist.run_command("build_ext")
+        built = built_files(work / "lib")
+        if not built:
+            raise SystemExit("mypyc built no extension module")
+        clean()
+        for path in built:
+            target = PACKAGE.parent / path.relative_to(work / "lib")
+            shutil.copy2(path, target)
+    manifest = {
+        "python": sys.version.split()[0],
+        "modules": {
+            module: hashlib.sha256(path.read_bytes()).hexdigest()
+            for module, path in zip(modules(), files, strict=True)
+        },
+    }
+    PACKAGE.joinpath("_compiled.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    print(
+        f"compiled {len(files)} modules ({len(built)} extension files) "
+        f"in {time.perf_counter() - started:.0f} s",
+        flush=True,
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--clean", action="store_true", help="remove the built modules")
+    parser.add_argument("--sources", action="store_true", help="print the source files")
+    args = parser.parse_args()
+    if args.sources:
+        root = PACKAGE.parent.parent
+        print(" ".join(str(p.relative_to(root)) for p in sources()))
+    elif args.clean:
+        clean()
+    else:
+        build()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,133 @@
+"""The modules compiled ahead of time (scripts/compile.py, polydeid._compiled): a build runs
+only while it matches its source, and it finds what its source finds."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from polydeid import _compiled
+from polydeid.core.segments import Segment
+from polydeid.detect.rules.phones import PhoneRule
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _manifest(tmp_path: Path, digests: dict[str, str]) -> Path:
+    path = tmp_path / "_compiled.json"
+    path.write_text(json.dumps({"modules": digests}))
+    return path
+
+
+def test_every_listed_module_has_a_source() -> None:
+    for module in _compiled.MODULES:
+        assert _compiled.source_path(module).is_file(), module
+
+
+def test_a_build_runs_only_while_the_manifest_names_its_source(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(_compiled.PURE_ENV, raising=False)
+    built = [m for m in _compiled.MODULES if _compiled.extension_path(m) is not None]
+    if not built:
+        pytest.skip("no module is compiled here (scripts/compile.py)")
+    module = built[0]
+    current = _compiled.source_digest(_compiled.source_path(module))
+    assert _compiled.status([module], _manifest(tmp_path, {module: current})) == {
+        module: "compiled"
+    }
+    for digests in ({module: "0" * 64}, {}):  # another source; a manifest without the module
+        assert _compiled.status([module], _manifest(tmp_path, digests)) == {module: "stale"}
+    unreadable = tmp_path / "bad.json"
+    unreadable.write_text("{not json")
+    assert _compiled.status([module], unreadable) == {module: "stale"}
+    assert _compiled.status([module], tmp_path / "missing.json") == {module: "stale"}
+    monkeypatch.setenv(_compiled.PURE_ENV, "1")
+    assert _compiled.status([module], _manifest(tmp_path, {module: current})) == {module: "pure"}
+
+
+def test_a_module_without_a_build_runs_from_its_source(tmp_path: Path) -> None:
+    assert _compiled.status(["polydeid.core.spans"], tmp_path / "none.json") == {
+        "polydeid.core.spans": "source"
+    }
+
+
+def test_stale_and_pure_modules_are_found_as_their_sources() -> None:
+    module = _compiled.MODULES[0]
+    states = {module: "stale", "polydeid.core.spans": "compiled", "polydeid.api": "source"}
+    finder = _compiled.source_finder(states)
+    assert finder is not None
+    spec = finder.find_spec(module, None)
+    assert spec is not None and spec.origin == str(_compiled.source_path(module))
+    assert finder.find_spec("polydeid.core.spans", None) is None
+    assert finder.find_spec("polydeid.api", None) is None
+    assert _compiled.source_finder({module: "compiled"}) is None
+
+
+def test_the_build_is_current_where_make_requires_it() -> None:
+    """``make test`` sets POLYDEID_REQUIRE_COMPILED: there every listed module must run its
+    build (scripts/compile.py ran, and no source changed since)."""
+    if os.environ.get("POLYDEID_REQUIRE_COMPILED") != "1":
+        pytest.skip("POLYDEID_REQUIRE_COMPILED is not set (make test sets it)")
+    assert set(_compiled.status().values()) == {"compiled"}
+    import polydeid.detect.rules.phones as phones
+
+    assert not phones.__file__.endswith(".py")
+
+
+def _texts() -> list[str]:
+    """Seeded text dense in phone-like digit groups of many shapes and countries."""
+    rng = random.Random(4242)
+    pieces = [
+        lambda: f"{rng.randrange(100, 999)} {rng.randrange(100, 999)} {rng.randrange(1000, 9999)}",
+        lambda: f"0{rng.randrange(700, 799)} {rng.randrange(100000, 999999)}",
+        lambda: f"+{rng.choice(['44', '254', '49', '33', '1'])} {rng.randrange(10**8, 10**9)}",
+        lambda: "06 " + " ".join(f"{rng.randrange(100):02d}" for _ in range(4)),
+        lambda: (
+            f"({rng.randrange(200, 999)}) {rng.randrange(200, 999)}-{rng.randrange(1000, 9999)}"
+        ),
+        lambda: f"{rng.randrange(100, 899)}-{rng.randrange(10, 99)}-{rng.randrange(1000, 9999)}",
+        lambda: f"tel. 0{rng.randrange(10**9, 10**10)}",
+        lambda: f"{rng.randrange(1, 28)}.{rng.randrange(1, 12)}.20{rng.randrange(10, 30)}",
+    ]
+    return [
+        ", ".join(rng.choice(pieces)() for _ in range(300)) + f" ({lang})"
+        for lang in ("en", "de", "fr", "sw", "lg")
+    ]
+
+
+def sample_digest() -> str:
+    """SHA-256 of the phone rule's spans over :func:`_texts` in several languages."""
+    rule = PhoneRule()
+    digest = hashlib.sha256()
+    for text in _texts():
+        lang = text.rsplit("(", 1)[1].rstrip(")")
+        for span in rule.find(Segment(text, lang=lang)):
+            digest.update(repr((span.start, span.end, span.source, span.score)).encode())
+    return digest.hexdigest()
+
+
+def test_the_compiled_phone_rule_finds_what_its_source_finds() -> None:
+    """The same spans from the module as this process runs it (its build, where one is
+    current) and from its source (POLYDEID_PURE_PYTHON=1, in a subprocess)."""
+    env = {**os.environ, _compiled.PURE_ENV: "1"}
+    script = (
+        "import sys\n"
+        f"sys.path.insert(0, {str(ROOT)!r})\n"
+        "import polydeid.detect.rules.phones as phones\n"
+        "assert phones.__file__.endswith('.py'), phones.__file__\n"
+        "from tests.test_compiled import sample_digest\n"
+        "print(sample_digest())\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == sample_digest()
