@@ -29,7 +29,11 @@ from pathlib import Path
 from types import ModuleType
 
 #: The modules compiled ahead of time (scripts/compile.py reads this tuple).
-MODULES = ("polydeid.detect.rules.phones",)
+MODULES = (
+    "polydeid.detect.rules.phones",
+    "polydeid.detect.rules.ids",
+    "polydeid.detect.rules.dates",
+)
 
 #: The build's record, beside this file: ``{"modules": {name: sha256 of the source}}``.
 MANIFEST = Path(__file__).with_name("_compiled.json")

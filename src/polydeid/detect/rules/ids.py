@@ -63,7 +63,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from functools import cache
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 import regex
 from stdnum import luhn
@@ -447,8 +447,18 @@ _CAPITAL = re.compile(r"[A-Z]")
 _DATE_HEAD = compile_pattern(r"(?r)(?<![A-Za-z0-9#\-/._])[0-9]{1,2}[./\-][0-9]{1,2}[./\-]")
 
 
+class LabelWords(Protocol):
+    """What :func:`value_tokens` asks of a lexicon (:class:`LabelLexicon` answers it)."""
+
+    def may_occur(self, text: str) -> bool: ...
+
+    def may_end(self, word: str) -> bool: ...
+
+    def may_label(self, text: str, pos: int) -> bool: ...
+
+
 def _glued_token(
-    text: str, a: int, b: int, lexicon: LabelLexicon, capitals: bool
+    text: str, a: int, b: int, lexicon: LabelWords, capitals: bool
 ) -> tuple[int, int] | None:
     """``(start, first digit)`` of the token glued to the run ``[a, b)``, if it may be a value."""
     ends_token = b == len(text) or text[b] not in _TOKEN_CHARS
@@ -472,7 +482,7 @@ def _glued_token(
 
 
 def value_tokens(
-    view: Segment, rule_id: str, lexicon: LabelLexicon, *, capitals: bool = False
+    view: Segment, rule_id: str, lexicon: LabelWords, *, capitals: bool = False
 ) -> list[ValueToken]:
     """Tokens holding a run of three or more digits that may follow a label of ``lexicon``.
 
