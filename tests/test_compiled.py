@@ -15,6 +15,8 @@ import pytest
 
 from polydeid import _compiled
 from polydeid.core.segments import Segment
+from polydeid.detect.rules.dates import DateRule
+from polydeid.detect.rules.ids import IdentifierRule
 from polydeid.detect.rules.phones import PhoneRule
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -83,7 +85,7 @@ def test_the_build_is_current_where_make_requires_it() -> None:
 
 
 def _texts() -> list[str]:
-    """Seeded text dense in phone-like digit groups of many shapes and countries."""
+    """Seeded text dense in phone numbers, identifiers and dates of many shapes."""
     rng = random.Random(4242)
     pieces = [
         lambda: f"{rng.randrange(100, 999)} {rng.randrange(100, 999)} {rng.randrange(1000, 9999)}",
@@ -96,6 +98,16 @@ def _texts() -> list[str]:
         lambda: f"{rng.randrange(100, 899)}-{rng.randrange(10, 99)}-{rng.randrange(1000, 9999)}",
         lambda: f"tel. 0{rng.randrange(10**9, 10**10)}",
         lambda: f"{rng.randrange(1, 28)}.{rng.randrange(1, 12)}.20{rng.randrange(10, 30)}",
+        lambda: (
+            f"NHS {rng.randrange(100, 999)} {rng.randrange(100, 999)} {rng.randrange(10**3, 10**4)}"
+        ),
+        lambda: f"ID {rng.randrange(10**7, 10**8)}",
+        lambda: f"MRN {rng.randrange(10**5, 10**7)}",
+        lambda: f"IBAN DE{rng.randrange(10, 99)} 3704 0044 {rng.randrange(10**3, 10**4)}",
+        lambda: f"on {rng.randrange(1, 28)} March {rng.randrange(1990, 2030)}",
+        lambda: (
+            f"{rng.randrange(1990, 2030)}-{rng.randrange(1, 12):02d}-{rng.randrange(1, 28):02d}"
+        ),
     ]
     return [
         ", ".join(rng.choice(pieces)() for _ in range(300)) + f" ({lang})"
@@ -104,19 +116,20 @@ def _texts() -> list[str]:
 
 
 def sample_digest() -> str:
-    """SHA-256 of the phone rule's spans over :func:`_texts` in several languages."""
-    rule = PhoneRule()
+    """SHA-256 of the compiled rules' spans over :func:`_texts` in several languages."""
     digest = hashlib.sha256()
-    for text in _texts():
-        lang = text.rsplit("(", 1)[1].rstrip(")")
-        for span in rule.find(Segment(text, lang=lang)):
-            digest.update(repr((span.start, span.end, span.source, span.score)).encode())
+    for rule in (PhoneRule(), IdentifierRule(), DateRule()):
+        for text in _texts():
+            lang = text.rsplit("(", 1)[1].rstrip(")")
+            for span in rule.find(Segment(text, lang=lang)):
+                found = (rule.id, span.start, span.end, span.label.name, span.source, span.score)
+                digest.update(repr(found).encode())
     return digest.hexdigest()
 
 
-def test_the_compiled_phone_rule_finds_what_its_source_finds() -> None:
-    """The same spans from the module as this process runs it (its build, where one is
-    current) and from its source (POLYDEID_PURE_PYTHON=1, in a subprocess)."""
+def test_the_compiled_rules_find_what_their_sources_find() -> None:
+    """The same spans from the modules as this process runs them (their builds, where
+    current) and from their sources (POLYDEID_PURE_PYTHON=1, in a subprocess)."""
     env = {**os.environ, _compiled.PURE_ENV: "1"}
     script = (
         "import sys\n"

@@ -367,6 +367,16 @@ def _context_words(vocab: FactVocabulary) -> tuple[str, ...]:
 _CONTEXT_SEP = rf"(?>{SP}*(?:[:：=\-–]{SP}*)?(?:[{_COMPARATORS}]{SP}?)?)"
 
 
+def _edge_class(words: Iterable[str], *, last: bool) -> str:
+    """A class of the first (or ``last``) character of each of ``words``, read
+    case-insensitively: a one-character look that every match of their alternation passes, so
+    that positions where none can match are left before the alternation is tried."""
+    chars = {(w.strip()[-1] if last else w.strip()[0]).lower() for w in words if w.strip()}
+    if not chars:
+        return "(?!)"
+    return "(?i:[" + "".join(sorted(regex.escape(c) for c in chars)) + "])"
+
+
 def _context_pattern(vocab: FactVocabulary) -> str:
     """Look-behind body: the word before a number (label, marker, count word), skipping up to
     two link or filler words ("BP was 120/80", "for about 3 days")."""
@@ -407,16 +417,25 @@ def _build_pattern(vocab: FactVocabulary) -> str:
         rf"(?:(?P<xf>{_FRACTION})|{SP}?(?P<xu>{time_units}))?"
         ")"
     )
+    # What must follow a number for the unit alternative (a sign, a second number's separator
+    # or a unit) and precede it for the word-before one (the last letter of a word, then the
+    # separators): one look each, so that most numbers of a dense list are left at once.
+    unit_first = _edge_class((*vocab.unit_words, *vocab.time_units), last=False)
+    unit_next = rf"(?={SP}*+(?:[x×*\-–/]|{unit_first}))"
+    word_before = _edge_class(
+        (*_context_words(vocab), *vocab.links, *vocab.duration_fillers), last=True
+    )
+    context_last = rf"(?<={word_before}[ \t\u00a0\u202f:：=\-–{_COMPARATORS}]*\d)"
     plain = (
         rf"{_START}(?:"
         # dosing scheme 1-0-1, 1-1-1-1
         rf"(?P<b_scheme>)(?:[-–][0-4½¼](?:[.,]5)?){{2,3}}(?![\p{{N}}/\-–]|[.,]\d)"
         # number [x number] [-/ number] unit [route] [frequency]: "2 x 500 mg PO tds"
-        rf"|(?P<nt>{_TAIL}){plus}"
+        rf"|(?P<nt>{_TAIL}){plus}{unit_next}"
         rf"(?:{SP}*+[x×*]{SP}*+(?P<mult>{_NUMBER})(?={SP}?+(?:{units})))?"
         rf"{second}{SP}?+{unit_alone}{extension}"
         # word before, number [-/ number] [unit …]: "BP 120/80", "kwa siku 3", "vidonge 2"
-        rf"|(?<={context}\d)(?P<nt>{_TAIL}){plus}{second}"
+        rf"|{context_last}(?<={context}\d)(?P<nt>{_TAIL}){plus}{second}"
         rf"(?:{SP}?+{unit}{extension})?"
         ")"
     )
