@@ -30,6 +30,7 @@ from types import ModuleType
 
 #: The modules compiled ahead of time (scripts/compile.py reads this tuple).
 MODULES = (
+    "polydeid.detect.rules.phone_reading",
     "polydeid.detect.rules.phones",
     "polydeid.detect.rules.ids",
     "polydeid.detect.rules.dates",

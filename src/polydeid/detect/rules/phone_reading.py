@@ -20,6 +20,8 @@ from functools import cache
 
 import phonenumbers
 
+from polydeid.core.errors import UnknownCountryError
+
 #: Number types by the names of the metadata fields that describe them, in the order
 #: ``phonenumbers`` tries them before the fixed-line and mobile descriptions.
 _SPECIAL_TYPES = (
@@ -117,9 +119,17 @@ class _Types:
         return table
 
 
+def region_metadata(region: str) -> phonenumbers.PhoneMetadata:
+    """phonenumbers' metadata of ``region``, one of its supported regions."""
+    metadata = phonenumbers.PhoneMetadata.metadata_for_region(region)
+    if metadata is None:
+        raise UnknownCountryError(region)
+    return metadata
+
+
 @cache
 def _types(region: str) -> _Types:
-    metadata = phonenumbers.PhoneMetadata.metadata_for_region(region)
+    metadata = region_metadata(region)
     special = tuple(
         (name, desc) for name in _SPECIAL_TYPES if (desc := _desc(getattr(metadata, name)))
     )
@@ -211,13 +221,14 @@ class _Reader:
 
 @cache
 def _reader(region: str) -> _Reader:
-    metadata = phonenumbers.PhoneMetadata.metadata_for_region(region)
+    metadata = region_metadata(region)
     general = metadata.general_desc
     rule = metadata.national_prefix_for_parsing
     dialling = metadata.international_prefix
+    code = int(metadata.country_code or 0)
     return _Reader(
-        metadata.country_code,
-        str(metadata.country_code),
+        code,
+        str(code),
         re.compile(dialling) if dialling else None,
         re.compile(rule) if rule else None,
         bool(metadata.national_prefix_transform_rule),

@@ -67,7 +67,12 @@ from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
 from polydeid.detect.rules._base import RuleDetector
-from polydeid.detect.rules.phone_reading import TYPE_FIELDS, Reading, read_in
+from polydeid.detect.rules.phone_reading import (
+    TYPE_FIELDS,
+    Reading,
+    read_in,
+    region_metadata,
+)
 from polydeid.locales import (
     canonical_language,
     language_info,
@@ -644,14 +649,6 @@ def _locale(langs: tuple[str, ...]) -> _PhoneLocale:
 
 
 @cache
-def _metadata(region: str) -> phonenumbers.PhoneMetadata:
-    """phonenumbers' metadata of ``region``, one of its supported regions."""
-    metadata = phonenumbers.PhoneMetadata.metadata_for_region(region)
-    if metadata is None:
-        raise UnknownCountryError(region)
-    return metadata
-
-
 def _regions(countries: tuple[str, ...]) -> tuple[str, ...]:
     """Upper-cased region codes, checked against phonenumbers' metadata."""
     regions = tuple(dict.fromkeys(c.upper() for c in countries))
@@ -685,7 +682,7 @@ def _national_lengths(regions: tuple[str, ...]) -> frozenset[int]:
 def _region_shape(region: str) -> _RegionShape:
     """The numbering plan of ``region``, with the number types of every region sharing its code."""
     # As in phonenumbers, a Canadian number is valid when read in the United States.
-    metadata = _metadata(region)
+    metadata = region_metadata(region)
     general = metadata.general_desc
     if general is None:
         raise UnknownCountryError(region)
@@ -1066,7 +1063,7 @@ def _plans_of_length(n_digits: int) -> tuple[_Plan, ...]:
     """Every region (in code order) whose numbers written nationally can have ``n_digits``."""
     plans = []
     for region in sorted(phonenumbers.SUPPORTED_REGIONS):
-        metadata = _metadata(region)
+        metadata = region_metadata(region)
         general = metadata.general_desc
         if general is None or not general.national_number_pattern:
             continue
@@ -1368,7 +1365,7 @@ def _keepers(n_digits: int, groups: tuple[int, ...], lead: str) -> frozenset[str
 @cache
 def _main_region(region: str) -> str:
     """The region whose formats phonenumbers writes ``region``'s numbers in."""
-    code = _metadata(region).country_code
+    code = region_metadata(region).country_code
     return str(phonenumbers.region_code_for_country_code(int(code or 0)))
 
 
