@@ -7,7 +7,7 @@ profile and each of its detectors alone in one process, and writes
 ``benchmarks/results/rules_speed.md``. The start-up (every language's patterns and data) is
 timed in two new processes: with an empty cache directory, then with what the first kept.
 
-    .venv/bin/python benchmarks/rules_speed.py [--mb 2] [--repeat 3]
+    .venv/bin/python benchmarks/rules_speed.py [--mb 2] [--repeat 3] [--output FILE]
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from passes import cpu_model, reference_seconds
 
 from polydeid.core.segments import Segment
 from polydeid.detect.pipeline import Pipeline
@@ -137,6 +139,7 @@ def main() -> None:
     parser.add_argument("--mb", type=float, default=2.0, help="size of the synthetic corpus in MB")
     parser.add_argument("--repeat", type=int, default=3, help="runs per row (best is kept)")
     parser.add_argument("--start-up-only", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--output", type=Path, default=RESULTS)
     args = parser.parse_args()
     synthetic = build_corpus(args.mb)
     if args.start_up_only:
@@ -144,7 +147,11 @@ def main() -> None:
         return
     empty, kept = start_up_apart(args.mb)
     pipeline, n_languages, _ = start_up(synthetic)
-    machine = f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+    machine = (
+        f"{cpu_model()} ({platform.machine()}, {os.cpu_count()} cores, Python "
+        f"{platform.python_version()}); reference workload (`passes.reference_seconds`) "
+        f"{reference_seconds():.3f} s"
+    )
     lines = [
         "# Rule-layer throughput",
         "",
@@ -172,8 +179,8 @@ def main() -> None:
         pipeline,
         args.repeat,
     )
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text("\n".join(lines), "utf-8")
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text("\n".join(lines), "utf-8")
     print("\n".join(lines))
 
 
