@@ -4,12 +4,13 @@ Reads the modules to compile from ``polydeid._compiled.MODULES``, builds each in
 module with mypyc (from the pinned ``mypy``) in a temporary directory, puts the extension
 modules beside their sources in the installed package (``src/polydeid`` for the editable
 install) and writes ``polydeid/_compiled.json`` with the SHA-256 of each source compiled: a
-module whose source changes afterwards runs from its source again (``polydeid._compiled``)
-until this script is run anew. Exits non-zero, having changed nothing, where the build fails.
+module whose source, or the source of a polydeid module it imports, changes afterwards makes
+every compiled module run from its source again (``polydeid._compiled``) until this script is
+run anew. Exits non-zero, having changed nothing, where the build fails.
 
     .venv/bin/python scripts/compile.py            # build and install
     .venv/bin/python scripts/compile.py --clean    # remove the built modules and manifest
-    .venv/bin/python scripts/compile.py --sources  # print the source files (for make)
+    .venv/bin/python scripts/compile.py --sources  # the sources a build reads (for make)
 
 Needs a C compiler and the Python headers (``gcc``; ``python3-dev`` on Debian's own Python).
 """
@@ -18,12 +19,14 @@ from __future__ import annotations
 
 import argparse
 import ast
+import importlib.util
 import json
 import shutil
 import sys
 import tempfile
 import time
 from pathlib import Path
+from types import ModuleType
 
 PACKAGE = Path(__file__).resolve().parent.parent / "src" / "polydeid"
 GUARD = PACKAGE / "_compiled.py"
@@ -46,6 +49,26 @@ def sources() -> list[Path]:
     return [root.joinpath(*m.split(".")).with_suffix(".py") for m in modules()]
 
 
+def guard() -> ModuleType:
+    """``polydeid/_compiled.py`` loaded by itself (it imports nothing of polydeid), so that
+    reading the sources does not import the package."""
+    spec = importlib.util.spec_from_file_location("_polydeid_compiled", GUARD)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def read_sources() -> list[Path]:
+    """The compiled modules' sources and those of the polydeid modules they import."""
+    compiled = guard()
+    root = PACKAGE.parent
+    names = set(modules())
+    for module in modules():
+        names.update(compiled.imported_modules(module, root))
+    return sorted(compiled.source_path(name, root) for name in names)
+
+
 def built_files(root: Path) -> list[Path]:
     """Extension modules mypyc built for the package (the modules and their shared library)."""
     return sorted(p for p in (root / "polydeid").rglob("*.so") if p.is_file()) + sorted(
@@ -60,8 +83,6 @@ def clean() -> None:
 
 
 def build() -> None:
-    import hashlib
-
     from mypyc.build import mypycify
     from setuptools import Distribution
 
@@ -84,13 +105,16 @@ def build() -> None:
         for path in built:
             target = PACKAGE.parent / path.relative_to(work / "lib")
             shutil.copy2(path, target)
-    manifest = {
-        "python": sys.version.split()[0],
-        "modules": {
-            module: hashlib.sha256(path.read_bytes()).hexdigest()
-            for module, path in zip(modules(), files, strict=True)
-        },
-    }
+    compiled = guard()
+    root = PACKAGE.parent
+    entries = {}
+    for module in modules():
+        imports = compiled.imported_modules(module, root)
+        entries[module] = {
+            "digest": compiled.build_digest(module, imports, root),
+            "imports": imports,
+        }
+    manifest = {"python": sys.version.split()[0], "modules": entries}
     PACKAGE.joinpath("_compiled.json").write_text(json.dumps(manifest, indent=1) + "\n")
     print(
         f"compiled {len(files)} modules ({len(built)} extension files) "
@@ -106,7 +130,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.sources:
         root = PACKAGE.parent.parent
-        print(" ".join(str(p.relative_to(root)) for p in sources()))
+        print(" ".join(str(p.relative_to(root)) for p in read_sources()))
     elif args.clean:
         clean()
     else:

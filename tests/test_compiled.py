@@ -22,9 +22,14 @@ from polydeid.detect.rules.phones import PhoneRule
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _manifest(tmp_path: Path, digests: dict[str, str]) -> Path:
+def _entry(module: str) -> dict[str, object]:
+    imports = _compiled.imported_modules(module)
+    return {"digest": _compiled.build_digest(module, imports), "imports": imports}
+
+
+def _manifest(tmp_path: Path, entries: dict[str, object]) -> Path:
     path = tmp_path / "_compiled.json"
-    path.write_text(json.dumps({"modules": digests}))
+    path.write_text(json.dumps({"modules": entries}))
     return path
 
 
@@ -33,26 +38,41 @@ def test_every_listed_module_has_a_source() -> None:
         assert _compiled.source_path(module).is_file(), module
 
 
-def test_a_build_runs_only_while_the_manifest_names_its_source(
+def test_a_build_records_the_polydeid_modules_it_read() -> None:
+    imports = _compiled.imported_modules("polydeid.detect.rules.phones")
+    assert "polydeid.detect.rules.phone_reading" in imports
+    assert "polydeid.core.spans" in imports
+    assert "polydeid.locales.contacts" in imports  # ``from polydeid.locales import contacts``
+    assert all(_compiled.source_path(m).is_file() for m in imports)
+    assert "phonenumbers" not in imports and "polydeid.detect.rules.phones" not in imports
+
+
+def test_a_build_runs_whole_and_only_while_it_matches_every_source(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv(_compiled.PURE_ENV, raising=False)
     built = [m for m in _compiled.MODULES if _compiled.extension_path(m) is not None]
-    if not built:
-        pytest.skip("no module is compiled here (scripts/compile.py)")
-    module = built[0]
-    current = _compiled.source_digest(_compiled.source_path(module))
-    assert _compiled.status([module], _manifest(tmp_path, {module: current})) == {
-        module: "compiled"
-    }
-    for digests in ({module: "0" * 64}, {}):  # another source; a manifest without the module
-        assert _compiled.status([module], _manifest(tmp_path, digests)) == {module: "stale"}
+    if len(built) < 2:
+        pytest.skip("the modules are not compiled here (scripts/compile.py)")
+    current = {m: _entry(m) for m in built}
+    assert set(_compiled.status(built, _manifest(tmp_path, current)).values()) == {"compiled"}
+    first, *_ = built
+    changed: list[dict[str, object]] = [
+        {**current, first: {**current[first], "digest": "0" * 64}},  # a source changed
+        {m: e for m, e in current.items() if m != first},  # a module not in the manifest
+        {**current, first: {**current[first], "imports": ["polydeid.no_such_module"]}},
+        {**current, first: {**current[first], "imports": "polydeid.core.spans"}},
+        {**current, first: "0" * 64},
+    ]
+    for entries in changed:  # one module's build does not match: none runs compiled
+        states = _compiled.status(built, _manifest(tmp_path, entries))
+        assert set(states.values()) == {"stale"}, entries
     unreadable = tmp_path / "bad.json"
     unreadable.write_text("{not json")
-    assert _compiled.status([module], unreadable) == {module: "stale"}
-    assert _compiled.status([module], tmp_path / "missing.json") == {module: "stale"}
+    assert set(_compiled.status(built, unreadable).values()) == {"stale"}
+    assert set(_compiled.status(built, tmp_path / "missing.json").values()) == {"stale"}
     monkeypatch.setenv(_compiled.PURE_ENV, "1")
-    assert _compiled.status([module], _manifest(tmp_path, {module: current})) == {module: "pure"}
+    assert set(_compiled.status(built, _manifest(tmp_path, current)).values()) == {"pure"}
 
 
 def test_a_module_without_a_build_runs_from_its_source(tmp_path: Path) -> None:
