@@ -1132,19 +1132,15 @@ def _sieve(n_digits: int) -> _Sieve:
             continue
         entry = types.setdefault(id(valid), (len(types), valid.types(n_digits)))
         type_of.append(entry[0])
-    stripping = tuple(k for k, plan in enumerate(plans) if plan.strip is not None)
-    strips = [plans[k].strip for k in stripping]
+    stripped = [(k, plan.strip) for k, plan in enumerate(plans) if plan.strip is not None]
+    stripping = tuple(k for k, _ in stripped)
     return _Sieve(
         plans,
         FullMatchSet([plan.general.pattern for plan in plans]),
         FullMatchSet([source for _, source in types.values()]),
         tuple(type_of),
         FullMatchSet(
-            [
-                f"(?:{strip.pattern})(?:{plans[k].general.pattern})"
-                for k, strip in zip(stripping, strips, strict=True)
-                if strip is not None
-            ]
+            [f"(?:{strip.pattern})(?:{plans[k].general.pattern})" for k, strip in stripped]
         ),
         stripping,
     )
