@@ -2,9 +2,9 @@
 
 Reads the modules to compile from ``polydeid._compiled.MODULES``, builds each into a C extension
 module with mypyc (from the pinned ``mypy``) in a temporary directory, puts the extension
-modules beside their sources in the installed package (``src/polydeid`` for the editable
-install) and writes ``polydeid/_compiled.json`` with the SHA-256 of each source compiled: a
-module whose source, or the source of a polydeid module it imports, changes afterwards makes
+modules beside their sources in this checkout (``src/polydeid``, which the editable install
+runs) and writes ``polydeid/_compiled.json``: per module, the polydeid modules it imports and
+one SHA-256 of their sources and its own. A source of those that changes afterwards makes
 every compiled module run from its source again (``polydeid._compiled``) until this script is
 run anew. Exits non-zero, having changed nothing, where the build fails.
 
@@ -18,13 +18,13 @@ Needs a C compiler and the Python headers (``gcc``; ``python3-dev`` on Debian's 
 from __future__ import annotations
 
 import argparse
-import ast
 import importlib.util
 import json
 import shutil
 import sys
 import tempfile
 import time
+from functools import cache
 from pathlib import Path
 from types import ModuleType
 
@@ -32,26 +32,10 @@ PACKAGE = Path(__file__).resolve().parent.parent / "src" / "polydeid"
 GUARD = PACKAGE / "_compiled.py"
 
 
-def modules() -> tuple[str, ...]:
-    """``MODULES`` of ``polydeid/_compiled.py``, read without importing polydeid."""
-    for node in ast.parse(GUARD.read_text(encoding="utf-8")).body:
-        if (
-            isinstance(node, ast.Assign)
-            and any(isinstance(t, ast.Name) and t.id == "MODULES" for t in node.targets)
-            and isinstance(node.value, ast.Tuple)
-        ):
-            return tuple(ast.literal_eval(node.value))
-    raise SystemExit(f"no MODULES tuple in {GUARD}")
-
-
-def sources() -> list[Path]:
-    root = PACKAGE.parent
-    return [root.joinpath(*m.split(".")).with_suffix(".py") for m in modules()]
-
-
+@cache
 def guard() -> ModuleType:
-    """``polydeid/_compiled.py`` loaded by itself (it imports nothing of polydeid), so that
-    reading the sources does not import the package."""
+    """``polydeid/_compiled.py`` loaded by itself (it imports nothing of polydeid, so the
+    system Python that make runs can read it): ``MODULES`` and how to read their sources."""
     spec = importlib.util.spec_from_file_location("_polydeid_compiled", GUARD)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -61,10 +45,9 @@ def guard() -> ModuleType:
 
 def read_sources() -> list[Path]:
     """The compiled modules' sources and those of the polydeid modules they import."""
-    compiled = guard()
-    root = PACKAGE.parent
-    names = set(modules())
-    for module in modules():
+    compiled, root = guard(), PACKAGE.parent
+    names = set(compiled.MODULES)
+    for module in compiled.MODULES:
         names.update(compiled.imported_modules(module, root))
     return sorted(compiled.source_path(name, root) for name in names)
 
@@ -86,7 +69,8 @@ def build() -> None:
     from mypyc.build import mypycify
     from setuptools import Distribution
 
-    files = sources()
+    compiled, root = guard(), PACKAGE.parent
+    files = [compiled.source_path(module, root) for module in compiled.MODULES]
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="polydeid-compile-") as tmp:
         work = Path(tmp)
@@ -105,10 +89,8 @@ def build() -> None:
         for path in built:
             target = PACKAGE.parent / path.relative_to(work / "lib")
             shutil.copy2(path, target)
-    compiled = guard()
-    root = PACKAGE.parent
     entries = {}
-    for module in modules():
+    for module in compiled.MODULES:
         imports = compiled.imported_modules(module, root)
         entries[module] = {
             "digest": compiled.build_digest(module, imports, root),

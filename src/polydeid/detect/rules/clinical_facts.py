@@ -371,7 +371,8 @@ def _edge_class(words: Iterable[str], *, last: bool) -> str:
     """A class of the first (or ``last``) character of each of ``words``, read
     case-insensitively: a one-character look that every match of their alternation passes, so
     that positions where none can match are left before the alternation is tried."""
-    chars = {(w.strip()[-1] if last else w.strip()[0]).lower() for w in words if w.strip()}
+    stripped = [w.strip() for w in words]
+    chars = {(w[-1] if last else w[0]).lower() for w in stripped if w}
     if not chars:
         return "(?!)"
     return "(?i:[" + "".join(sorted(regex.escape(c) for c in chars)) + "])"

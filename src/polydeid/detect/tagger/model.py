@@ -335,12 +335,12 @@ class TaggerModel:
         width = 0
         for item in items:
             _, s, e = item
-            wider = max(width, padded_width(e - s + 2, self.width_align))
-            if batch and (len(batch) + 1) * wider > self.batch_tokens:
+            own = padded_width(e - s + 2, self.width_align)
+            if batch and (len(batch) + 1) * max(width, own) > self.batch_tokens:
                 yield batch, width
-                batch, wider = [], padded_width(e - s + 2, self.width_align)
+                batch, width = [], 0
             batch.append(item)
-            width = wider
+            width = max(width, own)
         if batch:
             yield batch, width
 
