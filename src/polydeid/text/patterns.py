@@ -29,6 +29,7 @@ from polydeid.core.budget import checkpoint
 from polydeid.core.cache import load_bytes, store_bytes
 from polydeid.core.errors import RuleTimeoutError
 from polydeid.core.segments import Segment
+from polydeid.text.gate import gate_words
 from polydeid.text.scripts import UNSPACED
 
 #: Seconds one pattern may run over one segment before the rule fails closed (CPU seconds of
@@ -194,10 +195,54 @@ def guarded_finditer(pattern: Pattern, segment: Segment, rule_id: str) -> Iterat
         slowdown = scan_wall / max(scan_cpu, 1e-3)
         wall = min(max(2 * wall, (budget - done) * slowdown * 1.5), 16 * budget)
         checkpoint()
-    raise RuleTimeoutError(
+    raise _timeout(rule_id, segment)
+
+
+def _timeout(rule_id: str, segment: Segment) -> RuleTimeoutError:
+    return RuleTimeoutError(
         f"rule {rule_id} exceeded {PATTERN_TIMEOUT_S}s on a segment of {len(segment.text)} chars",
         location=str(segment.origin),
-    ) from None
+    )
+
+
+def gated_finditer(
+    pattern: Pattern, segment: Segment, rule_id: str, keys: frozenset[str]
+) -> Iterator[Match]:
+    """The matches :func:`guarded_finditer` finds, for a pattern every match of which starts
+    where a gate word of ``keys`` starts (:mod:`polydeid.text.gate`): ``pattern.match`` is
+    tried only there, each start inside the last match skipped, as ``finditer`` does.
+
+    The tries share one budget of :data:`PATTERN_TIMEOUT_S` of their thread's CPU time; a try
+    stopped by its wall-clock limit while its thread waited for the processor is tried
+    again with a longer one, and one that did that much work fails closed."""
+    text = segment.text
+    end = 0
+    done = 0.0
+    for count, start in enumerate(gate_words(text).starts(keys), 1):
+        if start < end:
+            continue
+        if count % _CHECK_EVERY == 0:
+            checkpoint()
+        wall = PATTERN_TIMEOUT_S
+        for _ in range(_MAX_RESUMES + 1):
+            t0 = time.thread_time()
+            try:
+                match = pattern.match(text, start, timeout=wall, concurrent=False)
+            except TimeoutError:
+                done += time.thread_time() - t0
+                if done >= PATTERN_TIMEOUT_S * 0.95:
+                    raise _timeout(rule_id, segment) from None
+                wall = min(2 * wall, 16 * PATTERN_TIMEOUT_S)
+                continue
+            done += time.thread_time() - t0
+            break
+        else:
+            raise _timeout(rule_id, segment)
+        if done >= PATTERN_TIMEOUT_S:
+            raise _timeout(rule_id, segment)
+        if match is not None:
+            end = match.end()
+            yield match
 
 
 class ContextLexicon:

@@ -9,7 +9,7 @@ from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
 from polydeid.locales import languages, segment_languages
-from polydeid.text.patterns import Pattern, guarded_finditer
+from polydeid.text.patterns import Pattern, gated_finditer, guarded_finditer
 
 
 class RuleDetector:
@@ -40,7 +40,8 @@ class RuleDetector:
 
 class PhraseFactRule(RuleDetector):
     """A rule whose facts are the matches of one pattern per set of languages (the segment's
-    language and English), all of one kind: subclasses give ``kind`` and :meth:`pattern`."""
+    language and English), all of one kind: subclasses give ``kind`` and :meth:`pattern`, and
+    :meth:`keys` where every match starts with a word of a list."""
 
     kind: ClassVar[Fact]
 
@@ -55,11 +56,20 @@ class PhraseFactRule(RuleDetector):
         """The pattern for ``langs`` (cached by the subclass); None when they give no words."""
         raise NotImplementedError
 
+    def keys(self, langs: tuple[str, ...]) -> frozenset[str] | None:
+        """The gate keys (:mod:`polydeid.text.gate`) every match of the pattern for ``langs``
+        starts with, or ``None``: the pattern is then run over the whole text."""
+        return None
+
     def find(self, segment: Segment) -> Iterable[Span]:
-        pattern = self.pattern(tuple(segment_languages(segment)))
+        langs = tuple(segment_languages(segment))
+        pattern = self.pattern(langs)
         if pattern is None:
             return []
-        return [
-            Span(m.start(), m.end(), self.kind, self.id)
-            for m in guarded_finditer(pattern, segment, self.id)
-        ]
+        keys = self.keys(langs)
+        matches = (
+            guarded_finditer(pattern, segment, self.id)
+            if keys is None
+            else gated_finditer(pattern, segment, self.id, keys)
+        )
+        return [Span(m.start(), m.end(), self.kind, self.id) for m in matches]

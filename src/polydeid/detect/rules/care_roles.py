@@ -22,6 +22,7 @@ import regex
 from polydeid.core.taxonomy import Fact
 from polydeid.detect.rules._base import PhraseFactRule
 from polydeid.locales.facts import fact_words
+from polydeid.text.gate import keys_of
 from polydeid.text.patterns import Pattern, compile_pattern, phrase_alternation
 
 SOURCE = "facts.care_roles.v1"
@@ -47,6 +48,12 @@ def _pattern(langs: tuple[str, ...]) -> Pattern | None:
     )
 
 
+@cache
+def _keys(langs: tuple[str, ...]) -> frozenset[str] | None:
+    """The gate keys of :func:`_pattern`: a match starts with a title."""
+    return keys_of(role for lang in langs for role in fact_words(lang).care_roles)
+
+
 class CareRoleRule(PhraseFactRule):
     """Marks a clinician's specialty title so that no detector takes its kinship word for a
     relative."""
@@ -56,3 +63,6 @@ class CareRoleRule(PhraseFactRule):
 
     def pattern(self, langs: tuple[str, ...]) -> Pattern | None:
         return _pattern(langs)
+
+    def keys(self, langs: tuple[str, ...]) -> frozenset[str] | None:
+        return _keys(langs)

@@ -25,7 +25,6 @@ from typing import ClassVar
 
 import regex
 
-from polydeid.core.errors import RuleTimeoutError
 from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
@@ -36,12 +35,12 @@ from polydeid.locales.ages import age_words
 from polydeid.locales.eponyms import eponyms
 from polydeid.locales.facts import fact_words
 from polydeid.locales.names import name_data, name_words
+from polydeid.text.gate import gate_words, key_of, keys_of
 from polydeid.text.normalise import normalise
 from polydeid.text.patterns import (
-    PATTERN_TIMEOUT_S,
-    Match,
     Pattern,
     compile_pattern,
+    gated_finditer,
     phrase_alternation,
 )
 
@@ -80,6 +79,14 @@ def _pattern(langs: tuple[str, ...]) -> Pattern | None:
     return compile_pattern(rf"(?<![\p{{L}}\p{{N}}])(?:{'|'.join(forms)})(?![\p{{L}}\p{{N}}])")
 
 
+@cache
+def _keys(langs: tuple[str, ...]) -> frozenset[str] | None:
+    """The gate keys of :func:`_pattern`: a match starts with an eponym or a disease word
+    written before one."""
+    before = [w for lang in langs for w in fact_words(lang).eponym_before]
+    return keys_of((*eponym_names(), *before))
+
+
 class EponymRule(PhraseFactRule):
     """Marks eponymous diagnoses so that no identifier detector redacts the name in them."""
 
@@ -88,6 +95,9 @@ class EponymRule(PhraseFactRule):
 
     def pattern(self, langs: tuple[str, ...]) -> Pattern | None:
         return _pattern(langs)
+
+    def keys(self, langs: tuple[str, ...]) -> frozenset[str] | None:
+        return _keys(langs)
 
 
 # --- eponymous devices, signs, tests, manoeuvres and scales ------------------------------------
@@ -105,8 +115,6 @@ _VALUE = (
     r"(?:(?:100|\d{1,2}(?:[.,]\d)?)(?:[ \t]*/[ \t]*\d{1,3})?(?:[ \t]*%)?|IV|V|I{1,3}|[A-D])"
 )
 _PREVIOUS_WORD = regex.compile(r"([\p{L}]+)\.?[ \t\u00a0]+$")
-#: A word of the text: where a term may start.
-_WORD = regex.compile(r"[\p{L}\p{M}]+")
 #: A label's colon or equals sign, then up to four name words before a match (group 1: where
 #: the value starts): the match is then within the label's value.
 _NAME_VALUE = regex.compile(
@@ -169,18 +177,14 @@ def _term_pattern(langs: tuple[str, ...]) -> Pattern | None:
 
 @cache
 def _first_words(langs: tuple[str, ...]) -> frozenset[str]:
-    """The casefolded first words of every term and of every word written before one: only
-    where one of them starts can a term start."""
+    """The gate keys (:mod:`polydeid.text.gate`) of every term and of every word written
+    before one: only where one of them starts can a term start."""
     data = eponyms()
     before = [
         w for lang in langs for w in (*fact_words(lang).term_before, *fact_words(lang).term_results)
     ]
-    out = set()
-    for phrase in (*data.terms, *before):
-        first = _WORD.match(phrase)
-        if first is not None:
-            out.add(first.group().casefold())
-    return frozenset(out)
+    keys = (key_of(phrase) for phrase in (*data.terms, *before))
+    return frozenset(key for key in keys if key is not None)
 
 
 @cache
@@ -228,27 +232,21 @@ class EponymTermRule(RuleDetector):
         self.languages = frozenset(languages())
 
     def find(self, segment: Segment) -> Iterable[Span]:
-        """The terms of the segment. The pattern and the guards of its languages are built
-        at the first word a term may start with (most texts have none)."""
+        """The terms of the segment, tried only where a gate word of a term starts. The
+        pattern and the guards of its languages are built at the first text that holds one
+        (most texts hold none)."""
         langs = tuple(segment_languages(segment))
         firsts = _first_words(langs)
         text = segment.text
+        if not gate_words(text).keys & firsts:
+            return []
+        pattern = _term_pattern(langs)
+        if pattern is None:
+            return []
+        titles, units = _guards(langs)
+        given = _given_names(langs)
         spans: list[Span] = []
-        end = 0
-        pattern: Pattern | None = None
-        for word in _WORD.finditer(text):
-            if word.start() < end or word.group().casefold() not in firsts:
-                continue
-            if pattern is None:
-                pattern = _term_pattern(langs)
-                if pattern is None:
-                    return []
-                titles, units = _guards(langs)
-                given = _given_names(langs)
-            m = self._match_at(pattern, segment, word.start())
-            if m is None:
-                continue
-            end = m.end()
+        for m in gated_finditer(pattern, segment, self.id, firsts):
             if self._in_a_name(text, m.start(), titles, given):
                 continue
             if m.group("scale") is not None:
@@ -273,14 +271,3 @@ class EponymTermRule(RuleDetector):
                 return True
         value = _NAME_VALUE.search(text, max(0, start - 80), start)
         return value is not None and name_label_before(text, value.start(1)) is not None
-
-    def _match_at(self, pattern: Pattern, segment: Segment, start: int) -> Match | None:
-        """``pattern`` matched at ``start``, failing closed on a timeout."""
-        try:
-            return pattern.match(segment.text, start, timeout=PATTERN_TIMEOUT_S)
-        except TimeoutError:
-            raise RuleTimeoutError(
-                f"rule {self.id} exceeded {PATTERN_TIMEOUT_S}s on a segment of "
-                f"{len(segment.text)} chars",
-                location=str(segment.origin),
-            ) from None

@@ -49,7 +49,7 @@ stands.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -73,6 +73,7 @@ from polydeid.locales.gazetteer import (
     regions,
 )
 from polydeid.locales.place_words import place_words
+from polydeid.text.gate import gate_words, key_of
 from polydeid.text.normalise import normalise
 from polydeid.text.patterns import compile_pattern, phrase_alternation
 from polydeid.text.scripts import UNSPACED
@@ -82,6 +83,7 @@ SOURCE = "rule.place.gazetteer"
 SCORE = 0.85
 
 _WORD = regex.compile(r"[\p{L}\p{M}\p{N}]+")
+_WORD_CHAR = regex.compile(r"[\p{L}\p{M}\p{N}]")
 #: What may stand between two words of one name in the text.
 _JOIN = regex.compile(r"[ \t\u00a0]{0,2}[-‐–'’./]?[ \t\u00a0]{0,2}")
 #: A character after which a word starts a sentence (or a field, a list item).
@@ -218,7 +220,9 @@ def _index_from_table(table: Any) -> _Index | None:
     if not isinstance(single, dict) or not all(isinstance(k, str) for k, _ in pairs):
         return None
     return _Index(
-        _Rows(single, name), _Rows(pairs, names), frozenset(single) | {k[0] for k in pairs}
+        _Rows(single, name),
+        _Rows(pairs, names),
+        frozenset(single) | {k[0] for k in pairs},
     )
 
 
@@ -242,6 +246,9 @@ class _Rows(Mapping[Any, Any]):
                     location=str(cache_root() / "gazetteer"),
                 ) from exc
         return built
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        return self[key] if key in self._rows else default
 
     def __iter__(self) -> Any:
         return iter(self._rows)
@@ -343,6 +350,100 @@ def _starts_sentence(text: str, start: int) -> bool:
     return i < 0 or text[i] in _OPENERS
 
 
+@dataclass(frozen=True, slots=True)
+class _Gate:
+    """The gate keys (:mod:`polydeid.text.gate`) of a gazetteer's names: a name may start
+    where a key of ``alone`` starts, or one of ``paired`` when a key of its names' second
+    words is in the text too."""
+
+    alone: frozenset[str]
+    paired: Mapping[str, frozenset[str]]
+    #: every key of ``alone`` and ``paired``
+    firsts: frozenset[str]
+
+    def keys(self, present: frozenset[str]) -> frozenset[str]:
+        """The keys of a text whose gate words have the keys ``present``."""
+        hits = present & self.firsts
+        return frozenset(
+            key for key in hits if key in self.alone or not self.paired[key].isdisjoint(present)
+        )
+
+
+@cache
+def _gate(countries: tuple[str, ...], scripts: frozenset[str]) -> _Gate | None:
+    """The :class:`_Gate` of the gazetteer of ``countries`` in ``scripts``; ``None`` when a
+    word that begins a name begins with no letter. A name whose second word begins with no
+    letter is gated by its first word alone."""
+    index = _index(countries, scripts)
+    alone: set[str] = set()
+    paired: dict[str, set[str]] = {}
+    for word in index.single:
+        key = key_of(word)
+        if key is None:
+            return None
+        alone.add(key)
+    for first, second in index.by_pair:
+        key, then = key_of(first), key_of(second)
+        if key is None:
+            return None
+        if then is None:
+            alone.add(key)
+        else:
+            paired.setdefault(key, set()).add(then)
+    return _Gate(
+        frozenset(alone),
+        {key: frozenset(seconds) for key, seconds in paired.items()},
+        frozenset(alone | paired.keys()),
+    )
+
+
+def _starts(
+    text: str, countries: tuple[str, ...], scripts: frozenset[str], attached: tuple[str, ...]
+) -> list[int]:
+    """Where a name of the gazetteer may start in ``text`` (:class:`_Gate`; or where a word
+    is an attached prefix and a key of a name's first word); every word of the text where a
+    name's first word has no key."""
+    gate = _gate(countries, scripts)
+    if gate is None:
+        return [m.start() for m in _WORD.finditer(text)]
+    present = gate_words(text)
+    keys = gate.keys(present.keys)
+    if attached:
+        joined = {
+            word
+            for word in present.keys
+            for prefix in attached
+            if word.startswith(prefix) and word[len(prefix) :] in gate.firsts
+        }
+        keys |= joined
+    return present.starts(keys)
+
+
+class _Following:
+    """The words from one start that a name may span, read as far as asked: each one after
+    the last through what may join two words of a name (:data:`_JOIN`)."""
+
+    __slots__ = ("_scan", "_text", "_words")
+
+    def __init__(self, text: str, start: int) -> None:
+        self._text = text
+        self._scan: Iterator[regex.Match[str]] | None = _WORD.finditer(text, start)
+        self._words: list[tuple[int, int, str]] = []
+
+    def get(self, k: int) -> tuple[int, int, str] | None:
+        """The ``k``-th word (start, end, casefolded), or ``None`` where the words stop."""
+        words = self._words
+        while len(words) <= k:
+            m = next(self._scan, None) if self._scan is not None else None
+            if m is None or (
+                words and _JOIN.fullmatch(self._text, words[-1][1], m.start()) is None
+            ):
+                self._scan = None
+                return None
+            words.append((m.start(), m.end(), m.group().casefold()))
+        return words[k]
+
+
 class GazetteerRule(RuleDetector):
     """Places and facilities of the segment's countries, and major cities, by name."""
 
@@ -355,42 +456,46 @@ class GazetteerRule(RuleDetector):
         self.languages = frozenset(languages())
 
     def find(self, segment: Segment) -> Iterable[Span]:
+        """The places of the segment, tried only where a word that begins a name starts
+        (:mod:`polydeid.text.gate`; with an attached prefix, where a word ends in one)."""
         text = segment.text
         if not text.strip():
             return []
         langs = tuple(segment_languages(segment))
         scripts = frozenset({language_info(lang).script for lang in langs} | {"Latin"})
-        index = _index(tuple(sorted(segment_countries(segment))), scripts)
+        countries = tuple(sorted(segment_countries(segment)))
+        index = _index(countries, scripts)
         if not index.first:
             return []
         context = _context(langs)
-        words = [(m.start(), m.end(), m.group().casefold()) for m in _WORD.finditer(text)]
         spans: list[Span] = []
-        i = 0
-        while i < len(words):
+        resume = 0
+        for start in _starts(text, countries, scripts, context.attached):
+            if start < resume or (start and _WORD_CHAR.match(text, start - 1)):
+                continue  # inside the last name, or inside a word (after a mark)
             previous = spans[-1].end if spans else None
-            found = self._match(text, words, i, index, context, langs, previous)
+            found = self._match(text, _Following(text, start), index, context, langs, previous)
             if found is None:
-                i += 1
                 continue
-            span, last = found
+            span, last_end = found
             spans.append(span)
-            while i < len(words) and words[i][0] < span.end:
-                i += 1
-            i = max(i, last + 1)
+            resume = max(span.end, last_end)
         return spans
 
     def _match(
         self,
         text: str,
-        words: list[tuple[int, int, str]],
-        i: int,
+        words: _Following,
         index: _Index,
         context: _Context,
         langs: tuple[str, ...],
         previous: int | None = None,
     ) -> tuple[Span, int] | None:
-        start, _, first = words[i]
+        """The place whose name starts at the first of ``words``, and where its last word
+        ends; ``previous``: where the place found before it ends."""
+        word = words.get(0)
+        assert word is not None
+        start, _, first = word
         attached = False
         if first not in index.first:
             for prefix in context.attached:
@@ -400,31 +505,30 @@ class GazetteerRule(RuleDetector):
             else:
                 return None
         candidates: tuple[_Name, ...] = ()
-        if i + 1 < len(words):
-            candidates = index.by_pair.get((first, words[i + 1][2]), ())
+        second = words.get(1)
+        if second is not None:
+            candidates = index.by_pair.get((first, second[2]), ())
         one = index.single.get(first)
         for name in (*candidates, one) if one is not None else candidates:
-            last = self._whole(text, words, i, name)
-            if last is None:
+            end = self._whole(words, name)
+            if end is None:
                 continue
             listed = previous is not None and _LIST_GAP.fullmatch(text, previous, start) is not None
-            span = self._accept(
-                text, start, words[last][1], name, index, context, langs, attached, listed
-            )
+            span = self._accept(text, start, end, name, index, context, langs, attached, listed)
             if span is not None:
-                return span, last
+                return span, end
         return None
 
     @staticmethod
-    def _whole(text: str, words: list[tuple[int, int, str]], i: int, name: _Name) -> int | None:
-        """The index of the name's last word when the words from ``i`` spell it whole."""
-        for k, word in enumerate(name.words[1:], 1):
-            if i + k >= len(words) or words[i + k][2] != word:
+    def _whole(words: _Following, name: _Name) -> int | None:
+        """Where the name's last word ends when ``words`` spell it whole."""
+        for k, folded in enumerate(name.words[1:], 1):
+            word = words.get(k)
+            if word is None or word[2] != folded:
                 return None
-            gap = text[words[i + k - 1][1] : words[i + k][0]]
-            if not gap or _JOIN.fullmatch(gap) is None:
-                return None
-        return i + len(name.words) - 1
+        last = words.get(len(name.words) - 1)
+        assert last is not None
+        return last[1]
 
     def _accept(
         self,
