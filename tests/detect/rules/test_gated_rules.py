@@ -10,8 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from polydeid.core.segments import Segment
-from polydeid.detect.rules import _base, gazetteer
+from polydeid.detect.rules import _base, demographics, gazetteer
 from polydeid.detect.rules.care_roles import CareRoleRule
+from polydeid.detect.rules.demographics import LabelledDemographicRule
 from polydeid.detect.rules.eponyms import EponymRule, EponymTermRule
 from polydeid.detect.rules.gazetteer import GazetteerRule
 from polydeid.text import patterns
@@ -104,6 +105,11 @@ _PHRASES = {
         "katika Moi Avenue",
         "Kenyatta National Hospital",
         "hospitali ya Mombasa",
+        "ukoo wa Abasuba",
+        "kabila la Wachaga",
+        "ekika kya Ngabi",
+        "ekika ky'Engabi",
+        "Kabila: Luo",
     ],
     "am": ["በአዲስ አበባ", "ወደ ጥቁር አንበሳ ሆስፒታል"],
 }
@@ -158,6 +164,21 @@ def test_facts_are_those_a_whole_scan_finds(rule: _base.RuleDetector) -> None:
     check()
 
 
+def test_demographic_nouns_are_those_a_whole_scan_finds() -> None:
+    rule = LabelledDemographicRule()
+
+    @settings(max_examples=150, deadline=None)
+    @given(_texts("sw"), st.sampled_from(["sw", "lg"]))
+    def check(text: str, lang: str) -> None:
+        segment = Segment(text, lang=lang)
+        gated = rule.detect(segment)
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(demographics, "gated_finditer", _whole_scan)
+            assert rule.detect(segment) == gated
+
+    check()
+
+
 def test_the_gate_finds_something_in_these_texts() -> None:
     """The comparisons above are not of two empty lists."""
     text = "ingresa en A Coruña con enfermedad de Crohn y sonda Foley; su médico de familia"
@@ -166,3 +187,4 @@ def test_the_gate_finds_something_in_these_texts() -> None:
     assert EponymRule().detect(Segment(text, lang="es"))
     assert EponymTermRule().detect(Segment(text, lang="es"))
     assert CareRoleRule().detect(Segment(text, lang="es"))
+    assert LabelledDemographicRule().detect(Segment("ni wa kabila la Wachaga", lang="sw"))

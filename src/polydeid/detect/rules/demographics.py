@@ -46,7 +46,8 @@ from polydeid.lexicon.fields import (
 )
 from polydeid.locales import languages
 from polydeid.locales.names import name_data
-from polydeid.text.patterns import Pattern, compile_pattern, guarded_finditer
+from polydeid.text.gate import keys_of
+from polydeid.text.patterns import Pattern, compile_pattern, gated_finditer, guarded_finditer
 
 RULE_ID = "rules.demographics.v1"
 SOURCE = "rule.demographic.label.v1"
@@ -90,6 +91,12 @@ def _noun_pattern() -> Pattern | None:
     )
 
 
+@cache
+def _noun_keys() -> frozenset[str] | None:
+    """The gate keys (:mod:`polydeid.text.gate`) of :func:`_noun_pattern`'s phrases."""
+    return keys_of(demographic_nouns())
+
+
 class LabelledDemographicRule(LabelledValueRule):
     """Occupations, tribes, religions and clans that are the value of their field label."""
 
@@ -115,7 +122,13 @@ class LabelledDemographicRule(LabelledValueRule):
         nouns = demographic_nouns()
         # The matches do not overlap one another: only the labelled values can be in the way.
         labelled = merged((s.start, s.end) for s in spans)
-        for match in guarded_finditer(pattern, segment, self.id):
+        keys = _noun_keys()
+        matches = (
+            guarded_finditer(pattern, segment, self.id)
+            if keys is None
+            else gated_finditer(pattern, segment, self.id, keys)
+        )
+        for match in matches:
             start, end = match.span(2)
             if union_overlaps(labelled, start, end):
                 continue

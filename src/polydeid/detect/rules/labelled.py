@@ -73,6 +73,33 @@ def answers_question(text: str, colon: int) -> bool:
     return end > 0 and text[end - 1] in "?？"
 
 
+#: Texts whose label ends are kept (:func:`label_ends`): the labelled-value rules of one
+#: pipeline read one segment in turn.
+_KEPT_TEXTS = 16
+_kept: dict[str, tuple[tuple[int, int, str], ...]] = {}
+
+
+def label_ends(segment: Segment, rule_id: str) -> tuple[tuple[int, int, str], ...]:
+    """Every label end of the segment's text (:data:`_COLON`): where it starts, where a value
+    after it may start, and :func:`word_before` it. Read once for the last few texts and
+    shared by the rules that read labels; a scan past its time limit fails closed in the
+    name of ``rule_id``."""
+    text = segment.text
+    kept = _kept.get(text)
+    if kept is None:
+        kept = tuple(
+            (colon.start(), colon.end(), word_before(text, colon.start()))
+            for colon in guarded_finditer(_COLON, segment, rule_id)
+        )
+        while len(_kept) >= _KEPT_TEXTS:
+            try:  # the oldest goes; another thread may be taking it at the same time
+                _kept.pop(next(iter(_kept)), None)
+            except (StopIteration, RuntimeError):
+                break
+        _kept[text] = kept
+    return kept
+
+
 class LabelledValueRule(RuleDetector):
     """The value after a label this rule reads, as a span of the label's category."""
 
@@ -95,13 +122,10 @@ class LabelledValueRule(RuleDetector):
         lang = canonical_language(segment.lang) if self.titles else None
         spans: list[Span] = []
         last_words = self.last_words()
-        for colon in guarded_finditer(_COLON, segment, self.id):
-            start = colon.end()
+        for colon, start, word in label_ends(segment, self.id):
             if spans and start < spans[-1].end:
                 continue
-            if word_before(text, colon.start()) not in last_words and not answers_question(
-                text, colon.start()
-            ):
+            if word not in last_words and not answers_question(text, colon):
                 continue
             category = label_before(text, start, self.category_for)
             if category is None:
