@@ -15,6 +15,7 @@ import pytest
 
 from polydeid import _compiled
 from polydeid.core.segments import Segment
+from polydeid.detect.rules.clinical_facts import ClinicalFactRule
 from polydeid.detect.rules.dates import DateRule
 from polydeid.detect.rules.ids import IdentifierRule
 from polydeid.detect.rules.phones import PhoneRule
@@ -128,6 +129,11 @@ def _texts() -> list[str]:
         lambda: (
             f"{rng.randrange(1990, 2030)}-{rng.randrange(1, 12):02d}-{rng.randrange(1, 28):02d}"
         ),
+        lambda: f"Hb {rng.randrange(6, 17)}.{rng.randrange(10)} g/dL",
+        lambda: f"BP {rng.randrange(90, 180)}/{rng.randrange(50, 110)} mmHg",
+        lambda: f"paracetamol {rng.choice(['500 mg', '1 g', '2x500mg'])} x{rng.randrange(2, 9)}",
+        lambda: f"for {rng.randrange(2, 14)} days, T {rng.randrange(35, 41)}.{rng.randrange(10)}",
+        lambda: f"K-{rng.randrange(3, 6)}.{rng.randrange(10)}, PT-{rng.randrange(10**5, 10**6)}",
     ]
     return [
         ", ".join(rng.choice(pieces)() for _ in range(300)) + f" ({lang})"
@@ -138,7 +144,7 @@ def _texts() -> list[str]:
 def sample_digest() -> str:
     """SHA-256 of the compiled rules' spans over :func:`_texts` in several languages."""
     digest = hashlib.sha256()
-    for rule in (PhoneRule(), IdentifierRule(), DateRule()):
+    for rule in (PhoneRule(), IdentifierRule(), DateRule(), ClinicalFactRule()):
         for text in _texts():
             lang = text.rsplit("(", 1)[1].rstrip(")")
             for span in rule.find(Segment(text, lang=lang)):

@@ -36,6 +36,7 @@ MODULES = (
     "polydeid.detect.rules.phones",
     "polydeid.detect.rules.ids",
     "polydeid.detect.rules.dates",
+    "polydeid.detect.rules.clinical_facts",
 )
 
 #: The build's record, beside this file: ``{"modules": {name: {"digest": …, "imports": […]}}}``.

@@ -59,17 +59,24 @@ class GateWords:
 
     def starts(self, keys: frozenset[str]) -> list[int]:
         """Where a gate word whose key is in ``keys`` starts, in order."""
+        return [start for start, _ in self.found(keys)]
+
+    def found(self, keys: frozenset[str]) -> list[tuple[int, str]]:
+        """Where a gate word whose key is in ``keys`` starts, and its key, in order."""
         hits = self.keys & keys
         if not hits:
             return []
         if self._folded is None:
             self._folded = self.text.casefold()
+        out: list[tuple[int, str]] = []
         if len(self._folded) != len(self.text):
             # a character folds to several ("ß" -> "ss"): offsets differ, read word by word
-            return sorted(p for key in hits for p in self._every().get(key, ()))
-        out: list[int] = []
-        for key in hits:
-            out.extend(self._found(key))
+            every = self._every()
+            for key in hits:
+                out.extend((start, key) for start in every.get(key, ()))
+        else:
+            for key in hits:
+                out.extend((start, key) for start in self._found(key))
         out.sort()
         return out
 

@@ -89,9 +89,13 @@ _LEFT = rf"(?<![\p{{L}}\p{{N}}\p{{M}}](?<![{UNSPACED_CLASS}]))"
 _RIGHT = rf"(?!(?![{UNSPACED_CLASS}])[\p{{L}}\p{{N}}\p{{M}}])"
 
 
+#: A trie of atoms: each atom to the trie of what may follow it ("" ends a sequence).
+_Trie = dict[str, "_Trie"]
+
+
 def _trie_pattern(sequences: Iterable[list[str]], *, backward: bool) -> str:
     """Regex for a set of atom sequences, factored as a trie (suffix trie when ``backward``)."""
-    root: dict[str, dict] = {}
+    root: _Trie = {}
     for seq in sequences:
         node = root
         for atom in reversed(seq) if backward else seq:
@@ -100,7 +104,7 @@ def _trie_pattern(sequences: Iterable[list[str]], *, backward: bool) -> str:
     return _emit(root, backward=backward)
 
 
-def _emit(node: dict[str, dict], *, backward: bool) -> str:
+def _emit(node: _Trie, *, backward: bool) -> str:
     optional = "" in node
     branches = []
     for atom in sorted(k for k in node if k):
@@ -485,7 +489,8 @@ def parse_number(text: str) -> float | None:
         head, _, tail = digits.replace(",", ".").partition(".")
         if comma and len(tail) == 3 and head != "0":
             return float(int(head + tail))  # 1,250 (thousands)
-        return float(int(head)) + float(int(tail)) / 10 ** len(tail)
+        scale: int = 10 ** len(tail)
+        return float(int(head)) + float(int(tail)) / scale
     sep = "." if "." in digits else ","
     groups = digits.split(sep)
     if seps == len(groups) - 1 and len(groups[0]) <= 3 and all(len(g) == 3 for g in groups[1:]):
@@ -591,7 +596,7 @@ def _judge_number(m: Match, text: str, mt: _Matcher) -> _Found | None:
             return found
     if unit in mt.label_units:
         return None  # "2ºC" without a label: a floor and a door, not a temperature
-    if unit in mt.vocab.units:
+    if unit is not None and unit in mt.vocab.units:
         return _judge_unit(m, text, mt, unit, ctx_start if "before" in roles else -1)
     if unit is not None or roles & {"marker", "time_before"}:
         found = _judge_duration(m, ctx_start, text, mt, roles)

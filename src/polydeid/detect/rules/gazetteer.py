@@ -86,6 +86,9 @@ _WORD = regex.compile(r"[\p{L}\p{M}\p{N}]+")
 _WORD_CHAR = regex.compile(r"[\p{L}\p{M}\p{N}]")
 #: What may stand between two words of one name in the text.
 _JOIN = regex.compile(r"[ \t\u00a0]{0,2}[-‐–'’./]?[ \t\u00a0]{0,2}")
+#: What may join two words of a name (:data:`_JOIN`), then the letters the next word opens
+#: with (group 1).
+_NEXT_LETTERS = regex.compile(r"[ \t\u00a0]{0,2}[-‐–'’./]?[ \t\u00a0]{0,2}(\p{L}+)")
 #: A character after which a word starts a sentence (or a field, a list item).
 _OPENERS = frozenset(".!?:;\n\r•*-–—([{\"'«“‘")
 #: How far before a name its context is looked for (characters).
@@ -402,12 +405,15 @@ def _starts(
 ) -> list[int]:
     """Where a name of the gazetteer may start in ``text`` (:class:`_Gate`; or where a word
     is an attached prefix and a key of a name's first word); every word of the text where a
-    name's first word has no key."""
+    name's first word has no key. A word that begins only names of several words counts
+    only where the next word, through what may join two words of a name, has the key of one
+    of their second words."""
     gate = _gate(countries, scripts)
     if gate is None:
         return [m.start() for m in _WORD.finditer(text)]
     present = gate_words(text)
     keys = gate.keys(present.keys)
+    joined: set[str] = set()
     if attached:
         joined = {
             word
@@ -416,7 +422,17 @@ def _starts(
             if word.startswith(prefix) and word[len(prefix) :] in gate.firsts
         }
         keys |= joined
-    return present.starts(keys)
+    starts: list[int] = []
+    for start, key in present.found(keys):
+        if key not in gate.alone and key not in joined:
+            end = start + len(key)
+            # a word that runs on in marks or digits is read whole by the match
+            if not _WORD_CHAR.match(text, end):
+                following = _NEXT_LETTERS.match(text, end)
+                if following is None or following.group(1).casefold() not in gate.paired[key]:
+                    continue
+        starts.append(start)
+    return starts
 
 
 class _Following:
