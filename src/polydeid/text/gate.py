@@ -23,6 +23,7 @@ import regex
 
 #: A gate word: a run of letters not preceded by a letter or digit.
 _GATE_WORD = regex.compile(r"(?<![\p{L}\p{N}])\p{L}+", regex.VERSION0)
+_LETTERS = regex.compile(r"\p{L}+", regex.VERSION0)
 #: Texts whose gate words are kept (the rules of one pipeline read one segment in turn).
 _KEPT_TEXTS = 16
 
@@ -30,7 +31,9 @@ _KEPT_TEXTS = 16
 def key_of(phrase: str) -> str | None:
     """The key a phrase's matches start with: its leading run of letters, casefolded;
     ``None`` when it does not start with a letter (no gate can find it)."""
-    run = regex.match(r"\p{L}+", phrase)
+    if phrase.isalpha():  # the common case: what ``str`` calls letters ``regex`` does too
+        return phrase.casefold()
+    run = _LETTERS.match(phrase)
     return run.group().casefold() if run is not None else None
 
 

@@ -378,15 +378,18 @@ def _gate(countries: tuple[str, ...], scripts: frozenset[str]) -> _Gate | None:
     word that begins a name begins with no letter. A name whose second word begins with no
     letter is gated by its first word alone."""
     index = _index(countries, scripts)
-    alone: set[str] = set()
-    paired: dict[str, set[str]] = {}
+    # the index's words are casefolded already: one of letters alone is its own key
+    alone = {word for word in index.single if word.isalpha()}
     for word in index.single:
-        key = key_of(word)
-        if key is None:
-            return None
-        alone.add(key)
+        if not word.isalpha():
+            key = key_of(word)
+            if key is None:
+                return None
+            alone.add(key)
+    paired: dict[str, set[str]] = {}
     for first, second in index.by_pair:
-        key, then = key_of(first), key_of(second)
+        key = first if first.isalpha() else key_of(first)
+        then = second if second.isalpha() else key_of(second)
         if key is None:
             return None
         if then is None:

@@ -37,7 +37,9 @@ from polydeid.text.patterns import compile_pattern, guarded_finditer
 #: A label's end (a colon, or a key's equals sign) with the spaces and opening quote after it,
 #: or the end of a start tag ("<mother_name>").
 _COLON = compile_pattern(rf"[{LABEL_END}][ \t]*[{VALUE_QUOTES}]?|>[ \t]*")
-_LAST_WORD = regex.compile(rf"[{WORD_CHARS}]+\Z")
+#: The run of word characters ending where it is matched (a reverse pattern: ``match`` reads
+#: back from its end position).
+_LAST_WORD = regex.compile(rf"(?r)[{WORD_CHARS}]+")
 #: A start tag's element name, read from its "<".
 _TAG_NAME = regex.compile(START_TAG)
 
@@ -56,7 +58,7 @@ def word_before(text: str, colon: int) -> str:
     end = colon
     while end > 0 and text[end - 1] in " \t\"'”’":  # spaces; a quoted key's closing quote
         end -= 1
-    word = _LAST_WORD.search(text, max(0, end - 40), end)
+    word = _LAST_WORD.match(text, max(0, end - 40), end)
     found = word.group() if word else ""
     if found[1:].islower():  # most words: no camelCase to split (a log has many colons)
         return unicodedata.normalize("NFC", found).casefold()
