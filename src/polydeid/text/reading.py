@@ -78,6 +78,7 @@ _DASHES = "\u2010\u2011\u2012\u2013\u2014\u2212\ufe63"
 _FOLDED = regex.compile(
     rf"(?V1)[[\p{{Nd}}\p{{Zs}}]--[\x00-\x7f]]|(?<=\p{{Nd}})[{_DASHES}](?=\p{{Nd}})"
 )
+_DIGIT_OR_SPACE = regex.compile(r"[\p{Nd}\p{Zs}]")
 #: A letter that may be written for a digit, before a digit: every letter read as a digit
 #: is one (a leading ``O`` before its group's digits, an ``l`` or ``I`` before a digit).
 _LOOKALIKE_HINT = re.compile(r"[OlI][0-9]")
@@ -235,7 +236,8 @@ def reading_of(text: str) -> Reading:
             current, offset_map = step(current)
             if offset_map is not None:
                 maps.append(offset_map)
-        current = _FOLDED.sub(_fold_char, current)
+        if any(_may_fold(char) for char in set(current) if not char.isascii()):
+            current = _FOLDED.sub(_fold_char, current)
     if _LOOKALIKE_HINT.search(current):
         current = _read_lookalikes(current)
     if not maps and current == text:
@@ -246,6 +248,12 @@ def reading_of(text: str) -> Reading:
 def without_invisible(text: str) -> str:
     """``text`` without the invisible characters its reading removes (step 1)."""
     return _INVISIBLE.sub("", text)
+
+
+def _may_fold(char: str) -> bool:
+    """Whether :data:`_FOLDED` may change ``char`` (a non-ASCII character): a decimal digit,
+    a space separator or a dash."""
+    return char in _DASHES or _DIGIT_OR_SPACE.match(char) is not None
 
 
 def _fold_char(match: regex.Match[str]) -> str:
