@@ -123,3 +123,72 @@ def test_many_lower_case_names_are_each_carried_once() -> None:
     out = propagate_names(text, spans)
     assert len(out) == 2 * len(names)
     assert out == _plain(text, spans)
+
+
+_NAME_PIECES = (
+    "Ana",
+    "ana",
+    "ANA",
+    "Anabel",
+    "Ana-Bel",
+    "-Ana",
+    "'Ana",
+    "l'Ana",
+    "xAna",
+    "Ana'",
+    "é\u0301Ana",
+    "\u0301Ana",
+    "Okello",
+    "okello",
+    "Nyong'o",
+    "Jo-Asembo",
+    "Asembo",
+    "O’Brien",
+    "Brien",
+)
+_GAPS = (" ", "  ", "\n", ", ", "(", "9", "-", "'", "\u0301", "")
+
+
+@st.composite
+def carried_texts(draw: st.DrawFn) -> tuple[str, list[Span]]:
+    """Texts of capitalised names glued and spaced every way, some of them name spans."""
+    pieces = draw(
+        st.lists(
+            st.tuples(st.sampled_from(_NAME_PIECES), st.sampled_from(_GAPS)),
+            min_size=1,
+            max_size=30,
+        )
+    )
+    text, spans, pos = "", [], 0
+    for word, gap in pieces:
+        if draw(st.booleans()) and (not spans or spans[-1].end <= pos):
+            spans.append(Span(pos, pos + len(word), P, "tagger.x", 0.9))
+        text += word + gap
+        pos = len(text)
+    return text, spans
+
+
+@given(carried_texts())
+@settings(max_examples=300, deadline=None)
+def test_words_found_where_written_are_those_read_word_by_word(
+    case: tuple[str, list[Span]],
+) -> None:
+    """A few one-word names are each looked for with ``str.find``; what that carries is
+    what reading every word of the text carries."""
+    text, spans = case
+    found = propagate_names(text, spans)
+    saved = propagate._FEW_WORDS
+    propagate._FEW_WORDS = -1  # every word read, whatever the number of names
+    try:
+        assert propagate_names(text, spans) == found
+    finally:
+        propagate._FEW_WORDS = saved
+
+
+@given(st.text(alphabet="Aab-'’\u0301 .9", max_size=40), st.sampled_from(["Ab", "A", "Aa-b"]))
+@settings(max_examples=300, deadline=None)
+def test_a_word_is_found_where_the_text_reads_it(text: str, word: str) -> None:
+    from polydeid.detect.roles import NAME_WORD
+
+    expected = [m.span() for m in NAME_WORD.finditer(text) if m.group() == word]
+    assert list(propagate._word_at(text, word)) == expected

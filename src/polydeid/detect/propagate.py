@@ -181,13 +181,20 @@ def propagate_names(
             if covered.find(1, start, start + len(name)) != -1:
                 widen(start, start + len(name))
             start = text.find(name, start + 1)
-    if carried:
+    if len(carried) > _FEW_WORDS:
         words = list(NAME_WORD.finditer(text))
         lower = {w.group() for w in words if w.group().islower()}
         for word in words:
             label = carried.get(word.group())
             if label is not None and word.group().lower() not in lower:
                 add(*word.span(), label)
+    else:  # a few words: each looked for where it is written, not through every word
+        for written, label in carried.items():
+            small = written.lower()
+            if small.islower() and next(_word_at(text, small), None) is not None:
+                continue  # also written in small letters: a word, not a name
+            for start, end in _word_at(text, written):
+                add(start, end, label)
     if not added:
         return tuple(spans)
     kept = [s for s in spans if s not in replaced]
@@ -256,6 +263,39 @@ class _Runs:
                     at.setdefault(tuple(folds[i + 1 - k : i + 1]), []).append(i + 1 - k)
                 chain = chain + 1 if joined[i] else 0
         return [(self.starts[i], self.ends[i + k - 1]) for i in at.get(tuple(parts), ())]
+
+
+#: Up to this many one-word names are each looked for with ``str.find`` (:func:`_word_at`);
+#: with more, the text is read word by word once, so that a segment of n names is read in
+#: O(n), not O(n²).
+_FEW_WORDS = 16
+#: A character of a name word (:data:`~polydeid.detect.roles.NAME_WORD`), and a letter, the
+#: only character one opens with.
+_NAME_CHAR = regex.compile(r"[\p{L}\p{M}'’\-]")
+_LETTER = regex.compile(r"\p{L}")
+
+
+def _word_at(text: str, word: str) -> Iterator[tuple[int, int]]:
+    """Where the words of ``text`` (:data:`~polydeid.detect.roles.NAME_WORD`, read from its
+    start) are ``word``, one itself (a letter, then name characters); in order."""
+    n, size = len(word), len(text)
+    at = text.find(word)
+    while at != -1:
+        end = at + n
+        if (end == size or _NAME_CHAR.match(text, end) is None) and _opens_word(text, at):
+            yield at, end
+        at = text.find(word, at + 1)
+
+
+def _opens_word(text: str, at: int) -> bool:
+    """Whether a word of ``text`` starts at ``at`` (a letter): no letter stands in the run of
+    name characters right before it (a word read from there would run on through ``at``)."""
+    k = at - 1
+    while k >= 0 and _NAME_CHAR.match(text, k) is not None:
+        if _LETTER.match(text, k) is not None:
+            return False
+        k -= 1
+    return True
 
 
 def _occurrences(text: str, phrase: str, runs: _Runs | None) -> Iterator[tuple[int, int]]:
