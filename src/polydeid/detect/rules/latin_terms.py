@@ -22,7 +22,7 @@ import regex
 
 from polydeid.core.taxonomy import Fact
 from polydeid.detect.rules._base import PhraseFactRule
-from polydeid.locales.clinical_terms import clinical_terms
+from polydeid.locales.clinical_terms import ClinicalTerms, clinical_terms
 from polydeid.locales.names import name_particles
 from polydeid.text.patterns import Pattern, compile_pattern, phrase_alternation
 
@@ -53,7 +53,15 @@ def _latin_pattern() -> Pattern | None:
         )
     if not forms:
         return None
-    return compile_pattern(rf"(?<![\p{{L}}\p{{N}}.])(?:{'|'.join(forms)})")
+    # every form opens with a capital: the look-ahead rejects other positions fast
+    capital = "(?=\\p{Lu})" if _all_capitalised(terms) else ""
+    return compile_pattern(rf"{capital}(?<![\p{{L}}\p{{N}}.])(?:{'|'.join(forms)})")
+
+
+def _all_capitalised(terms: ClinicalTerms) -> bool:
+    """Whether every anatomy head and genus opens with a capital (the organisms' initial
+    form does: ``\\p{Lu}\\.``)."""
+    return all(w[:1].isupper() for w in (*terms.anatomy_heads, *terms.genera))
 
 
 class LatinTermRule(PhraseFactRule):
