@@ -29,6 +29,7 @@ from polydeid.core.segments import Segment
 from polydeid.detect.pipeline import Pipeline
 from polydeid.detect.profiles import profile_detectors
 from polydeid.detect.registry import PROFILES
+from polydeid.testing import FakeDetector
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results" / "rules_speed.md"
@@ -89,6 +90,10 @@ def meddocan_corpus() -> list[Segment]:
 def table(name: str, segments: list[Segment], pipeline: Pipeline, repeat: int) -> list[str]:
     nbytes = sum(len(s.text.encode("utf-8")) for s in segments)
     rows = [("rules (all)", *measure(pipeline, segments, repeat))]
+    none = FakeDetector([], id="none")
+    rows.append(
+        ("none: reading, resolution and passes alone", *measure(Pipeline([none]), segments, repeat))
+    )
     for detector in pipeline.detectors:
         rows.append((detector.id, *measure(Pipeline([detector]), segments, repeat)))
     lines = [
@@ -158,7 +163,9 @@ def main() -> None:
         f"Machine: {machine} (the project's shared development machine); one process, one",
         f"thread; best of {args.repeat} runs per row. Command: "
         f"`.venv/bin/python benchmarks/rules_speed.py --mb {args.mb:g} --repeat {args.repeat}`.",
-        f"Profile `rules` = {', '.join(PROFILES['rules'])}.",
+        f"Profile `rules` = {', '.join(PROFILES['rules'])}. Each detector's row is a pipeline "
+        "of that detector alone: it includes the row `none` (the text's reading, resolution "
+        "and the segment passes around a detector that finds nothing).",
         f"Start-up (build the profile, compile the patterns of {n_languages} languages, in a "
         f"new process): {empty:.2f} s with an empty cache directory, {kept:.2f} s with the "
         "tables the first run kept there (the gazetteers' indexes); not counted below.",

@@ -14,6 +14,7 @@ from polydeid.core.errors import RuleTimeoutError
 from polydeid.core.segments import Segment
 from polydeid.text import patterns
 from polydeid.text.gate import GateWords, gate_words, key_of, keys_of
+from polydeid.text.memo import shared_reading
 from polydeid.text.patterns import compile_pattern, gated_finditer, guarded_finditer
 
 _GATE_WORD = regex.compile(r"(?<![\p{L}\p{N}])\p{L}+")
@@ -94,9 +95,12 @@ def test_no_key_present_reads_nothing_more() -> None:
     assert words.keys == frozenset({"the", "patient", "was", "seen", "today"})
 
 
-def test_the_last_texts_are_kept() -> None:
+def test_a_text_is_read_once_per_shared_reading() -> None:
     text = "seen with a Foley catheter"
-    assert gate_words(text) is gate_words(text)
+    with shared_reading():
+        first = gate_words(text)
+        assert gate_words(text) is first
+    assert gate_words(text) is not first  # nothing kept past the block
 
 
 _PHRASES = ["de la", "San", "Foley", "straße", "Łódź", "la", "a"]

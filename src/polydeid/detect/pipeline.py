@@ -21,6 +21,7 @@ from polydeid.detect.base import Detector
 from polydeid.detect.passes import SEGMENT_PASSES, SegmentContext, SpanPass, check_known, select
 from polydeid.detect.tagger.decoder_passes import DECODER_PASSES
 from polydeid.locales import canonical_language
+from polydeid.text.memo import shared_reading
 from polydeid.text.reading import Reading, reading_of
 
 
@@ -98,6 +99,10 @@ class Pipeline:
     def _candidates_many(self, segments: Sequence[Segment]) -> list[list[Span]]:
         """:meth:`_candidates` of each of ``segments`` (as read), each detector called once
         for all their parts where it reads several at once (``detect_many``)."""
+        with shared_reading():  # what rules read from a text once, dropped at the end
+            return self._candidates_shared(segments)
+
+    def _candidates_shared(self, segments: Sequence[Segment]) -> list[list[Span]]:
         parts = [
             [(offset, *self._routed(part)) for offset, part in language_parts(segment)]
             for segment in segments

@@ -3,8 +3,8 @@
 Most rules that look up word lists (eponyms, clinical terms, care roles, places) can match
 only where one of a few thousand words starts, and most texts hold none of them. Scanning
 the whole text with each rule's long alternation costs more than the rest of the rule.
-:func:`gate_words` reads a text's words once (kept for the last few texts, so every rule
-over one segment shares them); :meth:`GateWords.starts` answers where words of a key set
+:func:`gate_words` reads a text's words once (shared by every rule of one pipeline call,
+:mod:`polydeid.text.memo`); :meth:`GateWords.starts` answers where words of a key set
 start, and :func:`key_of` gives the key a phrase is looked up by.
 
 A **gate word** is a run of letters (``\\p{L}+``) not preceded by a letter or digit; its key
@@ -17,15 +17,14 @@ phrase's key starts. :func:`polydeid.text.patterns.gated_finditer` matches only 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from functools import lru_cache
 
 import regex
+
+from polydeid.text.memo import remembered
 
 #: A gate word: a run of letters not preceded by a letter or digit.
 _GATE_WORD = regex.compile(r"(?<![\p{L}\p{N}])\p{L}+", regex.VERSION0)
 _LETTERS = regex.compile(r"\p{L}+", regex.VERSION0)
-#: Texts whose gate words are kept (the rules of one pipeline read one segment in turn).
-_KEPT_TEXTS = 16
 
 
 def key_of(phrase: str) -> str | None:
@@ -107,7 +106,6 @@ class GateWords:
         return self._at
 
 
-@lru_cache(maxsize=_KEPT_TEXTS)
 def gate_words(text: str) -> GateWords:
-    """The gate words of ``text`` (the last few texts' are kept)."""
-    return GateWords(text)
+    """The gate words of ``text``, read once per pipeline call (:mod:`polydeid.text.memo`)."""
+    return remembered("gate words", text, lambda: GateWords(text))

@@ -32,6 +32,7 @@ from polydeid.detect.roles import LABEL_END, START_TAG, VALUE_QUOTES, label_befo
 from polydeid.detect.rules._base import RuleDetector
 from polydeid.lexicon.fields import WORD_CHARS, is_no_name, normalise_name
 from polydeid.locales import canonical_language
+from polydeid.text.memo import remembered
 from polydeid.text.patterns import compile_pattern, guarded_finditer
 
 #: A label's end (a colon, or a key's equals sign) with the spaces and opening quote after it,
@@ -75,31 +76,20 @@ def answers_question(text: str, colon: int) -> bool:
     return end > 0 and text[end - 1] in "?？"
 
 
-#: Texts whose label ends are kept (:func:`label_ends`): the labelled-value rules of one
-#: pipeline read one segment in turn.
-_KEPT_TEXTS = 16
-_kept: dict[str, tuple[tuple[int, int, str], ...]] = {}
-
-
 def label_ends(segment: Segment, rule_id: str) -> tuple[tuple[int, int, str], ...]:
     """Every label end of the segment's text (:data:`_COLON`): where it starts, where a value
-    after it may start, and :func:`word_before` it. Read once for the last few texts and
-    shared by the rules that read labels; a scan past its time limit fails closed in the
-    name of ``rule_id``."""
+    after it may start, and :func:`word_before` it. Read once per pipeline call and shared by
+    the rules that read labels (:mod:`polydeid.text.memo`); a scan past its time limit fails
+    closed in the name of ``rule_id``."""
     text = segment.text
-    kept = _kept.get(text)
-    if kept is None:
-        kept = tuple(
+
+    def read() -> tuple[tuple[int, int, str], ...]:
+        return tuple(
             (colon.start(), colon.end(), word_before(text, colon.start()))
             for colon in guarded_finditer(_COLON, segment, rule_id)
         )
-        while len(_kept) >= _KEPT_TEXTS:
-            try:  # the oldest goes; another thread may be taking it at the same time
-                _kept.pop(next(iter(_kept)), None)
-            except (StopIteration, RuntimeError):
-                break
-        _kept[text] = kept
-    return kept
+
+    return remembered("label ends", text, read)
 
 
 class LabelledValueRule(RuleDetector):
