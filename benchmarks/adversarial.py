@@ -174,6 +174,36 @@ def names_prose(size: int, rng: random.Random) -> str:
     return _fill(size, unit)
 
 
+def place_openers(size: int, rng: random.Random) -> str:
+    """Words that open many place names ("New", "San", "Port", "Mount") side by side with
+    the words that follow them in some name and words that follow them in none."""
+    words = ["New", "San", "Port", "Mount", "Saint", "Los", "Las", "El", "La", "Fort", "the"]
+    after = ["York", "Jose", "Louis", "Angeles", "Vegas", "Paso", "Paz", "Kenya", "ward", "and"]
+    return _fill(size, lambda: f"{rng.choice(words)} {rng.choice(after)} ")
+
+
+def name_again(size: int, rng: random.Random) -> str:
+    """One patient's name written again and again (every mention is carried)."""
+    name = f"{_invented(rng, 2)} {_invented(rng, 3)}"
+    first = name.split()[0]
+    head = f"Patient name: {name}.\n"
+    return head + _fill(max(0, size - len(head)), lambda: f"{first} seen today. ")
+
+
+def eponym_terms(size: int, rng: random.Random) -> str:
+    """Eponymous diagnoses, devices, signs and scales, each a clinical term to protect."""
+    terms = [
+        "Crohn's disease",
+        "Foley catheter",
+        "positive Babinski sign",
+        "Glasgow 15",
+        "Parkinson disease",
+        "Swan-Ganz catheter",
+        "Kernig sign negative",
+    ]
+    return _fill(size, lambda: f"{rng.choice(terms)}, ")
+
+
 def whitespace(size: int, rng: random.Random) -> str:
     return "".join(rng.choice(" \t\n\u00a0") for _ in range(size))
 
@@ -234,6 +264,9 @@ INPUTS = (
     Input("names after labels, a line each", names_labelled),
     Input("names after labels, lower case, one line", names_lower),
     Input("names in prose (400 people)", names_prose),
+    Input("one name written again and again", name_again),
+    Input("words that open place names, side by side", place_openers),
+    Input("eponyms and eponymous terms", eponym_terms),
     Input("whitespace only", whitespace),
     Input("one giant token (letters and digits)", giant_token),
     Input("pathological for regexes", pathological),
