@@ -432,6 +432,32 @@ class _ValidByLength(Mapping[int, re.Pattern[str]]):
         return self._parts[length][1]
 
 
+class _CompiledOnUse(Mapping[int, re.Pattern[str]]):
+    """Patterns by length, each compiled with ``re`` when first asked for (a text's numbers
+    are of a few lengths)."""
+
+    __slots__ = ("_compiled", "_sources")
+
+    def __init__(self, sources: dict[int, str]) -> None:
+        self._sources = sources
+        self._compiled: dict[int, re.Pattern[str]] = {}
+
+    def __getitem__(self, length: int) -> re.Pattern[str]:
+        pattern = self._compiled.get(length)
+        if pattern is None:
+            pattern = self._compiled[length] = re.compile(self._sources[length])
+        return pattern
+
+    def __contains__(self, length: object) -> bool:
+        return length in self._sources
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._sources)
+
+    def __len__(self) -> int:
+        return len(self._sources)
+
+
 @dataclass(frozen=True, slots=True)
 class _Format:
     """One national format: which numbers it applies to and the digits it writes before them."""
@@ -922,8 +948,8 @@ class _NationalPlan:
             return False, None, 0
         if any(strip.match(digits) for strip in self.strips):
             return False, None, 0
-        pattern = self.valid_any.get(len(digits))
-        match = pattern.fullmatch(digits) if pattern is not None else None
+        valid = self.valid_any
+        match = valid[len(digits)].fullmatch(digits) if len(digits) in valid else None
         if match is not None:
             # No lead: each region reads the digits as written, so the regions before the
             # first whose pattern matches read them as no number, or a possible one.
@@ -954,16 +980,16 @@ def _national_plan(regions: tuple[str, ...]) -> _NationalPlan:
     }
     lengths = {length for shape in shapes for length in shape.valid}
     return _NationalPlan(
-        valid_any={
-            length: re.compile(
-                "|".join(
+        valid_any=_CompiledOnUse(
+            {
+                length: "|".join(
                     f"(?:{shape.valid.source(length)})(?P<r{k}>)"
                     for k, shape in enumerate(shapes)
                     if length in shape.valid
                 )
-            )
-            for length in sorted(lengths)
-        },
+                for length in sorted(lengths)
+            }
+        ),
         leads=tuple(sorted(leads)),
         strips=tuple(
             shape.strip
