@@ -356,3 +356,35 @@ def test_an_unexpected_fault_on_a_record_is_quarantined_by_type_only(tmp_path, m
         "reason": {"code": "PD000", "message": "a.jsonl:2: unexpected ValueError"},
     }
     assert [json.loads(x)["id"] for x in (out / "a.jsonl").read_text().splitlines()] == [0, 2]
+
+
+def test_a_gpu_asked_for_where_torch_sees_none_is_a_configuration_error(tmp_path, capsys):
+    """``--device cuda`` never falls back to the CPU: exit 2 before any record is read."""
+    pytest.importorskip("torch")
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU")
+    src = tmp_path / "in"
+    make_inputs(src, records=4)
+    assert batch(src, tmp_path / "out", "--workers", "1", "--device", "cuda") == 2
+    assert "torch sees no GPU" in capsys.readouterr().err
+    assert not (tmp_path / "out" / "records.jsonl").exists()
+
+
+def test_the_device_is_a_setting_of_the_run(tmp_path, capsys, monkeypatch):
+    """The CPU asked for is the default's output and settings (a run resumes without the
+    flag); another device is other settings, refused on resume."""
+    src, out = tmp_path / "in", tmp_path / "out"
+    make_inputs(src, records=6)
+    assert batch(src, out, "--workers", "1", "--device", "cpu") == 1
+    first = output_files(out)
+    assert batch(src, out, "--workers", "1") == 1  # resumed: the same settings
+    assert output_files(out) == first
+    from polydeid.batch import runner
+
+    options = runner.BatchOptions(input=str(src), output=str(out), device="cuda")
+    config = runner.JobConfig()
+    assert runner.config_fingerprint(config, options) != runner.config_fingerprint(
+        config, runner.BatchOptions(input=str(src), output=str(out), device="cpu")
+    )

@@ -91,6 +91,13 @@ def register(sub: Any) -> None:
         "every worker busy (default: 65536)",
     )
     p.add_argument(
+        "--device",
+        choices=("cpu", "cuda", "auto"),
+        default=None,
+        help="where every worker runs the tagger: cpu, cuda (a GPU; an error where torch "
+        "sees none) or auto (default: POLYDEID_TAGGER_DEVICE, else cpu)",
+    )
+    p.add_argument(
         "--no-progress",
         action="store_true",
         help="no progress bar (plain progress lines instead, as when stderr is not a terminal)",
@@ -141,5 +148,6 @@ def cmd_batch(args: argparse.Namespace) -> int:
             if args.progress_interval is None
             else max(0.0, args.progress_interval)
         ),
+        device=args.device,
     )
     return run_batch(options, config).exit_code

@@ -132,7 +132,8 @@ class Manifest:
             elif rows.get("config") != config_hash:
                 raise ConfigError(
                     "the output folder holds a run with different settings (input, profile, "
-                    "policy, key, vault, language, fields, format or chunk size); re-run with "
+                    "policy, key, vault, language, fields, format, chunk size or tagger "
+                    "device); re-run with "
                     "the same settings to resume, or use a new output folder",
                     location=str(path),
                 )

@@ -40,7 +40,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from itertools import islice
 from pathlib import Path
 from typing import Any, TextIO
@@ -87,6 +87,7 @@ from polydeid.core.errors import (
     UnknownLanguageError,
 )
 from polydeid.core.spans import Span
+from polydeid.detect.tagger.precision import device_environment, resolve_device
 
 #: Records per unit of work unless asked otherwise (the granularity of resuming).
 DEFAULT_CHUNK_SIZE = 1000
@@ -116,6 +117,9 @@ class BatchOptions:
     #: a progress bar when the stream is a terminal (else, or when False, plain lines)
     progress: bool = True
     progress_interval: float = DEFAULT_PROGRESS_INTERVAL
+    #: where the tagger runs (``cpu``, ``cuda``, ``auto``; None: ``POLYDEID_TAGGER_DEVICE``,
+    #: else the CPU): every worker loads it there
+    device: str | None = None
 
 
 @dataclass(slots=True)
@@ -149,6 +153,8 @@ def config_fingerprint(config: JobConfig, options: BatchOptions) -> str:
     settings["format"] = options.format
     settings["chunk_size"] = options.chunk_size
     settings["chunk_bytes"] = options.chunk_bytes
+    if options.device not in (None, "cpu"):  # a GPU's numbers may differ in the last bits
+        settings["device"] = options.device
     blob = json.dumps(settings, sort_keys=True, default=list).encode("utf-8")
     return hashlib.sha256(b"polydeid-batch/1\0" + blob).hexdigest()
 
@@ -228,6 +234,7 @@ def init_worker(
     threads: int | None = None,
     parent: int | None = None,
     in_hand: str | None = None,
+    device: str | None = None,
 ) -> None:
     """Build this process's de-identifier (once); a failure is reported by every unit.
 
@@ -236,9 +243,9 @@ def init_worker(
     ``parent``: the pid of the run's main process; the worker ends when it dies
     (:func:`exit_with_parent`). ``in_hand``: a folder where the worker keeps, in a file named
     by its pid, the record it is working on (so that a record that kills its worker can be
-    named). A pool's worker (``parent`` given) freezes what it has loaded
-    (:func:`~polydeid.core.collector.freeze_loaded`); built inline, the caller's process is
-    left as it is."""
+    named). ``device``: where its tagger runs (:class:`BatchOptions`). A pool's worker
+    (``parent`` given) freezes what it has loaded (:func:`~polydeid.core.collector.
+    freeze_loaded`); built inline, the caller's process is left as it is."""
     if parent is not None:
         exit_with_parent(parent)
     if threads is not None:
@@ -252,7 +259,8 @@ def init_worker(
         path = Path(in_hand) / str(os.getpid())
         _STATE["in_hand"] = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
-        _STATE["deid"] = build_deidentifier(config)
+        with device_environment(device):
+            _STATE["deid"] = build_deidentifier(config)
         if parent is not None:  # a pool's own process (inline, the caller's process is its own)
             freeze_loaded()
     except PolydeidError as exc:
@@ -507,7 +515,7 @@ class _InlineExecutor(Executor):
         return future
 
 
-def _pool(workers: int, config: JobConfig, in_hand: Path) -> Executor:
+def _pool(workers: int, config: JobConfig, in_hand: Path, device: str | None) -> Executor:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
@@ -516,7 +524,7 @@ def _pool(workers: int, config: JobConfig, in_hand: Path) -> Executor:
         max_workers=workers,
         mp_context=multiprocessing.get_context("spawn"),
         initializer=init_worker,
-        initargs=(config, threads, os.getpid(), str(in_hand)),
+        initargs=(config, threads, os.getpid(), str(in_hand), device),
     )
 
 
@@ -532,7 +540,7 @@ def _start_executor(job: _Job, workers: int) -> Executor:
     """This process for one worker (its de-identifier built here, afresh), else a fresh pool of
     ``workers`` spawned processes with an empty in-hand folder."""
     if workers == 1:
-        init_worker(job.config)
+        init_worker(job.config, device=job.options.device)
         if "error" in _STATE:
             code, message = _STATE.pop("error")
             raise ConfigError(f"the de-identifier could not be built: [{code}] {message}")
@@ -540,7 +548,7 @@ def _start_executor(job: _Job, workers: int) -> Executor:
     in_hand = _in_hand_dir(job.out_dir)
     shutil.rmtree(in_hand, ignore_errors=True)
     in_hand.mkdir(parents=True)
-    return _pool(workers, job.config, in_hand)
+    return _pool(workers, job.config, in_hand, job.options.device)
 
 
 def _stop_executor(executor: Executor) -> None:
@@ -1141,6 +1149,8 @@ def run_batch(
         raise ConfigError("--chunk-size must be at least 1")
     if options.chunk_bytes < 1:
         raise ConfigError("--chunk-bytes must be at least 1")
+    if options.device is not None:  # cuda without a GPU: a configuration error, never the CPU
+        options = replace(options, device=resolve_device(options.device))
     validate_config(config)
     started = time.monotonic()
     out_dir = Path(options.output)

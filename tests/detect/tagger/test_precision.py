@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -75,3 +76,18 @@ def test_autocast_runs_matrix_products_in_bfloat16_only_when_asked() -> None:
         assert (a @ b).dtype == torch.float32
     with precision.autocast("bfloat16", "cpu:0"):  # a numbered device: its type
         assert (a @ b).dtype == torch.bfloat16
+
+
+def test_a_device_environment_holds_only_within_its_block(monkeypatch) -> None:
+    from polydeid.detect.tagger.precision import DEVICE_ENV, device_environment
+
+    monkeypatch.delenv(DEVICE_ENV, raising=False)
+    with device_environment("cpu"):
+        assert os.environ[DEVICE_ENV] == "cpu"
+    assert DEVICE_ENV not in os.environ
+    monkeypatch.setenv(DEVICE_ENV, "auto")
+    with device_environment("cpu"):
+        assert os.environ[DEVICE_ENV] == "cpu"
+    assert os.environ[DEVICE_ENV] == "auto"
+    with device_environment(None):
+        assert os.environ[DEVICE_ENV] == "auto"

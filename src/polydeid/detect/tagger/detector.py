@@ -89,8 +89,8 @@ def require_routes(routes: Mapping[str, Route], required: Iterable[str], *, loca
 
 
 @cache
-def _shared_model(folder: str, precision: str) -> TaggerModel:
-    return TaggerModel.load(folder, precision=precision)
+def _shared_model(folder: str, precision: str, device: str) -> TaggerModel:
+    return TaggerModel.load(folder, precision=precision, device=device)
 
 
 class TaggerDetector:
@@ -110,7 +110,7 @@ class TaggerDetector:
         ``POLYDEID_TAGGER_PRECISION``, then ``auto``); ``disabled_passes``: decoder passes
         switched off by id (:data:`~polydeid.detect.tagger.decoder_passes.DECODER_PASSES`);
         ``required_languages``: those the router must cover (:func:`require_routes`)."""
-        from polydeid.detect.tagger.precision import resolve
+        from polydeid.detect.tagger.precision import resolve, resolve_device
 
         self.passes: tuple[SpanPass, ...] = DECODER_PASSES
         self._disabled = frozenset(disabled_passes)
@@ -118,7 +118,8 @@ class TaggerDetector:
         self.folder = Path(folder) if folder is not None else MODEL_DIR
         self.routes = read_router(self.folder)
         require_routes(self.routes, required_languages, location=str(self.folder / ROUTER_FILE))
-        self.model = _shared_model(str(self.folder), resolve(precision))
+        device = resolve_device(None)  # POLYDEID_TAGGER_DEVICE, else the CPU
+        self.model = _shared_model(str(self.folder), resolve(precision, device=device), device)
         self.languages: frozenset[str] = frozenset(self.routes)
         self.labels: frozenset[Category] = frozenset(
             c for route in self.routes.values() for c in route.categories

@@ -19,6 +19,8 @@ GPU where torch sees one; ``cuda`` where none is fails closed. On a GPU the tagg
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -90,3 +92,22 @@ def resolve_device(device: str | None = None) -> str:
     raise ConfigError(
         f"tagger device cuda asked for ({DEVICE_ENV} or --device), and torch sees no GPU"
     )
+
+
+@contextmanager
+def device_environment(device: str | None) -> Iterator[None]:
+    """Within the block, a tagger loaded without a device of its own uses ``device``
+    (:data:`DEVICE_ENV`); None leaves the environment as it is. For a process that builds its
+    de-identifier for one device (a batch worker); the variable is restored after."""
+    if device is None:
+        yield
+        return
+    before = os.environ.get(DEVICE_ENV)
+    os.environ[DEVICE_ENV] = device
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(DEVICE_ENV, None)
+        else:
+            os.environ[DEVICE_ENV] = before
