@@ -28,6 +28,7 @@ OUT/summary.json. Exit status: 0 all written, 1 some records quarantined or unit
 def register(sub: Any) -> None:
     """Add the ``batch`` subcommand to the ``polydeid`` parser."""
     from polydeid.batch.sources import FORMAT_CHOICES
+    from polydeid.detect.tagger.precision import DEVICES
 
     p = sub.add_parser(
         "batch",
@@ -92,7 +93,7 @@ def register(sub: Any) -> None:
     )
     p.add_argument(
         "--device",
-        choices=("cpu", "cuda", "auto"),
+        choices=DEVICES,
         default=None,
         help="where every worker runs the tagger: cpu, cuda (a GPU; an error where torch "
         "sees none) or auto (default: POLYDEID_TAGGER_DEVICE, else cpu)",

@@ -382,59 +382,10 @@ class _Desc:
         return not self.lengths or length in self.lengths
 
 
-class _ValidByLength(Mapping[int, re.Pattern[str]]):
-    """For each length, one pattern that fully matches a national significant number of that
-    length exactly when a general description and a number type both allow the length and
-    fully match it (compiled with ``re``, as phonenumbers compiles its metadata, on first use:
-    a foreign candidate reads a few lengths of many regions)."""
-
-    __slots__ = ("_compiled", "_parts")
-
-    def __init__(self, generals: Sequence[_Desc], types: Sequence[_Desc]) -> None:
-        self._parts: dict[int, tuple[str, str]] = {}  # general descriptions, number types
-        self._compiled: dict[int, re.Pattern[str]] = {}
-        for length in range(1, _MAX_NSN_DIGITS + 1):
-            general = "|".join(f"(?:{d.pattern})" for d in generals if d.allows(length))
-            kind = "|".join(f"(?:{d.pattern})" for d in types if d.allows(length))
-            if general and kind:
-                self._parts[length] = general, kind
-
-    def __getitem__(self, length: int) -> re.Pattern[str]:
-        pattern = self._compiled.get(length)
-        if pattern is None:
-            pattern = self._compiled[length] = re.compile(self.source(length))
-        return pattern
-
-    def fullmatch(self, nsn: str) -> bool:
-        """Whether the pattern of ``nsn``'s length (if any) matches it whole."""
-        pattern = self._compiled.get(len(nsn))
-        if pattern is None:
-            if len(nsn) not in self._parts:
-                return False
-            pattern = self[len(nsn)]
-        return pattern.fullmatch(nsn) is not None
-
-    def __contains__(self, length: object) -> bool:
-        return length in self._parts
-
-    def __iter__(self) -> Iterator[int]:
-        return iter(self._parts)
-
-    def __len__(self) -> int:
-        return len(self._parts)
-
-    def source(self, length: int) -> str:
-        general, kind = self._parts[length]
-        return rf"(?=(?:{general})\Z)(?:{kind})"
-
-    def types(self, length: int) -> str:
-        """The number types of :meth:`source` alone, without its general descriptions."""
-        return self._parts[length][1]
-
-
 class _CompiledOnUse(Mapping[int, re.Pattern[str]]):
-    """Patterns by length, each compiled with ``re`` when first asked for (a text's numbers
-    are of a few lengths)."""
+    """Patterns by length, each compiled with ``re`` (as phonenumbers compiles its metadata)
+    when first asked for: a text's numbers are of a few lengths, a foreign candidate reads a
+    few lengths of many regions."""
 
     __slots__ = ("_compiled", "_sources")
 
@@ -456,6 +407,41 @@ class _CompiledOnUse(Mapping[int, re.Pattern[str]]):
 
     def __len__(self) -> int:
         return len(self._sources)
+
+    def fullmatch(self, text: str) -> bool:
+        """Whether the pattern of ``text``'s length (if any) matches it whole."""
+        pattern = self._compiled.get(len(text))
+        if pattern is None:
+            if len(text) not in self._sources:
+                return False
+            pattern = self[len(text)]
+        return pattern.fullmatch(text) is not None
+
+    def source(self, length: int) -> str:
+        return self._sources[length]
+
+
+class _ValidByLength(_CompiledOnUse):
+    """For each length, one pattern that fully matches a national significant number of that
+    length exactly when a general description and a number type both allow the length and
+    fully match it."""
+
+    __slots__ = ("_types",)
+
+    def __init__(self, generals: Sequence[_Desc], types: Sequence[_Desc]) -> None:
+        sources: dict[int, str] = {}
+        self._types: dict[int, str] = {}  # the number types of each length's pattern
+        for length in range(1, _MAX_NSN_DIGITS + 1):
+            general = "|".join(f"(?:{d.pattern})" for d in generals if d.allows(length))
+            kind = "|".join(f"(?:{d.pattern})" for d in types if d.allows(length))
+            if general and kind:
+                sources[length] = rf"(?=(?:{general})\Z)(?:{kind})"
+                self._types[length] = kind
+        super().__init__(sources)
+
+    def types(self, length: int) -> str:
+        """The number types of :meth:`source` alone, without its general descriptions."""
+        return self._types[length]
 
 
 @dataclass(frozen=True, slots=True)
