@@ -37,7 +37,7 @@ from polydeid.core.intervals import IntervalIndex
 from polydeid.core.resolve import DEFAULT_POLICY, ResolvePolicy, resolve
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category
-from polydeid.detect.roles import NAME_ROLES, NAME_WORD
+from polydeid.detect.roles import NAME_CHAR, NAME_ROLES, NAME_WORD
 from polydeid.locales.names import folded_titles
 from polydeid.text.scripts import UNSPACED
 
@@ -269,9 +269,7 @@ class _Runs:
 #: with more, the text is read word by word once, so that a segment of n names is read in
 #: O(n), not O(n²).
 _FEW_WORDS = 16
-#: A character of a name word (:data:`~polydeid.detect.roles.NAME_WORD`), and a letter, the
-#: only character one opens with.
-_NAME_CHAR = regex.compile(r"[\p{L}\p{M}'’\-]")
+#: A letter: the only character a name word opens with.
 _LETTER = regex.compile(r"\p{L}")
 
 
@@ -282,7 +280,7 @@ def _word_at(text: str, word: str) -> Iterator[tuple[int, int]]:
     at = text.find(word)
     while at != -1:
         end = at + n
-        if (end == size or _NAME_CHAR.match(text, end) is None) and _opens_word(text, at):
+        if (end == size or NAME_CHAR.match(text, end) is None) and _opens_word(text, at):
             yield at, end
         at = text.find(word, at + 1)
 
@@ -291,7 +289,7 @@ def _opens_word(text: str, at: int) -> bool:
     """Whether a word of ``text`` starts at ``at`` (a letter): no letter stands in the run of
     name characters right before it (a word read from there would run on through ``at``)."""
     k = at - 1
-    while k >= 0 and _NAME_CHAR.match(text, k) is not None:
+    while k >= 0 and NAME_CHAR.match(text, k) is not None:
         if _LETTER.match(text, k) is not None:
             return False
         k -= 1

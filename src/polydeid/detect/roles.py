@@ -86,7 +86,9 @@ _NOUN_STOP = re.compile(r"[;|\t:：,.()\[\]{}\"“”«»!?¡¿]")
 
 #: A word of a name: a letter, then letters (with their combining marks), apostrophes and
 #: hyphens ("Nyong'o", "Jo-Asembo").
-_NAME_WORD = r"\p{L}[\p{L}\p{M}'’\-]*"
+#: A character of a name word after its first letter.
+NAME_CHAR = regex.compile(r"[\p{L}\p{M}'’\-]", regex.VERSION0)
+_NAME_WORD = rf"\p{{L}}{NAME_CHAR.pattern}*"
 NAME_WORD = regex.compile(_NAME_WORD, regex.VERSION0)
 #: Characters that end a label's value: a field or phrase break.
 _VALUE_BREAKS = frozenset('\n\r\t,;|()[]{}/<>"“”«»!?。，、；！？፣።،؛')

@@ -206,15 +206,19 @@ def _timeout(rule_id: str, segment: Segment) -> RuleTimeoutError:
 
 
 def gated_finditer(
-    pattern: Pattern, segment: Segment, rule_id: str, keys: frozenset[str]
+    pattern: Pattern, segment: Segment, rule_id: str, keys: frozenset[str] | None
 ) -> Iterator[Match]:
     """The matches :func:`guarded_finditer` finds, for a pattern every match of which starts
     where a gate word of ``keys`` starts (:mod:`polydeid.text.gate`): ``pattern.match`` is
     tried only there, each start inside the last match skipped, as ``finditer`` does.
+    ``keys`` None (a phrase without a key): :func:`guarded_finditer` itself.
 
     The tries share one budget of :data:`PATTERN_TIMEOUT_S` of their thread's CPU time; a try
     stopped by its wall-clock limit while its thread waited for the processor is tried
     again with a longer one, and one that did that much work fails closed."""
+    if keys is None:
+        yield from guarded_finditer(pattern, segment, rule_id)
+        return
     text = segment.text
     end = 0
     done = 0.0

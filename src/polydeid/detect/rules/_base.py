@@ -9,7 +9,7 @@ from polydeid.core.segments import Segment
 from polydeid.core.spans import Span
 from polydeid.core.taxonomy import Category, Fact
 from polydeid.locales import languages, segment_languages
-from polydeid.text.patterns import Pattern, gated_finditer, guarded_finditer
+from polydeid.text.patterns import Pattern, gated_finditer
 
 
 class RuleDetector:
@@ -66,10 +66,7 @@ class PhraseFactRule(RuleDetector):
         pattern = self.pattern(langs)
         if pattern is None:
             return []
-        keys = self.keys(langs)
-        matches = (
-            guarded_finditer(pattern, segment, self.id)
-            if keys is None
-            else gated_finditer(pattern, segment, self.id, keys)
-        )
-        return [Span(m.start(), m.end(), self.kind, self.id) for m in matches]
+        return [
+            Span(m.start(), m.end(), self.kind, self.id)
+            for m in gated_finditer(pattern, segment, self.id, self.keys(langs))
+        ]

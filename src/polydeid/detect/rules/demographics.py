@@ -47,7 +47,7 @@ from polydeid.lexicon.fields import (
 from polydeid.locales import languages
 from polydeid.locales.names import name_data
 from polydeid.text.gate import keys_of
-from polydeid.text.patterns import Pattern, compile_pattern, gated_finditer, guarded_finditer
+from polydeid.text.patterns import Pattern, compile_pattern, gated_finditer
 
 RULE_ID = "rules.demographics.v1"
 SOURCE = "rule.demographic.label.v1"
@@ -122,13 +122,7 @@ class LabelledDemographicRule(LabelledValueRule):
         nouns = demographic_nouns()
         # The matches do not overlap one another: only the labelled values can be in the way.
         labelled = merged((s.start, s.end) for s in spans)
-        keys = _noun_keys()
-        matches = (
-            guarded_finditer(pattern, segment, self.id)
-            if keys is None
-            else gated_finditer(pattern, segment, self.id, keys)
-        )
-        for match in matches:
+        for match in gated_finditer(pattern, segment, self.id, _noun_keys()):
             start, end = match.span(2)
             if union_overlaps(labelled, start, end):
                 continue

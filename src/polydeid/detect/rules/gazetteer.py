@@ -82,13 +82,13 @@ RULE_ID = "rules.places.v1"
 SOURCE = "rule.place.gazetteer"
 SCORE = 0.85
 
-_WORD = regex.compile(r"[\p{L}\p{M}\p{N}]+")
 _WORD_CHAR = regex.compile(r"[\p{L}\p{M}\p{N}]")
+_WORD = regex.compile(rf"{_WORD_CHAR.pattern}+")
 #: What may stand between two words of one name in the text.
 _JOIN = regex.compile(r"[ \t\u00a0]{0,2}[-‐–'’./]?[ \t\u00a0]{0,2}")
 #: What may join two words of a name (:data:`_JOIN`), then the letters the next word opens
 #: with (group 1).
-_NEXT_LETTERS = regex.compile(r"[ \t\u00a0]{0,2}[-‐–'’./]?[ \t\u00a0]{0,2}(\p{L}+)")
+_NEXT_LETTERS = regex.compile(rf"{_JOIN.pattern}(\p{{L}}+)")
 #: A character after which a word starts a sentence (or a field, a list item).
 _OPENERS = frozenset(".!?:;\n\r•*-–—([{\"'«“‘")
 #: How far before a name its context is looked for (characters).
@@ -223,9 +223,7 @@ def _index_from_table(table: Any) -> _Index | None:
     if not isinstance(single, dict) or not all(isinstance(k, str) for k, _ in pairs):
         return None
     return _Index(
-        _Rows(single, name),
-        _Rows(pairs, names),
-        frozenset(single) | {k[0] for k in pairs},
+        _Rows(single, name), _Rows(pairs, names), frozenset(single) | {k[0] for k in pairs}
     )
 
 
@@ -378,18 +376,15 @@ def _gate(countries: tuple[str, ...], scripts: frozenset[str]) -> _Gate | None:
     word that begins a name begins with no letter. A name whose second word begins with no
     letter is gated by its first word alone."""
     index = _index(countries, scripts)
-    # the index's words are casefolded already: one of letters alone is its own key
-    alone = {word for word in index.single if word.isalpha()}
+    alone: set[str] = set()
     for word in index.single:
-        if not word.isalpha():
-            key = key_of(word)
-            if key is None:
-                return None
-            alone.add(key)
+        key = key_of(word)
+        if key is None:
+            return None
+        alone.add(key)
     paired: dict[str, set[str]] = {}
     for first, second in index.by_pair:
-        key = first if first.isalpha() else key_of(first)
-        then = second if second.isalpha() else key_of(second)
+        key, then = key_of(first), key_of(second)
         if key is None:
             return None
         if then is None:
