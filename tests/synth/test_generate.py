@@ -320,3 +320,36 @@ def test_synth_toml_files_parse() -> None:
     for path in root.glob("*/synth.toml"):
         with path.open("rb") as handle:
             assert tomllib.load(handle)["sentence"], path
+
+
+def test_reported_speech_opens_sentences_with_one_word_of_a_known_persons_name() -> None:
+    """The "reported" sentences open with the speaker's name, and a ``*_word`` slot writes one
+    word of the same person's name: the gold span covers exactly that word, labelled with the
+    person's role, and the word belongs to the name the document gives that person."""
+    docs = list(generate(per_language=2, seed=5, doctypes=["home_visit"]))
+    assert {d.meta["document_type"] for d in docs} == {"home_visit"}
+    assert {d.lang for d in docs} == set(languages())
+    opened = words = 0
+    for doc in docs:
+        names = [s for s in doc.spans if s.label in NAMES]
+        texts = {doc.text[s.start : s.end] for s in names}
+        for span in names:
+            before = doc.text[max(0, span.start - 2) : span.start]
+            after = doc.text[span.end : span.end + 2].lstrip(" (")
+            opens = span.start == 0 or before.endswith(("\n", ". ", ": ", "- ", "。", "। ", "። "))
+            opened += opens and after[:1].isalpha()  # a sentence goes on: not a field's value
+            word = doc.text[span.start : span.end]
+            longer = [t for t in texts if t != word and word in t.split()]
+            words += bool(longer)
+        if "name_word" in doc.meta["edge_cases"]:
+            assert any(" " not in doc.text[s.start : s.end] for s in names), doc.id
+    assert opened >= len(docs) and words >= len(docs) // 2, (opened, words)
+
+
+def test_doctypes_restrict_the_draw_and_unknown_ones_fail_closed() -> None:
+    docs = list(generate(per_language=3, seed=2, langs=["sw"], doctypes=["nursing_note"]))
+    assert [d.meta["document_type"] for d in docs] == ["nursing_note"] * 3
+    with pytest.raises(ConfigError, match="unknown document type"):
+        list(generate(per_language=1, seed=1, doctypes=["memo"]))
+    with pytest.raises(ConfigError):
+        list(generate(per_language=1, seed=1, doctypes=[]))

@@ -99,7 +99,7 @@ def test_a_tiny_training_run_writes_a_loadable_tagger(tmp_path: Path) -> None:
             "--out", str(out), "--seed", "3", "--epochs", "1", "--train-layers", "1",
             "--max-tokens", "64", "--stride", "48", "--batch", "8",
             "--synth-per-language", "1", "--synth-dev-per-language", "1", "--case-noise", "0.5",
-            "--synth-extra", "luo=2",
+            "--synth-extra", "luo=2", "--synth-types", "home_visit=1",
             "--data", str(tmp_path / "no-corpora"), "--log-every", "5", "--dev-corpora", "none",
         ]
     )  # fmt: skip
@@ -117,8 +117,10 @@ def test_a_tiny_training_run_writes_a_loadable_tagger(tmp_path: Path) -> None:
     assert meta["recipe"]["precision"] in ("float32", "bfloat16")
     assert meta["recipe"]["device"] == "cpu"
     assert meta["inference"] == {"int8": False, "min_overlap": 32}
-    assert meta["data"]["synthetic"]["documents"] == 17 + 2  # one per language, two more Dholuo
+    # one per language, two more Dholuo, one home visit per language
+    assert meta["data"]["synthetic"]["documents"] == 17 + 2 + 17
     assert meta["recipe"]["synth_extra"] == "luo=2"
+    assert meta["recipe"]["synth_types"] == "home_visit=1"
     assert "synthetic-unseen" in meta["history"][0]["dev"]
     log = [json.loads(line) for line in (out / "log.jsonl").read_text().splitlines()]
     assert log and all("text" not in record for record in log)
@@ -133,6 +135,9 @@ def test_extra_synthetic_notes_are_read_by_language_and_bad_items_refused() -> N
     for bad in ("luo", "luo=x", "=3", "luo=-1"):
         with pytest.raises(ConfigError):
             training.synth_extra(bad)
+    assert training.synth_extra("home_visit=4", "--synth-types") == {"home_visit": 4}
+    with pytest.raises(ConfigError, match="--synth-types takes"):
+        training.synth_extra("home_visit", "--synth-types")
 
 
 def test_sources_limit_the_corpora_read_and_are_recorded(

@@ -8,7 +8,7 @@ after another in round-robin order, each with its identifier spans, its clinical
 * **language** — every language pack that ships ``synth.toml`` (sentence templates and
   vocabulary written for that language) and the country (from the language's countries) whose
   names, places, IDs and phone conventions fill the slots;
-* **document type** — ``data/doctypes.toml`` (17 types: admission note … birth notification),
+* **document type** — ``data/doctypes.toml`` (18 types: admission note … birth notification),
   each with its header fields and narrative sections;
 * **text format** — one of the type's formats, rendered by :mod:`polydeid.synth.formats`
   (prose, SOAP, bullets, key-value, CSV, JSON, FHIR, XML, HL7 v2, chat, log, code);
@@ -71,6 +71,10 @@ SLOTS: Final[Mapping[str, Label | None]] = MappingProxyType(
         "patient": Category.PERSON,
         "relative": Category.PERSON_THIRD_PARTY,
         "clinician": Category.PERSON_THIRD_PARTY,
+        # one word of that person's name, as running text refers back to someone ("Otieno")
+        "patient_word": Category.PERSON,
+        "relative_word": Category.PERSON_THIRD_PARTY,
+        "clinician_word": Category.PERSON_THIRD_PARTY,
         "age": Category.AGE,
         "date": Category.DATE,
         "dob": Category.DATE,
@@ -131,6 +135,8 @@ SECTIONS: Final[Mapping[str, int]] = MappingProxyType(
         "birth": 5,
         "referral": 6,
         "code_mixed": 8,
+        # what a patient or relative said, each sentence opening with the speaker's name
+        "reported": 8,
     }
 )
 
@@ -145,6 +151,7 @@ EDGE_CASES: Final[Mapping[str, str]] = MappingProxyType(
         "name_punctuation": "a name directly before or after punctuation",
         "name_is_word": "a given name that is also an ordinary word of the language",
         "single_name": "a person named by one word only",
+        "name_word": "a person referred to by one word of their name (a family name alone)",
         "initials": "given names written as initials",
         "hyphenated_name": "a hyphenated family name",
         "apostrophe_name": "a name written with an apostrophe (Ng'ang'a)",
@@ -488,13 +495,20 @@ def _title_into_name(state: _State, pieces: list[_Piece], filled: list[_Piece]) 
     filled[0] = _Piece(title + filled[0].text, filled[0].label, filled[0].edges)
 
 
-def _person_pieces(state: _State, role: str, before: str) -> list[_Piece]:
+def _person_pieces(state: _State, role: str, before: str, word: bool = False) -> list[_Piece]:
+    """A mention of the document's ``role`` person; ``word``: one word of the name, no title."""
     person = state.people.get(role)
     if person is None:
         person = state.people[role] = _new_person(state, role)
     label = Category.PERSON if role == "patient" else Category.PERSON_THIRD_PARTY
     text, edges = person.text, set(person.edges)
     person.mentions += 1
+    if word:
+        tokens = [t for t in person.tokens if _name_word(t)]
+        if len(tokens) > 1 or (tokens and tokens[0] != text):
+            text = state.rng.choice(tokens)
+            edges |= {"name_word"} | ({"repeated_name_forms"} if person.mentions > 1 else set())
+        return [_Piece(text, label, frozenset(edges))]
     if (
         person.mentions > 1
         and len(person.tokens) > 1
@@ -940,6 +954,10 @@ def _fill_person(state: _State, use: _SlotUse) -> list[_Piece]:
     return _person_pieces(state, use.name, "" if use.header else use.before)
 
 
+def _fill_person_word(state: _State, use: _SlotUse) -> list[_Piece]:
+    return _person_pieces(state, use.name.removesuffix("_word"), "", word=True)
+
+
 def _fill_phone(state: _State, use: _SlotUse) -> list[_Piece]:
     return _phone(state, "patient")
 
@@ -1001,6 +1019,9 @@ _SLOT_FILLERS: Final[Mapping[str, _SlotFiller]] = MappingProxyType(
         "patient": _fill_person,
         "relative": _fill_person,
         "clinician": _fill_person,
+        "patient_word": _fill_person_word,
+        "relative_word": _fill_person_word,
+        "clinician_word": _fill_person_word,
         "phone": _once(_fill_phone),
         "relative_phone": _once(_fill_relative_phone),
         "email": _once(_of_state(_email)),
@@ -1031,7 +1052,7 @@ _SLOT_FILLERS: Final[Mapping[str, _SlotFiller]] = MappingProxyType(
         "birth_weight": _fact(_birth_weight, Fact.VITAL),
         "duration": _fact(_duration, Fact.DURATION),
         "department": _vocab("departments", Fact.DEPARTMENT),
-        "relation": _vocab("relations", None),
+        "relation": _once(_vocab("relations", None)),  # one relative: one relation
         "relative_date": _vocab("relative_dates", None, "relative_date"),
         "time": _of_state(_time),
         "amount": _of_state(_amount),
@@ -1226,11 +1247,17 @@ def _draw_edges(rng: random.Random, lang: str, filler: Filler) -> frozenset[str]
 
 
 def _build(
-    lang: str, index: int, attempt: int, seed: int, name_split: str, formats: Sequence[str] | None
+    lang: str,
+    index: int,
+    attempt: int,
+    seed: int,
+    name_split: str,
+    formats: Sequence[str] | None,
+    doctypes: Sequence[str] | None = None,
 ) -> AnnotatedDocument:
     rng = random.Random(_seed_of(seed, lang, index, attempt))
     types = document_types()
-    doctype = types[rng.choice(sorted(types))]
+    doctype = types[rng.choice(sorted(types if doctypes is None else doctypes))]
     allowed_formats = [f for f in doctype.formats if formats is None or f in formats]
     if not allowed_formats:
         allowed_formats = list(formats or doctype.formats)
@@ -1387,8 +1414,10 @@ def generate(
     langs: Iterable[str] | None = None,
     name_split: str = "train",
     formats: Sequence[str] | None = None,
+    doctypes: Sequence[str] | None = None,
 ) -> Iterator[AnnotatedDocument]:
-    """``per_language`` documents for each language, interleaved, deterministic for ``seed``."""
+    """``per_language`` documents for each language, interleaved, deterministic for ``seed``;
+    ``doctypes``: draw only these document types (default: all of them)."""
     if name_split not in SPLITS:
         raise ConfigError(f"name_split must be one of {', '.join(SPLITS)}")
     if per_language < 0:
@@ -1400,11 +1429,15 @@ def generate(
         unknown = sorted(set(formats) - set(format_names()))
         if unknown:
             raise ConfigError(f"unknown text format(s): {', '.join(unknown)}")
+    if doctypes is not None:
+        unknown = sorted(set(doctypes) - set(document_types()))
+        if unknown or not doctypes:
+            raise ConfigError(f"unknown document type(s): {', '.join(unknown) or 'none given'}")
     seen: dict[str, set[str]] = {code: set() for code in codes}
     for index in range(per_language):
         for lang in codes:
             for attempt in range(_DEDUP_TRIES):
-                doc = _build(lang, index, attempt, seed, name_split, formats)
+                doc = _build(lang, index, attempt, seed, name_split, formats, doctypes)
                 key = _masked_key(doc)
                 fresh = key not in seen[lang] and not confident_mismatch(
                     doc.text, doc.lang, doc.spans, doc.meta["edge_cases"]

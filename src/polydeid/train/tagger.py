@@ -347,15 +347,16 @@ def line_start_variant(doc: AnnotatedDocument, rng: random.Random) -> AnnotatedD
     return dataclasses.replace(doc, id=f"{doc.id}#line{cut}", text=text, spans=spans, facts=facts)
 
 
-def synth_extra(option: str) -> dict[str, int]:
+def synth_extra(option: str, flag: str = "--synth-extra") -> dict[str, int]:
     """``--synth-extra``: ``lang=N,…`` as extra synthetic notes by language code (languages
-    whose only training text is synthetic can be given more of it)."""
+    whose only training text is synthetic can be given more of it); ``--synth-types`` reads
+    ``type=N,…`` the same way."""
     extra: dict[str, int] = {}
     for item in filter(None, (part.strip() for part in option.split(","))):
-        lang, sep, count = item.partition("=")
-        if not sep or not lang.strip() or not count.strip().isdigit():
-            raise ConfigError(f"--synth-extra takes lang=N items, not {item!r}")
-        extra[lang.strip()] = int(count)
+        key, sep, count = item.partition("=")
+        if not sep or not key.strip() or not count.strip().isdigit():
+            raise ConfigError(f"{flag} takes name=N items, not {item!r}")
+        extra[key.strip()] = int(count)
     return extra
 
 
@@ -373,6 +374,8 @@ def build_training_set(
     synth = list(generate(per_language=args.synth_per_language, seed=1000 + args.seed))
     for lang, extra in synth_extra(args.synth_extra).items():
         synth.extend(generate(per_language=extra, seed=2000 + args.seed, langs=[lang]))
+    for doctype, extra in synth_extra(args.synth_types, "--synth-types").items():
+        synth.extend(generate(per_language=extra, seed=3000 + args.seed, doctypes=[doctype]))
     if args.line_starts:
         cut = [
             line_start_variant(d, rng) if rng.random() < args.line_starts else None for d in synth
@@ -916,6 +919,7 @@ def _write_meta(
             "init": None if args.init is None else str(args.init),
             "case_noise": args.case_noise,
             "synth_extra": args.synth_extra,
+            "synth_types": args.synth_types,
             "sources": list(args.sources),
             **_placement(args.precision, args.device),
             **(
@@ -1006,6 +1010,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--synth-extra",
         default="",
         help="extra synthetic training notes by language, e.g. luo=150,lg=60",
+    )
+    p.add_argument(
+        "--synth-types",
+        default="",
+        help="extra synthetic training notes of a document type in every language, e.g. "
+        "home_visit=10",
     )
     p.add_argument(
         "--case-noise",
