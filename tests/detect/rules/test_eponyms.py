@@ -290,6 +290,13 @@ def test_surname_eponyms_in_a_persons_name_are_not_terms(lang: str, text: str) -
 @pytest.mark.parametrize(
     ("lang", "text", "expected"),
     [
+        # a name that ends its sentence is not part of the term after it
+        (
+            "sw",
+            "Mgonjwa Amina Wanjiru. Katheta ya Foley imewekwa.",
+            ["Katheta ya Foley"],
+        ),
+        ("en", "Seen with Sarah. Thomas splint on.", ["Thomas splint"]),
         # a surname-eponym with a term word and no name before it is still the term
         (
             "en",

@@ -114,7 +114,7 @@ _VALUE = (
     r"[ \t\u00a0]*(?:[:=][ \t\u00a0]*)?"
     r"(?:(?:100|\d{1,2}(?:[.,]\d)?)(?:[ \t]*/[ \t]*\d{1,3})?(?:[ \t]*%)?|IV|V|I{1,3}|[A-D])"
 )
-_PREVIOUS_WORD = regex.compile(r"([\p{L}]+)\.?[ \t\u00a0]+$")
+_PREVIOUS_WORD = regex.compile(r"([\p{L}]+)(\.?)[ \t\u00a0]+$")
 #: A label's colon or equals sign, then up to four name words before a match (group 1: where
 #: the value starts): the match is then within the label's value.
 _NAME_VALUE = regex.compile(
@@ -264,10 +264,13 @@ class EponymTermRule(RuleDetector):
         Thomas", "J. Weber"), or within the value of a name label ("Patient name: Allen")."""
         previous = _PREVIOUS_WORD.search(text, max(0, start - 40), start)
         if previous is not None:
-            word = previous.group(1)
+            word, dot = previous.groups()
             if word.casefold() in titles:
                 return True
-            if word[0].isupper() and (len(word) == 1 or normalise(word) in given):
+            if word[0].isupper() and len(word) == 1:
+                return True
+            # a given name's dot ends its sentence ("… Amina Wanjiru. Katheta ya Foley")
+            if word[0].isupper() and not dot and normalise(word) in given:
                 return True
         value = _NAME_VALUE.search(text, max(0, start - 80), start)
         return value is not None and name_label_before(text, value.start(1)) is not None
