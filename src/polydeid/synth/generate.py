@@ -503,8 +503,8 @@ def _person_pieces(state: _State, role: str, before: str, word: bool = False) ->
     label = Category.PERSON if role == "patient" else Category.PERSON_THIRD_PARTY
     text, edges = person.text, set(person.edges)
     person.mentions += 1
+    tokens = [t for t in person.tokens if _name_word(t)]  # the words it can go by alone
     if word:
-        tokens = [t for t in person.tokens if _name_word(t)]
         if len(tokens) > 1 or (tokens and tokens[0] != text):
             text = state.rng.choice(tokens)
             edges |= {"name_word"} | ({"repeated_name_forms"} if person.mentions > 1 else set())
@@ -513,11 +513,10 @@ def _person_pieces(state: _State, role: str, before: str, word: bool = False) ->
         person.mentions > 1
         and len(person.tokens) > 1
         and ("repeated_name_forms" in state.forced or state.rng.random() < 0.25)
+        and tokens
     ):
-        tokens = [t for t in person.tokens if _name_word(t)]
-        if tokens:
-            text = state.rng.choice(tokens)
-            edges.add("repeated_name_forms")
+        text = state.rng.choice(tokens)
+        edges.add("repeated_name_forms")
     pieces: list[_Piece] = []
     titles = name_titles(state.lang)
     pattern = _title_before(state.lang)
